@@ -1,0 +1,27 @@
+import { CodedError, type ErrorCode } from "../errors.ts";
+
+/** Codes a storage provider may raise. */
+export type FsErrorCode = Extract<ErrorCode, `FS_${string}`>;
+
+/**
+ * A storage failure: a stable code plus a machine-oriented message (no
+ * recovery advice — that is added at the tool boundary). The provider's own
+ * error, when there is one, chains as `cause`.
+ */
+export class FsError extends CodedError {
+  declare readonly code: FsErrorCode;
+  /** Workspace-relative path the failure is about, when there is one. */
+  readonly path?: string;
+  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown; path?: string }) {
+    super(code, message, options);
+    this.name = "FsError";
+    this.path = options?.path;
+  }
+}
+
+/** True when `value` is an {@link FsError} (by class or by shape). */
+export function isFsError(value: unknown): value is FsError {
+  if (value instanceof FsError) return true;
+  const code = value instanceof Error ? (value as { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("FS_");
+}

@@ -1,0 +1,96 @@
+/**
+ * The storage seam: the one interface every tool uses, whatever holds the
+ * bytes (memory, a local directory, R2, S3). It speaks machine vocabulary —
+ * codes, versions, bytes — and never model-facing wording.
+ *
+ * Every `path` given to a {@link Storage} is already a normalised
+ * workspace-relative POSIX path ("" is the workspace root, "src/a.ts" a file):
+ * see `normalizeWorkspacePath` in `./path.ts`, applied once at the boundary by
+ * `guardStorage`.
+ */
+
+/** Opaque version token minted by the provider (ETag, content hash, ...). */
+export type Version = string;
+
+/** The precondition of a write; enforced atomically by the provider. */
+export type WriteCondition =
+  | { readonly kind: "none" }
+  | { readonly kind: "ifVersion"; readonly version: Version }
+  | { readonly kind: "ifAbsent" };
+
+export type EntryKind = "file" | "directory";
+
+/** What `stat` knows about one path. */
+export interface StatResult {
+  readonly path: string;
+  readonly kind: EntryKind;
+  /** Bytes for a file; 0 for a directory. */
+  readonly size: number;
+  /** Present for files. */
+  readonly version?: Version;
+  readonly mtimeMs?: number;
+}
+
+/** A whole file and the version those bytes are. */
+export interface ReadResult {
+  readonly bytes: Uint8Array;
+  readonly version: Version;
+}
+
+/** One entry of a listing; `path` is workspace-relative. */
+export interface ListEntry {
+  readonly path: string;
+  readonly name: string;
+  readonly kind: EntryKind;
+  readonly size: number;
+}
+
+export interface ListOptions {
+  /** Walk below the directory too (depth-first, sorted). Default false. */
+  readonly recursive?: boolean;
+  /** Stop after this many entries and report `truncated`. */
+  readonly limit?: number;
+  /** With `recursive`: how many levels below the directory (1 = its children only). */
+  readonly depth?: number;
+}
+
+export interface ListResult {
+  /** Sorted by path (code-unit order), directories and files interleaved. */
+  readonly entries: ListEntry[];
+  /** True when `limit` cut the listing short. */
+  readonly truncated: boolean;
+}
+
+export interface WriteResult {
+  readonly version: Version;
+  /** True when the path did not exist before this write. */
+  readonly created: boolean;
+}
+
+/**
+ * A storage provider. All methods reject with `FsError` (see `./errors.ts`).
+ *
+ * - `stat` resolves `null` for a missing path (absence is not an error there).
+ * - `read` of a missing path: FS_NOT_FOUND; of a directory: FS_IS_DIRECTORY.
+ * - `write` creates parent directories as needed; a failed condition is
+ *   FS_STALE_VERSION (`ifVersion`; also when the file is gone) or
+ *   FS_ALREADY_EXISTS (`ifAbsent`), with nothing written.
+ * - `list` of a file: FS_NOT_DIRECTORY; of a missing path: FS_NOT_FOUND.
+ * - `delete` removes a file; with `ifVersion` only if it is still that version.
+ */
+export interface Storage {
+  /** Short provider name for logs and errors ("memory", "local", "r2", "s3"). */
+  readonly kind: string;
+  stat(path: string): Promise<StatResult | null>;
+  read(path: string): Promise<ReadResult>;
+  write(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
+  list(path: string, options?: ListOptions): Promise<ListResult>;
+  delete(path: string, options?: { ifVersion?: Version }): Promise<void>;
+}
+
+/** Shorthands for the three write conditions. */
+export const Cond = {
+  none: { kind: "none" } as WriteCondition,
+  ifAbsent: { kind: "ifAbsent" } as WriteCondition,
+  ifVersion: (version: Version): WriteCondition => ({ kind: "ifVersion", version }),
+} as const;
