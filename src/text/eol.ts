@@ -1,0 +1,105 @@
+/**
+ * Line-ending policy for edits. Peers convert CRLF files to LF or force mixed
+ * files to one style; here untouched lines keep their own terminator, new
+ * lines take the file's dominant one, and a missing final newline stays
+ * missing.
+ */
+
+import type { Eol, SplitLines } from "./lines.ts";
+
+/** A line terminator a new line can get (never ""). */
+export type LineEnding = "\n" | "\r\n";
+
+/** How a file ends its lines. */
+export interface EolStyle {
+  /** The terminator new lines get. */
+  readonly eol: LineEnding;
+  /**
+   * Whether the last line is terminated. An empty file counts as true: lines
+   * added to it end with a newline like any ordinary text file.
+   */
+  readonly finalNewline: boolean;
+}
+
+/**
+ * The dominant line ending: "\r\n" when more lines end with "\r\n" than with
+ * "\n", else "\n" (so ties and files without terminators get "\n").
+ */
+export function dominantEol(eols: readonly Eol[]): LineEnding {
+  let crlf = 0;
+  let lf = 0;
+  for (let i = 0; i < eols.length; i++) {
+    const e = eols[i];
+    if (e === "\r\n") crlf++;
+    else if (e === "\n") lf++;
+  }
+  return crlf > lf ? "\r\n" : "\n";
+}
+
+/** Whether the last line has a terminator; false for an empty file (it has no last line). */
+export function endsWithNewline(eols: readonly Eol[]): boolean {
+  return eols.length > 0 && eols[eols.length - 1] !== "";
+}
+
+/** The dominant ending and final-newline state of a file (see {@link EolStyle}). */
+export function detectEolStyle(eols: readonly Eol[]): EolStyle {
+  return {
+    eol: dominantEol(eols),
+    finalNewline: eols.length === 0 || endsWithNewline(eols),
+  };
+}
+
+/**
+ * Replace `deleteCount` lines from 0-based index `start` with `insert`,
+ * choosing terminators so only the edited lines change:
+ *
+ * - lines outside the range keep their own terminator;
+ * - the k-th inserted line reuses the terminator of the k-th line it
+ *   replaces (so a CRLF block stays CRLF in an LF file); lines beyond
+ *   those take the dominant ending of the original file;
+ * - the final-newline state of the file is preserved: if the file ended
+ *   without one, whichever line is last afterwards ends without one, and the
+ *   line that used to be last gets a terminator if it no longer is.
+ *
+ * - an empty last line without a terminator cannot exist on disk, so if the
+ *   result would end with one it is dropped (the file ends with a newline).
+ *
+ * `insert` holds line contents without terminators (e.g. `splitLines(newText).lines`).
+ * `start` and `deleteCount` are clamped to the file like `Array.prototype.splice`.
+ */
+export function spliceLines(
+  src: SplitLines,
+  start: number,
+  deleteCount: number,
+  insert: readonly string[],
+): SplitLines {
+  const n = src.lines.length;
+  const from = Math.max(0, Math.min(n, Math.trunc(start) || 0));
+  const count = Math.max(0, Math.min(n - from, Math.trunc(deleteCount) || 0));
+  const style = detectEolStyle(src.eols);
+
+  const newEols: Eol[] = new Array(insert.length);
+  for (let k = 0; k < insert.length; k++) {
+    newEols[k] = k < count ? src.eols[from + k] : style.eol;
+  }
+  const lines = src.lines.slice(0, from).concat(insert, src.lines.slice(from + count));
+  const eols = src.eols.slice(0, from).concat(newEols, src.eols.slice(from + count));
+
+  // Only the old last line can hold ""; wherever it landed, a non-last line
+  // needs a real terminator, and the new last line inherits the file's state.
+  const last = eols.length - 1;
+  for (let i = Math.max(0, from - 1); i < Math.min(last, from + insert.length); i++) {
+    if (eols[i] === "") eols[i] = style.eol;
+  }
+  if (last >= 0) {
+    if (!style.finalNewline) eols[last] = "";
+    else if (eols[last] === "") eols[last] = style.eol;
+  }
+  // An empty line without a terminator is no line at all ("a\n" has 1 line):
+  // drop it so the result is exactly what splitLines reads back from disk.
+  if (last >= 0 && lines[last] === "" && eols[last] === "") {
+    lines.pop();
+    eols.pop();
+  }
+  return { lines, eols };
+}
