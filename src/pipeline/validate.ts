@@ -1,0 +1,292 @@
+/**
+ * Argument validation: the first stage of every tool call. A bad argument is
+ * the model's mistake, so the answer is written for the model: which field
+ * (as a path it can find in its own call, `operations[2].start`), what it
+ * sent, what is accepted there, and — when a name is nearly right — the name
+ * it meant. All problems come back together so one retry can fix them all.
+ */
+import * as v from "valibot";
+import { fail, type ToolResult } from "../result.ts";
+import { closestName } from "./suggest.ts";
+
+/** Options for {@link validateArgs}. */
+export interface ValidateOptions {
+  /** Most problems listed before the rest are summarised as a count (default 10). */
+  readonly maxProblems?: number;
+}
+
+/** Outcome of {@link validateArgs}: the parsed value, or the INVALID_ARGUMENT result to return. */
+export type Validation =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly result: ToolResult };
+
+const DEFAULT_MAX_PROBLEMS = 10;
+const MAX_GIVEN_CHARS = 60;
+
+/**
+ * Parse `raw` against the tool's schema. On failure the result is
+ * INVALID_ARGUMENT with one line per problem, capped at `maxProblems`.
+ */
+export function validateArgs(
+  tool: { readonly name: string; readonly schema: v.GenericSchema },
+  raw: unknown,
+  options: ValidateOptions = {},
+): Validation {
+  const parsed = v.safeParse(tool.schema, raw);
+  if (parsed.success) return { ok: true, value: parsed.output };
+  const problems = describeIssues(tool.schema, parsed.issues);
+  return { ok: false, result: fail("INVALID_ARGUMENT", renderProblems(tool.name, problems, options.maxProblems)) };
+}
+
+/** One model-facing problem line: where, and what is wrong there. */
+export interface Problem {
+  readonly path: string;
+  readonly text: string;
+  /** Nesting under a context line (a union's "closest form" heading); 0 at top level. */
+  readonly depth?: number;
+  /** A heading that introduces the problems below it, not a problem of its own. */
+  readonly context?: boolean;
+}
+
+/**
+ * Turn valibot issues into problems. `schema` is the schema the issue paths
+ * are relative to; `prefix` is where that schema sits in the whole call.
+ */
+export function describeIssues(
+  schema: v.GenericSchema,
+  issues: readonly v.BaseIssue<unknown>[],
+  prefix: readonly PropertyKey[] = [],
+): Problem[] {
+  const root = schema as unknown as SchemaNode;
+  const problems: Problem[] = [];
+  // valibot reports only the first unknown key of an object; we list them all once per object.
+  const objectsWithUnknownKeysReported = new Set<unknown>();
+
+  for (const issue of issues) {
+    const items = issue.path ?? [];
+    const keys = [...prefix, ...items.map((item) => item.key as PropertyKey)];
+    const last = items.at(-1);
+
+    if (last && last.origin === "key") {
+      const parent = resolve(walk(root, items.slice(0, -1)), last.input);
+      const entries = parent?.entries;
+      if (issue.expected === "never") {
+        if (objectsWithUnknownKeysReported.has(last.input)) continue;
+        objectsWithUnknownKeysReported.add(last.input);
+        problems.push(unknownKeysProblem(keys.slice(0, -1), last.key, last.input, entries));
+      } else {
+        const entry = entries?.[String(last.key)];
+        const expected = entry ? describeSchema(entry) : undefined;
+        problems.push({
+          path: formatPath(keys),
+          text: `missing required field${expected ? ` (expected ${expected})` : ""}`,
+        });
+      }
+      continue;
+    }
+
+    const node = unwrap(walk(root, items));
+    if (issue.type === "union" && node?.type === "union" && node.options) {
+      problems.push(...unionProblems(node.options, issue.input, keys));
+      continue;
+    }
+
+    problems.push({ path: formatPath(keys), text: expectationText(issue) });
+  }
+  return problems;
+}
+
+/** The full INVALID_ARGUMENT text for a tool's problems. */
+export function renderProblems(toolName: string, problems: readonly Problem[], maxProblems = DEFAULT_MAX_PROBLEMS): string {
+  const shown = problems.slice(0, Math.max(1, maxProblems));
+  const total = problems.filter((p) => !p.context).length;
+  const hidden = total - shown.filter((p) => !p.context).length;
+  const count = total === 1 ? "1 problem" : `${total} problems`;
+  const lines = [`Invalid arguments for \`${toolName}\` (${count}); the tool did not run.`];
+  for (const p of shown) lines.push(`${"  ".repeat(p.depth ?? 0)}- ${p.path}: ${p.text}`);
+  if (hidden > 0) lines.push(`- ... and ${hidden} more not shown`);
+  lines.push(`Correct ${total === 1 ? "it" : "them"} and call \`${toolName}\` again.`);
+  return lines.join("\n");
+}
+
+/** Field path as the model wrote it: `operations[2].start`; the whole argument object is `arguments`. */
+export function formatPath(keys: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of keys) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) out += out === "" ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out === "" ? "arguments" : out;
+}
+
+/** A short, single-line rendering of a value the model sent. */
+export function shortJson(value: unknown, maxChars = MAX_GIVEN_CHARS): string {
+  let text: string;
+  try {
+    text = value === undefined ? "undefined" : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  if (text.length <= maxChars) return text;
+  // Cut on code points so a surrogate pair is never split.
+  return [...text.slice(0, maxChars)].slice(0, maxChars - 1).join("") + "…";
+}
+
+// --- schema introspection -------------------------------------------------
+
+/** The parts of a valibot schema object this module reads (valibot keeps them public). */
+interface SchemaNode {
+  readonly type: string;
+  readonly expects: string;
+  readonly entries?: Readonly<Record<string, SchemaNode>>;
+  readonly wrapped?: SchemaNode;
+  readonly item?: SchemaNode;
+  readonly items?: readonly SchemaNode[];
+  readonly rest?: SchemaNode;
+  readonly options?: readonly SchemaNode[];
+  readonly key?: string;
+  readonly value?: SchemaNode;
+  readonly literal?: unknown;
+}
+
+const WRAPPERS = new Set([
+  "optional",
+  "exact_optional",
+  "nullable",
+  "nullish",
+  "undefinedable",
+  "non_optional",
+  "non_nullable",
+  "non_nullish",
+]);
+const OPTIONAL = new Set(["optional", "exact_optional", "nullish", "undefinedable"]);
+
+function unwrap(node: SchemaNode | undefined): SchemaNode | undefined {
+  while (node && WRAPPERS.has(node.type) && node.wrapped) node = node.wrapped;
+  return node;
+}
+
+/** The schema at an issue path, best effort (undefined where the shape is not statically known). */
+function walk(root: SchemaNode, items: readonly v.IssuePathItem[]): SchemaNode | undefined {
+  let node: SchemaNode | undefined = root;
+  for (const item of items) {
+    node = child(node, item.key, item.input);
+    if (!node) return undefined;
+  }
+  return node;
+}
+
+function child(parent: SchemaNode | undefined, key: unknown, parentInput: unknown): SchemaNode | undefined {
+  const node = resolve(parent, parentInput);
+  if (!node) return undefined;
+  if (node.entries) return node.entries[String(key)] ?? node.rest;
+  if (node.item) return node.item;
+  if (node.items) return node.items[Number(key)] ?? node.rest;
+  if (node.type === "record") return node.value;
+  return undefined;
+}
+
+/** Unwrap optional-style wrappers and, for a variant, pick the option the input's discriminator selects. */
+function resolve(schema: SchemaNode | undefined, input: unknown): SchemaNode | undefined {
+  const node = unwrap(schema);
+  return node?.type === "variant" ? unwrap(pickVariantOption(node, input)) : node;
+}
+
+function pickVariantOption(node: SchemaNode, input: unknown): SchemaNode | undefined {
+  if (typeof input !== "object" || input === null || node.key === undefined) return undefined;
+  const discriminator = (input as Record<string, unknown>)[node.key];
+  for (const option of node.options ?? []) {
+    const o = unwrap(option);
+    if (o?.type === "variant") {
+      const nested = pickVariantOption(o, input);
+      if (nested) return nested;
+      continue;
+    }
+    const entry = o?.entries?.[node.key];
+    if (entry && v.safeParse(entry as unknown as v.GenericSchema, discriminator).success) return o;
+  }
+  return undefined;
+}
+
+/** How a schema reads to a model: `string`, `{ path, start?, end? }`, `"a" | "b"`. */
+function describeSchema(schema: SchemaNode): string {
+  const node = unwrap(schema) ?? schema;
+  if (node.entries) {
+    const fields = Object.entries(node.entries).map(([key, entry]) => {
+      const inner = unwrap(entry);
+      if (inner?.type === "literal") return `${key}: ${shortJson(inner.literal)}`;
+      return OPTIONAL.has(entry.type) ? `${key}?` : key;
+    });
+    return `{ ${fields.join(", ")} }`;
+  }
+  if (node.type === "union" && node.options) return node.options.map(describeSchema).join(" | ");
+  return node.expects;
+}
+
+// --- problem texts ----------------------------------------------------------
+
+function unknownKeysProblem(
+  parentKeys: readonly PropertyKey[],
+  firstKey: unknown,
+  parentInput: unknown,
+  entries: Readonly<Record<string, SchemaNode>> | undefined,
+): Problem {
+  const allowed = entries ? Object.keys(entries) : [];
+  const unknown =
+    entries && typeof parentInput === "object" && parentInput !== null
+      ? Object.keys(parentInput).filter((k) => !Object.hasOwn(entries, k))
+      : [String(firstKey)];
+  if (unknown.length === 0) unknown.push(String(firstKey));
+  const given = parentInput && typeof parentInput === "object" ? new Set(Object.keys(parentInput)) : new Set<string>();
+  // Offer only names the model has not already supplied, else "did you mean" points at a field it used correctly.
+  const candidates = allowed.filter((k) => !given.has(k));
+  const hints = unknown
+    .map((k) => [k, closestName(k, candidates)] as const)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
+    .map(([k, s]) => `\`${k}\` -> \`${s}\``);
+  const allowedText = allowed.length ? `; accepted fields here: ${allowed.join(", ")}` : "";
+  const hintText = hints.length ? `. Did you mean ${hints.join(", ")}?` : "";
+  if (unknown.length === 1) {
+    return { path: formatPath([...parentKeys, unknown[0]]), text: `unknown field${allowedText}${hintText}` };
+  }
+  const list = unknown.map((k) => `\`${k}\``).join(", ");
+  return { path: formatPath(parentKeys), text: `unknown fields ${list}${allowedText}${hintText}` };
+}
+
+/**
+ * valibot says "Expected Object but received Object" for a union of object
+ * shapes, which tells a model nothing. Instead: list the accepted forms, find
+ * the one the value came closest to, and report that form's own problems.
+ */
+function unionProblems(options: readonly SchemaNode[], input: unknown, keys: readonly PropertyKey[]): Problem[] {
+  const forms = options.map(describeSchema);
+  let best: { option: SchemaNode; issues: readonly v.BaseIssue<unknown>[] } | undefined;
+  for (const option of options) {
+    const parsed = v.safeParse(option as unknown as v.GenericSchema, input);
+    if (parsed.success) continue;
+    // An option whose issues are all about the value's own type did not get anywhere.
+    const reachedInside = parsed.issues.some((i) => (i.path?.length ?? 0) > 0);
+    if (!reachedInside) continue;
+    if (!best || parsed.issues.length < best.issues.length) best = { option, issues: parsed.issues };
+  }
+  const path = formatPath(keys);
+  if (!best) return [{ path, text: `expected one of: ${forms.join(" | ")}; got ${shortJson(input)}` }];
+  const head: Problem = {
+    path,
+    text: `matches none of the accepted forms (${forms.join(" | ")}); closest is ${describeSchema(best.option)}:`,
+    context: true,
+  };
+  const inner = describeIssues(best.option as unknown as v.GenericSchema, best.issues, keys);
+  return [head, ...inner.map((p) => ({ ...p, depth: (p.depth ?? 0) + 1 }))];
+}
+
+// valibot's default wording; anything else is a message the tool author wrote on purpose.
+const DEFAULT_MESSAGE = /^Invalid [^:]+: (Expected [\s\S]* but r|R)eceived /;
+
+function expectationText(issue: v.BaseIssue<unknown>): string {
+  const given = shortJson(issue.input);
+  if (!DEFAULT_MESSAGE.test(issue.message)) return `${issue.message} (got ${given})`;
+  if (issue.expected) return `expected ${issue.expected}, got ${given}`;
+  return `invalid ${issue.type.replace(/_/g, " ")}, got ${given}`;
+}
