@@ -1,0 +1,60 @@
+/**
+ * The storage boundary: every path is normalised exactly once here, and a
+ * refused path (or malformed argument) never reaches the provider.
+ */
+import { CodedError } from "../errors.ts";
+import { checkListOptions } from "./listing.ts";
+import { normalizeWorkspacePath } from "./path.ts";
+import type { ListOptions, Storage, Version, WriteCondition } from "./types.ts";
+
+function checkCondition(condition: WriteCondition): void {
+  const kind = (condition as { kind?: unknown } | null)?.kind;
+  if (kind === "none" || kind === "ifAbsent") return;
+  if (kind === "ifVersion") {
+    const version = (condition as { version?: unknown }).version;
+    if (typeof version === "string" && version !== "") return;
+    throw new CodedError("INVALID_ARGUMENT", "ifVersion condition needs a non-empty version string");
+  }
+  throw new CodedError("INVALID_ARGUMENT", `unknown write condition: ${String(kind)}`);
+}
+
+function checkVersionOption(options: { ifVersion?: Version } | undefined): void {
+  const version = options?.ifVersion;
+  if (version !== undefined && (typeof version !== "string" || version === "")) {
+    throw new CodedError("INVALID_ARGUMENT", "ifVersion must be a non-empty version string");
+  }
+}
+
+/**
+ * Wrap a provider so that each call normalises its path with
+ * `normalizeWorkspacePath` (rejecting FS_INVALID_PATH before the provider is
+ * called) and checks its other arguments (INVALID_ARGUMENT). The provider
+ * only ever sees normalised paths.
+ */
+export function guardStorage(inner: Storage): Storage {
+  return {
+    kind: inner.kind,
+    async stat(path: string) {
+      return inner.stat(normalizeWorkspacePath(path));
+    },
+    async read(path: string) {
+      return inner.read(normalizeWorkspacePath(path));
+    },
+    async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }) {
+      const normalized = normalizeWorkspacePath(path);
+      if (!(bytes instanceof Uint8Array)) throw new CodedError("INVALID_ARGUMENT", "write bytes must be a Uint8Array");
+      checkCondition(condition);
+      return inner.write(normalized, bytes, condition);
+    },
+    async list(path: string, options?: ListOptions) {
+      const normalized = normalizeWorkspacePath(path);
+      checkListOptions(options);
+      return inner.list(normalized, options);
+    },
+    async delete(path: string, options?: { ifVersion?: Version }) {
+      const normalized = normalizeWorkspacePath(path);
+      checkVersionOption(options);
+      return inner.delete(normalized, options);
+    },
+  };
+}

@@ -1,0 +1,494 @@
+/**
+ * Local-directory storage (Bun and Deno, through node:fs/promises).
+ *
+ * Containment. Every operation walks the path one component at a time from
+ * the real root; a symlink is followed only when its real path stays inside
+ * the root (a dangling or looping symlink is refused outright). Reads open the
+ * resolved file with O_NOFOLLOW and then check that the inode they hold is
+ * still the one at a symlink-free path inside the root. Writes create a temp
+ * file with a random name next to the target, check that it landed inside,
+ * and rename (or link) it into place.
+ *
+ * Residual TOCTOU window: node:fs has no openat/renameat, so a process that
+ * can modify the workspace concurrently can swap a parent directory for a
+ * symlink between a check and the syscall that follows it. What it can win
+ * that way: a read refused (inode check), an empty directory created outside
+ * by the parent-creation step, or a rename aimed at a directory where no file
+ * of our random temp name exists (it fails). Reading a file outside needs two
+ * precisely timed swaps around the post-open check. The guarantee is
+ * therefore against what a caller of this API can do (paths, pre-existing
+ * symlinks); it is not a boundary against concurrent local processes (the
+ * local `bash` tool already runs with the user's full rights anyway).
+ * Hard links are directory entries like any other and are not detected.
+ *
+ * Concurrency. All writes and deletes of one target (keyed by its real path)
+ * run under an in-process lock, so `ifVersion` is a true compare-and-swap
+ * among callers of one storage instance. Across processes: `ifAbsent` is
+ * atomic (link() fails with EEXIST if anyone created the target), each write
+ * is atomic (readers see the old bytes or the new, never a mix), but an
+ * `ifVersion` check and its rename are not atomic against other processes.
+ *
+ * Versions are SHA-256 content hashes (see ./version.ts), so `stat` and the
+ * `ifVersion` check read and hash the whole file (~1 ms per MiB).
+ */
+import { constants, type Stats } from "node:fs";
+import * as fs from "node:fs/promises";
+import { basename, dirname, sep } from "node:path";
+import { isInside } from "./containment.ts";
+import { FsError } from "./errors.ts";
+import { checkListOptions, finishListing, listDepth } from "./listing.ts";
+import { createKeyedLock } from "./lock.ts";
+import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
+import { baseName, childPath, normalizeWorkspacePath } from "./path.ts";
+import { isTempName, tempNameFor } from "./temp-name.ts";
+import type {
+  ListEntry,
+  ListOptions,
+  ListResult,
+  ReadResult,
+  StatResult,
+  Storage,
+  Version,
+  WriteCondition,
+  WriteResult,
+} from "./types.ts";
+import { contentVersion } from "./version.ts";
+
+// Absent on Windows; there the final-component symlink check relies on the walk alone.
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// A FIFO swapped in after the check must not block the open forever.
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
+const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
+const ATTEMPTS = 3;
+
+/** Options for {@link createLocalStorage}. */
+export interface LocalStorageOptions {
+  /**
+   * fsync each temp file before renaming it into place, so a crash leaves
+   * the old or the new content, never an empty file. Default true.
+   */
+  readonly fsync?: boolean;
+}
+
+/** Where a workspace path leads on disk. */
+interface Resolved {
+  /** Absolute path of the entry the path names, parents resolved (may itself be a symlink). */
+  readonly entry: string;
+  /** Real path of the target when it exists; `entry` otherwise. */
+  readonly real: string;
+  /** Stats of the target (symlink followed), or null when it does not exist. */
+  readonly stats: Stats | null;
+  /** Real path of the deepest existing directory on the way. */
+  readonly parent: string;
+  /** Names of the missing directories between `parent` and the target. */
+  readonly missingDirs: readonly string[];
+}
+
+function joinReal(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
+}
+
+function asBytes(buffer: Uint8Array): Uint8Array {
+  // Never hand out a view of a shared (pooled) ArrayBuffer.
+  if (buffer.byteOffset === 0 && buffer.buffer.byteLength === buffer.byteLength) {
+    return new Uint8Array(buffer.buffer, 0, buffer.byteLength);
+  }
+  return new Uint8Array(buffer);
+}
+
+function notRegular(path: string): FsError {
+  return new FsError("FS_ACCESS_DENIED", `not a regular file or directory: ${path}`, { path });
+}
+
+function stale(path: string): FsError {
+  return new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
+}
+
+/**
+ * Storage over the directory `root` (resolved with realpath now; it must
+ * exist). Paths must already be normalised (use `guardStorage`); the
+ * provider re-checks and refuses anything else with FS_INVALID_PATH, and
+ * refuses the reserved temp-file names (see `./temp-name.ts`).
+ */
+export async function createLocalStorage(root: string, options: LocalStorageOptions = {}): Promise<Storage> {
+  const realRoot = await realDirectory(root);
+  const fsync = options.fsync ?? true;
+  const lock = createKeyedLock();
+
+  function check(path: string): void {
+    if (normalizeWorkspacePath(path) !== path) {
+      throw new FsError("FS_INVALID_PATH", `invalid path: not normalised: ${path}`, { path });
+    }
+    if (path.split("/").some(isTempName)) {
+      throw new FsError("FS_INVALID_PATH", `invalid path: reserved temp-file name: ${path}`, { path });
+    }
+  }
+
+  /**
+   * Look up one directory entry. Resolves null when it does not exist; a
+   * symlink is followed only to a real path inside the root.
+   */
+  async function step(dir: string, name: string, path: string) {
+    const entry = joinReal(dir, name);
+    let stats: Stats;
+    try {
+      stats = await fs.lstat(entry);
+    } catch (error) {
+      if (nodeErrorCode(error) === "ENOENT") return null;
+      throw fsErrorFromNode(error, "lstat", path);
+    }
+    if (!stats.isSymbolicLink()) return { entry, real: entry, stats };
+    let real: string;
+    try {
+      real = await fs.realpath(entry);
+    } catch (error) {
+      // Never follow a dangling link: creating its target could land anywhere.
+      throw new FsError("FS_ACCESS_DENIED", `symlink is dangling or loops: ${path}`, { cause: error, path });
+    }
+    if (!isInside(realRoot, real, sep)) {
+      throw new FsError("FS_ACCESS_DENIED", `symlink resolves outside the workspace root: ${path}`, { path });
+    }
+    try {
+      stats = await fs.stat(real);
+    } catch (error) {
+      throw fsErrorFromNode(error, "stat", path);
+    }
+    return { entry, real, stats };
+  }
+
+  async function resolve(path: string): Promise<Resolved> {
+    if (path === "") {
+      return { entry: realRoot, real: realRoot, stats: await fs.stat(realRoot), parent: realRoot, missingDirs: [] };
+    }
+    const names = path.split("/");
+    let dir = realRoot;
+    for (let i = 0; i < names.length; i++) {
+      const here = names.slice(0, i + 1).join("/");
+      const found = await step(dir, names[i], here);
+      if (!found) {
+        const entry = names.slice(i).reduce(joinReal, dir);
+        return { entry, real: entry, stats: null, parent: dir, missingDirs: names.slice(i, -1) };
+      }
+      if (i === names.length - 1) return { ...found, parent: dir, missingDirs: [] };
+      if (!found.stats.isDirectory()) {
+        throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${here}`, { path });
+      }
+      dir = found.real;
+    }
+    throw new Error("unreachable");
+  }
+
+  /**
+   * Open a resolved regular file and prove the inode held is the one at a
+   * symlink-free path inside the root. Null means it changed under us: retry.
+   */
+  async function openVerified(resolved: Resolved, path: string): Promise<fs.FileHandle | null> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(resolved.real, READ_FLAGS);
+    } catch (error) {
+      throw fsErrorFromNode(error, "open", path);
+    }
+    try {
+      const held = await handle.stat();
+      if (held.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+      if (!held.isFile()) throw notRegular(path);
+      const realNow = await fs.realpath(resolved.real);
+      const there = await fs.stat(realNow);
+      if (isInside(realRoot, realNow, sep) && there.dev === held.dev && there.ino === held.ino) return handle;
+    } catch (error) {
+      await handle.close();
+      throw fsErrorFromNode(error, "open", path);
+    }
+    await handle.close();
+    return null;
+  }
+
+  async function readFile(path: string): Promise<{ bytes: Uint8Array; mtimeMs: number }> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const resolved = await resolve(path);
+      if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+      if (resolved.stats.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+      if (!resolved.stats.isFile()) throw notRegular(path);
+      const handle = await openVerified(resolved, path);
+      if (!handle) continue;
+      try {
+        const held = await handle.stat();
+        return { bytes: asBytes(await handle.readFile()), mtimeMs: held.mtimeMs };
+      } catch (error) {
+        throw fsErrorFromNode(error, "read", path);
+      } finally {
+        await handle.close();
+      }
+    }
+    throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
+  }
+
+  /**
+   * Run `fn` holding the lock of the path's target (its real path, so
+   * aliases through inside symlinks share one lock), with a resolution made
+   * under the lock.
+   */
+  async function withTargetLock<T>(path: string, fn: (resolved: Resolved) => Promise<T>): Promise<T> {
+    const keyOf = (r: Resolved) => (r.stats ? r.real : r.entry);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const key = keyOf(await resolve(path));
+      const outcome = await lock.run(key, async () => {
+        const resolved = await resolve(path);
+        return keyOf(resolved) === key ? { value: await fn(resolved) } : null;
+      });
+      if (outcome) return outcome.value;
+    }
+    throw new FsError("FS_IO_ERROR", `path kept changing while locking it: ${path}`, { path });
+  }
+
+  /** Create the missing parent directories one at a time, each checked to be inside. */
+  async function makeParents(resolved: Resolved, path: string): Promise<string> {
+    let dir = resolved.parent;
+    for (const name of resolved.missingDirs) {
+      const next = joinReal(dir, name);
+      try {
+        await fs.mkdir(next);
+        dir = next;
+      } catch (error) {
+        if (nodeErrorCode(error) !== "EEXIST") throw fsErrorFromNode(error, "mkdir", path);
+        // A concurrent creator won: accept it only if it is a directory inside.
+        const found = await step(dir, name, path);
+        if (!found?.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+        dir = found.real;
+      }
+    }
+    return dir;
+  }
+
+  /** Write `bytes` to a fresh temp file in `dir` and prove it landed inside the root. */
+  async function writeTemp(dir: string, name: string, bytes: Uint8Array, mode: number | undefined, path: string) {
+    const tempName = tempNameFor(name);
+    const temp = joinReal(dir, tempName);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(temp, TEMP_FLAGS, mode ?? 0o666);
+    } catch (error) {
+      throw fsErrorFromNode(error, "open", path);
+    }
+    try {
+      await handle.writeFile(bytes);
+      // open() applied the umask; an overwrite keeps the old file's exact mode.
+      if (mode !== undefined) await handle.chmod(mode);
+      if (fsync) await handle.sync();
+      const held = await handle.stat();
+      const realDir = await fs.realpath(dir);
+      const there = await fs.lstat(joinReal(realDir, tempName));
+      if (!isInside(realRoot, realDir, sep) || there.dev !== held.dev || there.ino !== held.ino) {
+        throw new FsError("FS_ACCESS_DENIED", `directory changed during the write: ${path}`, { path });
+      }
+    } catch (error) {
+      await handle.close();
+      await fs.rm(temp, { force: true }).catch(() => {});
+      throw fsErrorFromNode(error, "write", path);
+    }
+    await handle.close();
+    return temp;
+  }
+
+  async function currentVersion(path: string): Promise<Version> {
+    return contentVersion((await readFile(path)).bytes);
+  }
+
+  async function walk(dirReal: string, dirPath: string, depth: number, maxDepth: number, out: ListEntry[]) {
+    let names: string[];
+    try {
+      names = await fs.readdir(dirReal);
+    } catch (error) {
+      if (depth > 1 && nodeErrorCode(error) === "ENOENT") return;
+      throw fsErrorFromNode(error, "readdir", dirPath);
+    }
+    const found = await Promise.all(
+      names.map(async (name) => {
+        const path = childPath(dirPath, name);
+        // Unaddressable names (backslash, control characters, ...) would only invite refused calls.
+        if (isTempName(name) || !isAddressable(path)) return null;
+        try {
+          const entry = await step(dirReal, name, path);
+          return entry && { name, path, ...entry };
+        } catch (error) {
+          // Symlinks leading outside, dangling or looping are left out of listings.
+          if (error instanceof FsError && error.code === "FS_ACCESS_DENIED") return null;
+          throw error;
+        }
+      }),
+    );
+    for (const item of found) {
+      if (!item) continue;
+      if (item.stats.isDirectory()) {
+        out.push({ path: item.path, name: item.name, kind: "directory", size: 0 });
+        // A symlinked directory is listed but not entered: that avoids cycles and duplicates.
+        if (item.real === item.entry && depth < maxDepth) await walk(item.real, item.path, depth + 1, maxDepth, out);
+      } else if (item.stats.isFile()) {
+        out.push({ path: item.path, name: item.name, kind: "file", size: item.stats.size });
+      }
+    }
+  }
+
+  return {
+    kind: "local",
+
+    async stat(path: string): Promise<StatResult | null> {
+      check(path);
+      let resolved: Resolved;
+      try {
+        resolved = await resolve(path);
+      } catch (error) {
+        if (error instanceof FsError && (error.code === "FS_NOT_FOUND" || error.code === "FS_NOT_DIRECTORY")) return null;
+        throw error;
+      }
+      const stats = resolved.stats;
+      if (!stats) return null;
+      if (stats.isDirectory()) return { path, kind: "directory", size: 0, mtimeMs: stats.mtimeMs };
+      if (!stats.isFile()) throw notRegular(path);
+      const { bytes, mtimeMs } = await readFile(path);
+      return { path, kind: "file", size: bytes.length, version: await contentVersion(bytes), mtimeMs };
+    },
+
+    async read(path: string): Promise<ReadResult> {
+      check(path);
+      const { bytes } = await readFile(path);
+      return { bytes, version: await contentVersion(bytes) };
+    },
+
+    async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
+      check(path);
+      const version = await contentVersion(bytes);
+      return withTargetLock(path, async (resolved) => {
+        const existing = resolved.stats;
+        if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+        if (existing && !existing.isFile()) throw notRegular(path);
+        if (condition.kind === "ifAbsent" && existing) {
+          throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { path });
+        }
+        if (condition.kind === "ifVersion" && (!existing || (await currentVersion(path)) !== condition.version)) {
+          throw stale(path);
+        }
+        if (existing) {
+          // A read-only file stays read-only: the rename below would not ask permission.
+          try {
+            await fs.access(resolved.real, constants.W_OK);
+          } catch (error) {
+            throw fsErrorFromNode(error, "access", path);
+          }
+        }
+        const dir = existing ? dirname(resolved.real) : await makeParents(resolved, path);
+        const target = existing ? resolved.real : joinReal(dir, baseName(path));
+        const temp = await writeTemp(dir, basename(target), bytes, existing ? existing.mode & 0o7777 : undefined, path);
+        try {
+          if (condition.kind === "ifAbsent") {
+            // link() never replaces: it fails with EEXIST if anyone, in any process, created the target.
+            await fs.link(temp, target);
+          } else {
+            await fs.rename(temp, target);
+          }
+        } catch (error) {
+          if (nodeErrorCode(error) === "EEXIST") {
+            throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { cause: error, path });
+          }
+          throw fsErrorFromNode(error, condition.kind === "ifAbsent" ? "link" : "rename", path);
+        } finally {
+          if (condition.kind === "ifAbsent") await fs.rm(temp, { force: true }).catch(() => {});
+        }
+        return { version, created: !existing };
+      });
+    },
+
+    async list(path: string, options?: ListOptions): Promise<ListResult> {
+      check(path);
+      checkListOptions(options);
+      const resolved = await resolve(path);
+      if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+      if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+      const entries: ListEntry[] = [];
+      await walk(resolved.real, path, 1, listDepth(options), entries);
+      return finishListing(entries, options?.limit);
+    },
+
+    async delete(path: string, options?: { ifVersion?: Version }): Promise<void> {
+      check(path);
+      await withTargetLock(path, async (resolved) => {
+        const existing = resolved.stats;
+        if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+        if (!existing) {
+          if (options?.ifVersion !== undefined) throw stale(path);
+          throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+        }
+        if (!existing.isFile()) throw notRegular(path);
+        if (options?.ifVersion !== undefined && (await currentVersion(path)) !== options.ifVersion) throw stale(path);
+        try {
+          // The entry itself: deleting a symlink removes the link, like rm.
+          await fs.unlink(resolved.entry);
+        } catch (error) {
+          throw fsErrorFromNode(error, "unlink", path);
+        }
+      });
+    },
+  };
+}
+
+function isAddressable(path: string): boolean {
+  try {
+    return normalizeWorkspacePath(path) === path;
+  } catch {
+    return false;
+  }
+}
+
+async function realDirectory(root: string): Promise<string> {
+  let real: string;
+  try {
+    real = await fs.realpath(root);
+  } catch (error) {
+    throw fsErrorFromNode(error, "realpath", root);
+  }
+  if (!(await fs.stat(real)).isDirectory()) {
+    throw new FsError("FS_NOT_DIRECTORY", `storage root is not a directory: ${root}`, { path: root });
+  }
+  return real;
+}
+
+/**
+ * Delete leftover temp files (`.<name>.tw-<random>.tmp`, from a crash between
+ * write and rename) anywhere under `root`, without following symlinks. Call
+ * it at start-up: a temp file younger than `olderThanMs` (default 0, i.e.
+ * all) may belong to a write in flight in another process. Resolves the
+ * number of files removed.
+ */
+export async function cleanTempFiles(root: string, options: { olderThanMs?: number } = {}): Promise<number> {
+  const realRoot = await realDirectory(root);
+  const cutoff = Date.now() - (options.olderThanMs ?? 0);
+  let removed = 0;
+  async function sweep(dir: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (nodeErrorCode(error) === "ENOENT") return;
+      throw fsErrorFromNode(error, "readdir", dir);
+    }
+    for (const entry of entries) {
+      const full = joinReal(dir, entry.name);
+      // Dirent kinds come from lstat: a symlinked directory is not a directory here.
+      if (entry.isDirectory()) {
+        await sweep(full);
+      } else if (entry.isFile() && isTempName(entry.name)) {
+        try {
+          if ((await fs.lstat(full)).mtimeMs > cutoff) continue;
+          await fs.unlink(full);
+          removed++;
+        } catch (error) {
+          if (nodeErrorCode(error) !== "ENOENT") throw fsErrorFromNode(error, "unlink", full);
+        }
+      }
+    }
+  }
+  await sweep(realRoot);
+  return removed;
+}

@@ -1,0 +1,16 @@
+/**
+ * The storage seam, runtime-neutral part: types, errors, path rules, the
+ * guard and the in-memory provider. Safe to import on Cloudflare Workers.
+ *
+ * The local-disk provider is NOT re-exported here because it imports
+ * node:fs; entries that run on Bun or Deno import it from `./local.ts`.
+ */
+export * from "./types.ts";
+export * from "./errors.ts";
+export { normalizeWorkspacePath, parentPath, baseName, childPath, MAX_PATH_BYTES, MAX_SEGMENT_BYTES } from "./path.ts";
+export { guardStorage } from "./guard.ts";
+export { createMemoryStorage } from "./memory.ts";
+export { createKeyedLock, type KeyedLock } from "./lock.ts";
+export { contentVersion } from "./version.ts";
+export { isInside } from "./containment.ts";
+export { checkListOptions, compareCodeUnits, finishListing, listDepth } from "./listing.ts";

@@ -1,0 +1,88 @@
+/**
+ * Workspace path normalisation: the one place where an untrusted path string
+ * becomes a workspace-relative POSIX path, or is refused.
+ *
+ * Decisions (each one is a promise callers rely on):
+ * - A leading "/" means the workspace root: agents often send "/src/a.ts"
+ *   meaning workspace-relative. A real absolute path such as "/etc/passwd"
+ *   therefore names "etc/passwd" inside the workspace, which is harmless.
+ * - ".." is resolved lexically and refused as soon as it would climb above the
+ *   root at any point ("a/../b" is "b"; "a/../../a/b" is refused).
+ * - Backslashes are refused outright rather than treated as separators: they
+ *   are the Windows-separator trick ("..\\..\\x"), and on POSIX a name with a
+ *   backslash is too surprising to be worth supporting.
+ * - A first segment like "C:" is refused: it is a Windows drive, not a name.
+ * - Percent-encoding is NOT decoded: "%2e%2e" is a literal file name. Paths
+ *   arrive in JSON bodies, which the HTTP layer never URL-decodes.
+ * - Unicode is not normalised (NFC/NFD) and look-alikes ("․․" U+2024,
+ *   fullwidth "．．", "∕" U+2215) are ordinary characters in a name: only
+ *   U+002F separates and only the two-code-unit ".." climbs.
+ * - Refused: NUL and other C0 controls (U+0000-U+001F) and DEL (U+007F),
+ *   lone surrogates (they cannot be encoded to UTF-8 faithfully), paths over
+ *   4096 UTF-8 bytes and segments over 255 UTF-8 bytes (POSIX PATH_MAX and
+ *   NAME_MAX).
+ */
+import { normalize } from "pathe";
+import { FsError } from "./errors.ts";
+
+/** Longest accepted input path, in UTF-8 bytes (POSIX PATH_MAX). */
+export const MAX_PATH_BYTES = 4096;
+/** Longest accepted path segment, in UTF-8 bytes (POSIX NAME_MAX). */
+export const MAX_SEGMENT_BYTES = 255;
+
+// C0 controls and DEL: invisible in logs and terminals, and NUL truncates C strings.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// With the `u` flag a well-formed surrogate pair is one code point, so this matches only lone halves.
+const LONE_SURROGATE = /\p{Cs}/u;
+const DRIVE = /^[A-Za-z]:(\/|$)/;
+const encoder = new TextEncoder();
+
+function refuse(reason: string, input: string): never {
+  throw new FsError("FS_INVALID_PATH", `invalid path: ${reason}`, { path: input });
+}
+
+/**
+ * Normalise an untrusted path to a workspace-relative POSIX path ("" is the
+ * root, no leading or trailing "/", no "." or ".." segments), or throw
+ * `FsError("FS_INVALID_PATH")` naming the problem.
+ */
+export function normalizeWorkspacePath(input: string): string {
+  if (typeof input !== "string") refuse("path must be a string", String(input));
+  if (encoder.encode(input).length > MAX_PATH_BYTES) refuse(`longer than ${MAX_PATH_BYTES} bytes`, input);
+  if (CONTROL.test(input)) refuse("contains a NUL or control character", input);
+  if (LONE_SURROGATE.test(input)) refuse("contains a lone UTF-16 surrogate", input);
+  if (input.includes("\\")) refuse("contains a backslash (Windows separators are not accepted; use '/')", input);
+
+  const relative = input.replace(/^\/+/, "");
+  if (DRIVE.test(relative)) refuse("starts with a Windows drive letter", input);
+
+  // pathe does the lexical arithmetic. For a relative input it keeps every ".."
+  // that could not be cancelled as a leading "..", so any ".." left in the
+  // result means the path climbed above the root at some point: that check is ours.
+  // Annotated: under `deno check` pathe's types (declared via node:path) resolve to any.
+  const normalized: string = relative === "" ? "." : normalize(relative);
+  const segments = normalized.split("/").filter((s) => s !== "" && s !== ".");
+  if (segments.includes("..")) refuse("escapes the workspace root with '..'", input);
+  for (const segment of segments) {
+    if (encoder.encode(segment).length > MAX_SEGMENT_BYTES) {
+      refuse(`has a segment longer than ${MAX_SEGMENT_BYTES} bytes`, input);
+    }
+  }
+  return segments.join("/");
+}
+
+/** The parent of a normalised path ("" for a top-level entry and for the root). */
+export function parentPath(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash === -1 ? "" : path.slice(0, slash);
+}
+
+/** The last segment of a normalised path ("" for the root). */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+/** Join a normalised directory path and a child name. */
+export function childPath(dir: string, name: string): string {
+  return dir === "" ? name : `${dir}/${name}`;
+}
