@@ -54,7 +54,10 @@ export const RuleInputSchema = v.strictObject(
     ),
     tools: v.optional(
       v.pipe(
-        v.array(v.pipe(v.string("tools entries must be strings"), v.minLength(1, "tools entries must not be empty"))),
+        v.array(
+          v.pipe(v.string("tools entries must be strings"), v.minLength(1, "tools entries must not be empty")),
+          "tools must be a list of tool names",
+        ),
         v.description('Tools the rule checks. Omitted or empty: shellTools. ["*"]: every tool.'),
       ),
     ),
@@ -92,7 +95,10 @@ export const LoudFailureConfigSchema = v.strictObject(
     ),
     shellTools: v.optional(
       v.pipe(
-        v.array(v.pipe(v.string("shellTools entries must be strings"), v.minLength(1, "shellTools entries must not be empty"))),
+        v.array(
+          v.pipe(v.string("shellTools entries must be strings"), v.minLength(1, "shellTools entries must not be empty")),
+          "shellTools must be a list of tool names",
+        ),
         v.description("Tools checked by rules that name no tools."),
       ),
       [...DEFAULT_SHELL_TOOLS],
@@ -123,7 +129,7 @@ export const LoudFailureConfigSchema = v.strictObject(
       false,
     ),
     rules: v.optional(
-      v.pipe(v.array(RuleInputSchema), v.description("User rules, after the built-ins; a built-in id replaces it in place.")),
+      v.pipe(v.array(RuleInputSchema, "rules must be an array"), v.description("User rules, after the built-ins; a built-in id replaces it in place.")),
       [],
     ),
   },
