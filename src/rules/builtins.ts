@@ -19,6 +19,11 @@ import type { RuleInput } from "./schema.ts";
  * needs no special casing here.
  */
 
+/** One source matching any alternative at a line start; one `^` for all is cheaper per position than one each. */
+function atLineStart(alternatives: string[]): string {
+  return `^(?:${alternatives.join("|")})`;
+}
+
 /** Rules loaded before user rules unless `builtinRules: false`. All `when: success`, shell tools. */
 export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
   {
@@ -50,14 +55,14 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // zsh: command not found: pandocc
     // fish: Unknown command: pandocc
     id: "shell-command-not-found",
-    pattern: [
-      "^[^\\s:]+: [^:\\n]+: command not found[ \\t]*$",
-      "^[^\\s:]+: line \\d+: [^:\\n]+: command not found[ \\t]*$",
-      "^[^\\s:]+: \\d+: [^:\\n]+: not found[ \\t]*$",
-      "^[^\\s:]*sh: [^:\\n]+: not found[ \\t]*$",
-      "^zsh:\\d*:? ?command not found: \\S",
-      "^fish: Unknown command:? \\S",
-    ].join("|"),
+    pattern: atLineStart([
+      "[^\\s:]+: [^:\\n]+: command not found[ \\t]*$",
+      "[^\\s:]+: line \\d+: [^:\\n]+: command not found[ \\t]*$",
+      "[^\\s:]+: \\d+: [^:\\n]+: not found[ \\t]*$",
+      "[^\\s:]*sh: [^:\\n]+: not found[ \\t]*$",
+      "zsh:\\d*:? ?command not found: \\S",
+      "fish: Unknown command:? \\S",
+    ]),
     flags: "m",
     action: "error",
     message:
@@ -68,11 +73,11 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // pandocc : The term 'pandocc' is not recognized as the name of a cmdlet, function, script file, or operable program.
     // pandocc: The term 'pandocc' is not recognized as a name of a cmdlet, function, script file, or executable program.
     id: "windows-command-not-recognized",
-    pattern: [
-      "^'[^'\\n]+' is not recognized as an internal or external command",
-      "^[^\\n:']{0,200}: ?The term '[^'\\n]+' is not recognized as (?:a|the) name of a cmdlet",
-      "^The term '[^'\\n]+' is not recognized as (?:a|the) name of a cmdlet",
-    ].join("|"),
+    pattern: atLineStart([
+      "'[^'\\n]+' is not recognized as an internal or external command",
+      "[^\\n:']{0,200}: ?The term '[^'\\n]+' is not recognized as (?:a|the) name of a cmdlet",
+      "The term '[^'\\n]+' is not recognized as (?:a|the) name of a cmdlet",
+    ]),
     flags: "m",
     action: "error",
     message:
@@ -86,12 +91,12 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // zsh: segmentation fault (core dumped)  ./solver
     // A plain "Aborted" line is NOT a crash report (many tools print it on a user cancel).
     id: "fatal-signal-with-success",
-    pattern: [
-      "^Segmentation fault(?: \\(core dumped\\))?[ \\t]*$",
-      "^(?:Bus error|Aborted|Illegal instruction|Floating point exception|Trace/breakpoint trap) \\(core dumped\\)[ \\t]*$",
-      "^[^\\s:]+: line \\d+: +\\d+ (?:Segmentation fault|Bus error|Aborted|Killed|Terminated|Illegal instruction|Floating point exception)(?: |$)",
-      "^zsh: (?:segmentation fault|bus error|abort|illegal hardware instruction|killed)(?: |$)",
-    ].join("|"),
+    pattern: atLineStart([
+      "Segmentation fault(?: \\(core dumped\\))?[ \\t]*$",
+      "(?:Bus error|Aborted|Illegal instruction|Floating point exception|Trace/breakpoint trap) \\(core dumped\\)[ \\t]*$",
+      "[^\\s:]+: line \\d+: +\\d+ (?:Segmentation fault|Bus error|Aborted|Killed|Terminated|Illegal instruction|Floating point exception)(?: |$)",
+      "zsh: (?:segmentation fault|bus error|abort|illegal hardware instruction|killed)(?: |$)",
+    ]),
     flags: "m",
     action: "error",
     message:
@@ -176,12 +181,12 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,1024]
     // jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4294967296 bytes.
     id: "cuda-out-of-memory",
-    pattern: [
-      "^(?:RuntimeError|torch\\.OutOfMemoryError|torch\\.cuda\\.OutOfMemoryError): CUDA out of memory",
-      "^RuntimeError: CUDA error: out of memory",
-      "^[\\w.]*ResourceExhaustedError: [^\\n]{0,200}OOM when allocating",
-      "^[\\w.]*XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory",
-    ].join("|"),
+    pattern: atLineStart([
+      "(?:RuntimeError|torch\\.OutOfMemoryError|torch\\.cuda\\.OutOfMemoryError): CUDA out of memory",
+      "RuntimeError: CUDA error: out of memory",
+      "[\\w.]*ResourceExhaustedError: [^\\n]{0,200}OOM when allocating",
+      "[\\w.]*XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory",
+    ]),
     flags: "m",
     action: "error",
     message:
@@ -209,19 +214,19 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // FAILED (failures=1)                                                               (python -m unittest)
     // FAILED | 3 passed | 1 failed (20ms)                                               (deno test)
     id: "test-runner-failures-with-success",
-    pattern: [
-      "^=* ?[1-9]\\d* failed(?:,| in )",
-      "^=* ?[^\\n=]{0,200}, [1-9]\\d* errors? in [\\d.]+s\\b",
-      "^=* ?[1-9]\\d* errors? in [\\d.]+s\\b",
-      "^ *(?:Tests:|Test Suites:|Test Files|Tests) +[1-9]\\d* failed\\b",
-      "^ *[1-9]\\d* fail[ \\t]*$",
-      "^ +[1-9]\\d* failing[ \\t]*$",
-      "^--- FAIL: ",
-      "^FAIL\\t",
-      "^test result: FAILED\\b",
-      "^FAILED \\((?:failures|errors)=[1-9]",
-      "^FAILED \\| \\d+ passed \\| [1-9]\\d* failed",
-    ].join("|"),
+    pattern: atLineStart([
+      "=* ?[1-9]\\d* failed(?:,| in )",
+      "=* ?[^\\n=]{0,200}, [1-9]\\d* errors? in [\\d.]+s\\b",
+      "=* ?[1-9]\\d* errors? in [\\d.]+s\\b",
+      " *(?:Tests:|Test Suites:|Test Files|Tests) +[1-9]\\d* failed\\b",
+      " *[1-9]\\d* fail[ \\t]*$",
+      " +[1-9]\\d* failing[ \\t]*$",
+      "--- FAIL: ",
+      "FAIL\\t",
+      "test result: FAILED\\b",
+      "FAILED \\((?:failures|errors)=[1-9]",
+      "FAILED \\| \\d+ passed \\| [1-9]\\d* failed",
+    ]),
     flags: "m",
     action: "error",
     message:
@@ -254,13 +259,13 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // src/app.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.
     // error[E0308]: mismatched types
     id: "compiler-error-with-success",
-    pattern: [
-      "^[^\\s:]+:\\d+:\\d+: (?:fatal )?error: ",
-      "^[^\\s(]+\\(\\d+,\\d+\\): error TS\\d+: ",
-      "^[^\\s:]+:\\d+:\\d+ - error TS\\d+: ",
-      "^error\\[E\\d{4}\\]: ",
-      "^error: could not compile ",
-    ].join("|"),
+    pattern: atLineStart([
+      "[^\\s:]+:\\d+:\\d+: (?:fatal )?error: ",
+      "[^\\s(]+\\(\\d+,\\d+\\): error TS\\d+: ",
+      "[^\\s:]+:\\d+:\\d+ - error TS\\d+: ",
+      "error\\[E\\d{4}\\]: ",
+      "error: could not compile ",
+    ]),
     flags: "m",
     action: "context",
     message:
