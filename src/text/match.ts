@@ -1,0 +1,238 @@
+/**
+ * The string-replacement ladder behind the `edit` tool: exact ->
+ * escaped-literal recovery -> whitespace-insensitive whole-line match ->
+ * diagnostics. Pure: lines in, structured result out; the tool layer writes
+ * the model-facing wording and splices the result into the file with the
+ * original terminators.
+ *
+ * Input lines are line contents without terminators. old_string and
+ * new_string have "\r\n" read as "\n" first: a line's content never ends in
+ * "\r" (it belongs to the terminator), so a CRLF in old_string could never
+ * match, and new lines get the file's own terminators from the tool anyway.
+ *
+ * Replacement is by index (slices and concatenation), never
+ * `String.prototype.replace`, so `$&`, `$1`, `$$` in new_string stay literal.
+ */
+
+import { formatHash, lineHash } from "../hash/fnv.ts";
+import {
+  applyLineEdits,
+  editsChangeNothing,
+  findOccurrences,
+  type LineEdit,
+  spanLines,
+  spansToLineEdits,
+  type TextSpan,
+  textToLines,
+} from "./line-edits.ts";
+import { interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
+import { findWhitespaceInsensitive, fitIndentation } from "./match-fuzzy.ts";
+import { closestWindows, type WindowCandidate } from "./similarity.ts";
+
+/** Which rung of the ladder found the match. */
+export type MatchStrategy = "exact" | "escaped" | "fuzzy";
+
+/** Options of {@link findMatch} and {@link applyStringEdit}. */
+export interface MatchOptions {
+  /** Replace every exact (or escaped) match instead of requiring exactly one. */
+  readonly replaceAll?: boolean;
+}
+
+/** A line as the model addresses it: 1-based number and id text `N:hh`. */
+export interface LineRef {
+  readonly line: number;
+  readonly id: string;
+}
+
+/** A range of whole lines, 0-based, `end` exclusive. */
+export interface LineRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Most matches listed by line id; the rest are only counted. */
+export const MAX_LISTED_MATCHES = 50;
+
+/** Where old_string is (the ladder succeeded). */
+export interface MatchFound {
+  readonly kind: "found";
+  readonly strategy: MatchStrategy;
+  /** What was searched for: old_string with "\r\n" read as "\n" (and, for "escaped", its escapes read). */
+  readonly needle: string;
+  /** The lines each match touches, in file order. Exactly one for "fuzzy". */
+  readonly ranges: readonly LineRange[];
+  /** For "exact"/"escaped": each match as a text span; empty for "fuzzy". */
+  readonly spans: readonly TextSpan[];
+}
+
+/**
+ * Several matches and no licence to pick: "exact"/"escaped" without
+ * replaceAll, or any "fuzzy" (a whitespace-insensitive match is applied
+ * only when unique, so replaceAll does not resolve a fuzzy ambiguity).
+ */
+export interface MatchAmbiguous {
+  readonly kind: "ambiguous";
+  readonly strategy: MatchStrategy;
+  /** How many matches there are. */
+  readonly total: number;
+  /** The first line of each match, at most {@link MAX_LISTED_MATCHES}. */
+  readonly matches: readonly LineRef[];
+}
+
+/** old_string is nowhere, even ignoring whitespace: the closest windows instead. */
+export interface MatchMissing {
+  readonly kind: "no-match";
+  /** Best first, up to 3, each at least 25% similar; may be empty. */
+  readonly candidates: readonly WindowCandidate[];
+}
+
+/** The arguments cannot describe an edit (empty old_string). */
+export interface MatchInvalid {
+  readonly kind: "invalid";
+  readonly message: string;
+}
+
+/** What {@link findMatch} returns. */
+export type MatchResult = MatchFound | MatchAmbiguous | MatchMissing | MatchInvalid;
+
+/** The edit was found and changes the file. */
+export interface EditApplied {
+  readonly kind: "ok";
+  readonly strategy: MatchStrategy;
+  /** Sorted, non-overlapping whole-line edits in old-file coordinates. */
+  readonly edits: readonly LineEdit[];
+  /** The whole file afterwards (line contents). */
+  readonly lines: string[];
+  /** How many occurrences were replaced. */
+  readonly replacements: number;
+  /** The first line of each replaced match in the OLD file, at most {@link MAX_LISTED_MATCHES}. */
+  readonly matches: readonly LineRef[];
+  /** For "escaped" and "fuzzy": a sentence telling the model what was interpreted. */
+  readonly hint?: string;
+  /** For "escaped": new_string's literal escapes were read too (see `shouldInterpretNewString`). */
+  readonly newStringInterpreted: boolean;
+}
+
+/** The edit would not change the file. */
+export interface EditNoChange {
+  readonly kind: "no-change";
+  /** "same-strings": old_string equals new_string; "same-result": the replacement leaves the file as it was. */
+  readonly reason: "same-strings" | "same-result";
+}
+
+/** What {@link applyStringEdit} returns. */
+export type StringEditResult = EditApplied | EditNoChange | MatchAmbiguous | MatchMissing | MatchInvalid;
+
+/** Find old_string in `lines` with the ladder (see the module comment). */
+export function findMatch(lines: readonly string[], oldString: string, options: MatchOptions = {}): MatchResult {
+  return locate(lines, crlfToLf(oldString), options.replaceAll ?? false);
+}
+
+/**
+ * Replace old_string with new_string in `lines` using the ladder. On success
+ * returns whole-line edits (for splicing the original lines with their own
+ * terminators) and the resulting lines; otherwise why not, as data.
+ */
+export function applyStringEdit(
+  lines: readonly string[],
+  oldString: string,
+  newString: string,
+  options: MatchOptions = {},
+): StringEditResult {
+  const oldText = crlfToLf(oldString);
+  const newText = crlfToLf(newString);
+  if (oldText === "") return invalidEmpty();
+  if (oldText === newText) return { kind: "no-change", reason: "same-strings" };
+
+  const found = locate(lines, oldText, options.replaceAll ?? false);
+  if (found.kind !== "found") return found;
+
+  let edits: LineEdit[];
+  let newStringInterpreted = false;
+  let hint: string | undefined;
+  if (found.strategy === "fuzzy") {
+    const { start, end } = found.ranges[0];
+    const replacement = fitIndentation(textToLines(oldText), lines.slice(start, end), textToLines(newText));
+    edits = [{ start, end, lines: replacement }];
+    hint =
+      `old_string had no exact match; it matched lines ${start + 1}-${end} when whitespace is ignored. ` +
+      `Only those lines were replaced, with new_string's indentation fitted to the file.`;
+  } else if (found.strategy === "escaped") {
+    newStringInterpreted = shouldInterpretNewString(newText);
+    edits = spansToLineEdits(lines, found.spans, newStringInterpreted ? interpretEscapes(newText) : newText);
+    hint =
+      `old_string had no exact match; it matched after reading its literal \\n / \\t as real newlines / tabs` +
+      `${newStringInterpreted ? ", and new_string was read the same way" : ""}. Send real newlines and tabs.`;
+  } else {
+    edits = spansToLineEdits(lines, found.spans, newText);
+  }
+
+  if (editsChangeNothing(lines, edits)) return { kind: "no-change", reason: "same-result" };
+  return {
+    kind: "ok",
+    strategy: found.strategy,
+    edits,
+    lines: applyLineEdits(lines, edits),
+    replacements: found.ranges.length,
+    matches: listRefs(lines, found.ranges),
+    hint,
+    newStringInterpreted,
+  };
+}
+
+function locate(lines: readonly string[], needle: string, replaceAll: boolean): MatchResult {
+  if (needle === "") return invalidEmpty();
+
+  const exact = findOccurrences(lines, needle);
+  if (exact.length > 0) return decide("exact", lines, needle, exact, replaceAll);
+
+  const escaped = interpretEscapes(needle);
+  if (escaped !== needle) {
+    const spans = findOccurrences(lines, escaped);
+    if (spans.length > 0) return decide("escaped", lines, escaped, spans, replaceAll);
+  }
+
+  const needleLines = textToLines(needle);
+  const fuzzy = findWhitespaceInsensitive(lines, needleLines);
+  if (fuzzy.length === 1) {
+    const range = { start: fuzzy[0], end: fuzzy[0] + needleLines.length };
+    return { kind: "found", strategy: "fuzzy", needle, ranges: [range], spans: [] };
+  }
+  if (fuzzy.length > 1) {
+    const ranges = fuzzy.map((start) => ({ start, end: start + needleLines.length }));
+    return { kind: "ambiguous", strategy: "fuzzy", total: ranges.length, matches: listRefs(lines, ranges) };
+  }
+
+  // An over-escaped one-line old_string is best compared in the lines it meant.
+  const compared = escaped !== needle && !needle.includes("\n") ? textToLines(escaped) : needleLines;
+  return { kind: "no-match", candidates: closestWindows(lines, compared) };
+}
+
+function decide(
+  strategy: "exact" | "escaped",
+  lines: readonly string[],
+  needle: string,
+  spans: TextSpan[],
+  replaceAll: boolean,
+): MatchResult {
+  const ranges = spans.map(spanLines);
+  if (spans.length > 1 && !replaceAll) {
+    return { kind: "ambiguous", strategy, total: spans.length, matches: listRefs(lines, ranges) };
+  }
+  return { kind: "found", strategy, needle, ranges, spans };
+}
+
+function listRefs(lines: readonly string[], ranges: readonly LineRange[]): LineRef[] {
+  return ranges.slice(0, MAX_LISTED_MATCHES).map(({ start }) => ({
+    line: start + 1,
+    id: `${start + 1}:${formatHash(lineHash(lines[start]))}`,
+  }));
+}
+
+function crlfToLf(text: string): string {
+  return text.includes("\r\n") ? text.split("\r\n").join("\n") : text;
+}
+
+function invalidEmpty(): MatchInvalid {
+  return { kind: "invalid", message: "old_string is empty: it must be the exact text to replace" };
+}
