@@ -17,6 +17,15 @@ describe("parseShellMarkers", () => {
     });
   });
 
+  test("a cancelled command is a failure", () => {
+    expect(parseShellMarkers("partial\n[cancelled]")).toMatchObject({ cancelled: true, failed: true });
+  });
+
+  test("the exact trailer the bash tool prints (stderr section, markers, exit code last) is read", () => {
+    const text = "building\n[stderr]\nwarning: x\n[... 1024 bytes of output omitted ...]\nerror: y\n[timed out after 30000ms]\n[exit code: 124]";
+    expect(parseShellMarkers(text)).toMatchObject({ timedOut: "30000ms", exitCode: 124, failed: true });
+  });
+
   test("[status: ...] fails on a non-zero exit or a failure word, not otherwise", () => {
     expect(parseShellMarkers("[status: exited with code 1]")).toMatchObject({ status: "exited with code 1", statusExitCode: 1, failed: true });
     expect(parseShellMarkers("[status: completed (exit 0)]")).toMatchObject({ statusExitCode: 0, failed: false });

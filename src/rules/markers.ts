@@ -10,6 +10,8 @@ export interface ShellMarkers {
   readonly status?: string;
   /** An exit code found inside the status text, if any. */
   readonly statusExitCode?: number;
+  /** True for a `[cancelled]` marker (the caller aborted the command). */
+  readonly cancelled?: boolean;
   /** The text after `sandbox: ` of a `[sandbox: file access denied ...]` notice. */
   readonly sandboxDenied?: string;
   /** True when any marker says the command failed. */
@@ -27,6 +29,7 @@ const EXIT_CODE = /^\[exit code: (-?\d+)\]$/;
 const TIMED_OUT = /^\[timed out after ([^\]\n]*)\]$/;
 const SIGNAL = /^\[killed by signal: ([^\]\n]*)\]$/;
 const STATUS = /^\[status: ([^\]\n]*)\]$/;
+const CANCELLED = /^\[cancelled\]$/;
 const SANDBOX = /^\[sandbox: (file access denied[^\]\n]*)\]$/;
 // "exited with code 1", "exit code: 1", "exit 1", "exit=1", "exit status 2"
 const STATUS_EXIT = /\bexit(?:ed)?(?: with)?(?: code| status)?[:=]? ?(-?\d+)/i;
@@ -49,7 +52,7 @@ function trailerLines(text: string): string[] {
 /**
  * Parse the failure markers a shell tool appends as its final lines:
  * `[exit code: N]`, `[timed out after ...]`, `[killed by signal: S]`,
- * `[status: ...]` and `[sandbox: file access denied ...]`. Only the trailing
+ * `[cancelled]`, `[status: ...]` and `[sandbox: file access denied ...]`. Only the trailing
  * run of bracketed lines counts; see the note on quoted markers above.
  */
 export function parseShellMarkers(text: string): ShellMarkers {
@@ -59,6 +62,7 @@ export function parseShellMarkers(text: string): ShellMarkers {
   let status: string | undefined;
   let statusExitCode: number | undefined;
   let sandboxDenied: string | undefined;
+  let cancelled: boolean | undefined;
   let statusFailed = false;
   // Walked last-first, so the first hit of each kind is the last one printed.
   for (const line of trailerLines(text)) {
@@ -67,6 +71,7 @@ export function parseShellMarkers(text: string): ShellMarkers {
     else if ((m = TIMED_OUT.exec(line))) timedOut ??= m[1];
     else if ((m = SIGNAL.exec(line))) signal ??= m[1];
     else if ((m = SANDBOX.exec(line))) sandboxDenied ??= m[1];
+    else if (CANCELLED.test(line)) cancelled = true;
     else if ((m = STATUS.exec(line)) && status === undefined) {
       status = m[1];
       const code = STATUS_EXIT.exec(status);
@@ -79,8 +84,9 @@ export function parseShellMarkers(text: string): ShellMarkers {
     timedOut !== undefined ||
     signal !== undefined ||
     sandboxDenied !== undefined ||
+    cancelled === true ||
     statusFailed;
-  return { exitCode, timedOut, signal, status, statusExitCode, sandboxDenied, failed };
+  return { exitCode, timedOut, signal, status, statusExitCode, cancelled, sandboxDenied, failed };
 }
 
 /** True when `text` ends with a shell marker that reports a failure (see {@link parseShellMarkers}). */
