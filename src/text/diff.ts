@@ -1,0 +1,294 @@
+/**
+ * Line diffs for edit and write results. Context and added lines carry the
+ * FRESH ids of the new file and removed lines their OLD ids, so the model can
+ * chain its next edit without another view.
+ *
+ * Rendered format (one line each; the id is `N:hh` as in `view`):
+ *
+ *     @@ -12,3 +12,4 @@          unified hunk header (old start,count new start,count)
+ *       12:a3|context            two spaces, NEW id, "|", content
+ *     - 13:5f|removed            "- ", OLD id, "|", content
+ *     + 13:c2|added              "+ ", NEW id, "|", content
+ *     ~ too large to diff: ...   a change too big to diff line by line (counts and ranges only)
+ *
+ * Followed, when the output was capped, by one note saying how many diff
+ * lines were left out and which lines of the new file to view.
+ */
+
+import { formatHash, lineHash } from "../hash/fnv.ts";
+import { type ChangeBlock, myersDiff } from "./diff-myers.ts";
+import type { LineEdit } from "./line-edits.ts";
+
+/** One line of a hunk. Line numbers are 1-based. */
+export type DiffLine =
+  | { readonly kind: "context"; readonly text: string; readonly oldLine: number; readonly newLine: number }
+  | { readonly kind: "removed"; readonly text: string; readonly oldLine: number }
+  | { readonly kind: "added"; readonly text: string; readonly newLine: number }
+  /** A change too large to diff: old lines `oldLine..+removed` became new lines `newLine..+added`. */
+  | {
+      readonly kind: "elided";
+      readonly oldLine: number;
+      readonly removed: number;
+      readonly newLine: number;
+      readonly added: number;
+    };
+
+/**
+ * A run of changes with its context. `oldStart`/`newStart` are the 1-based
+ * first line of each side's range (when a count is 0, the line the range
+ * sits before).
+ */
+export interface DiffHunk {
+  readonly oldStart: number;
+  readonly oldCount: number;
+  readonly newStart: number;
+  readonly newCount: number;
+  readonly lines: readonly DiffLine[];
+}
+
+/** Options of {@link diffLines} and {@link diffFromEdits}. */
+export interface DiffOptions {
+  /** Unchanged lines shown around each change (default 2). */
+  readonly context?: number;
+  /**
+   * Work budget of the line-by-line diff, in line comparisons (default 20M).
+   * A changed region that needs more is reported as one "elided" change.
+   */
+  readonly maxCost?: number;
+}
+
+const DEFAULT_CONTEXT = 2;
+const DEFAULT_MAX_COST = 20_000_000;
+/** Bounds the O(D²) trace memory of the Myers search. */
+const MAX_DIFFERENCES = 2000;
+
+interface Block extends ChangeBlock {
+  readonly tooLarge?: boolean;
+}
+
+/** Diff two versions of a file (e.g. for `write`): common prefix/suffix, then Myers within a budget. */
+export function diffLines(
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  options: DiffOptions = {},
+): DiffHunk[] {
+  const blocks = diffRange(oldLines, 0, oldLines.length, newLines, 0, newLines.length, maxCost(options));
+  return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
+}
+
+/**
+ * Diff when the changed ranges are known (e.g. the edits of `applyStringEdit`):
+ * only the edited regions are compared, so the cost is independent of the
+ * file size. `newLines` must be `applyLineEdits(oldLines, edits)`.
+ */
+export function diffFromEdits(
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  edits: readonly LineEdit[],
+  options: DiffOptions = {},
+): DiffHunk[] {
+  const blocks: Block[] = [];
+  let shift = 0;
+  for (const edit of edits) {
+    const bStart = edit.start + shift;
+    const bEnd = bStart + edit.lines.length;
+    blocks.push(...diffRange(oldLines, edit.start, edit.end, newLines, bStart, bEnd, maxCost(options)));
+    shift += edit.lines.length - (edit.end - edit.start);
+  }
+  if (oldLines.length + shift !== newLines.length) {
+    throw new RangeError(
+      `edits do not turn ${oldLines.length} lines into ${newLines.length}: they add ${shift} lines`,
+    );
+  }
+  return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
+}
+
+/** Options of {@link renderDiff}. */
+export interface RenderDiffOptions {
+  /** Most output lines (hunk headers included) before the rest is left out with a note (default 200). */
+  readonly maxLines?: number;
+  /** Longest line content shown; longer content is cut with a marker (default: no limit). */
+  readonly maxLineChars?: number;
+  /** Words the note about left-out lines; the default names the new-file lines to view. */
+  readonly omittedNote?: (omitted: OmittedLines) => string;
+}
+
+/** What a capped {@link renderDiff} left out. */
+export interface OmittedLines {
+  /** Diff lines (headers not counted) not shown. */
+  readonly lines: number;
+  /** 1-based new-file range holding the rest of the changes; `toLine < fromLine` when only removals are left. */
+  readonly fromLine: number;
+  readonly toLine: number;
+}
+
+/** Render hunks in the format of the module comment. "" for no hunks. */
+export function renderDiff(hunks: readonly DiffHunk[], options: RenderDiffOptions = {}): string {
+  const maxLines = Math.max(2, options.maxLines ?? 200);
+  const maxChars = options.maxLineChars ?? Number.POSITIVE_INFINITY;
+  const out: string[] = [];
+  for (let h = 0; h < hunks.length; h++) {
+    const hunk = hunks[h];
+    if (out.length >= maxLines) return capped(out, hunks, h, 0, hunk.newStart, options);
+    out.push(header(hunk));
+    let nextNew = hunk.newStart;
+    for (let i = 0; i < hunk.lines.length; i++) {
+      const line = hunk.lines[i];
+      if (out.length >= maxLines) return capped(out, hunks, h, i, nextNew, options);
+      out.push(renderLine(line, maxChars));
+      if (line.kind === "context" || line.kind === "added") nextNew = line.newLine + 1;
+      else if (line.kind === "elided") nextNew = line.newLine + line.added;
+    }
+  }
+  return out.join("\n");
+}
+
+function capped(
+  out: string[],
+  hunks: readonly DiffHunk[],
+  hunk: number,
+  line: number,
+  fromLine: number,
+  options: RenderDiffOptions,
+): string {
+  let left = hunks[hunk].lines.length - line;
+  for (let h = hunk + 1; h < hunks.length; h++) left += hunks[h].lines.length;
+  const last = hunks[hunks.length - 1];
+  const omitted = { lines: left, fromLine, toLine: last.newStart + last.newCount - 1 };
+  out.push((options.omittedNote ?? defaultNote)(omitted));
+  return out.join("\n");
+}
+
+function defaultNote({ lines, fromLine, toLine }: OmittedLines): string {
+  const more = `… ${lines} more diff line${lines === 1 ? "" : "s"} not shown`;
+  return toLine >= fromLine
+    ? `${more}; view lines ${fromLine}-${toLine} to see the current text and ids`
+    : `${more} (removed lines only)`;
+}
+
+function header(hunk: DiffHunk): string {
+  const side = (start: number, count: number) => `${count === 0 ? start - 1 : start},${count}`;
+  return `@@ -${side(hunk.oldStart, hunk.oldCount)} +${side(hunk.newStart, hunk.newCount)} @@`;
+}
+
+function renderLine(line: DiffLine, maxChars: number): string {
+  switch (line.kind) {
+    case "context":
+      return `  ${idOf(line.newLine, line.text)}|${cut(line.text, maxChars)}`;
+    case "removed":
+      return `- ${idOf(line.oldLine, line.text)}|${cut(line.text, maxChars)}`;
+    case "added":
+      return `+ ${idOf(line.newLine, line.text)}|${cut(line.text, maxChars)}`;
+    case "elided":
+      return (
+        `~ too large to diff: ${span("old", line.oldLine, line.removed)} replaced by ` +
+        `${span("new", line.newLine, line.added)}; view the new lines to see them and their ids`
+      );
+  }
+}
+
+function span(side: string, start: number, count: number): string {
+  if (count === 0) return `no ${side} lines`;
+  return `${count} ${side} line${count === 1 ? "" : "s"} (${start}-${start + count - 1})`;
+}
+
+function idOf(n: number, text: string): string {
+  return `${n}:${formatHash(lineHash(text))}`;
+}
+
+function cut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let end = Math.max(0, Math.floor(maxChars));
+  const code = text.charCodeAt(end - 1);
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
+  return `${text.slice(0, end)}… [line truncated: ${text.length} chars total]`;
+}
+
+function contextOf(options: DiffOptions): number {
+  return Math.max(0, Math.floor(options.context ?? DEFAULT_CONTEXT));
+}
+
+function maxCost(options: DiffOptions): number {
+  return options.maxCost ?? DEFAULT_MAX_COST;
+}
+
+/** Change blocks between `a[aLo, aHi)` and `b[bLo, bHi)`, in whole-file coordinates. */
+function diffRange(
+  a: readonly string[],
+  aLo: number,
+  aHi: number,
+  b: readonly string[],
+  bLo: number,
+  bHi: number,
+  cost: number,
+): Block[] {
+  while (aLo < aHi && bLo < bHi && a[aLo] === b[bLo]) {
+    aLo++;
+    bLo++;
+  }
+  while (aHi > aLo && bHi > bLo && a[aHi - 1] === b[bHi - 1]) {
+    aHi--;
+    bHi--;
+  }
+  if (aLo === aHi && bLo === bHi) return [];
+  if (aLo === aHi || bLo === bHi) return [{ aStart: aLo, aEnd: aHi, bStart: bLo, bEnd: bHi }];
+
+  const ids = new Map<string, number>();
+  const intern = (line: string): number => {
+    let id = ids.get(line);
+    if (id === undefined) ids.set(line, (id = ids.size));
+    return id;
+  };
+  const x = Int32Array.from({ length: aHi - aLo }, (_, i) => intern(a[aLo + i]));
+  const y = Int32Array.from({ length: bHi - bLo }, (_, i) => intern(b[bLo + i]));
+  const total = x.length + y.length;
+  const blocks = myersDiff(x, y, Math.min(MAX_DIFFERENCES, Math.floor(cost / total)));
+  if (blocks === undefined) return [{ aStart: aLo, aEnd: aHi, bStart: bLo, bEnd: bHi, tooLarge: true }];
+  return blocks.map((k) => ({ aStart: k.aStart + aLo, aEnd: k.aEnd + aLo, bStart: k.bStart + bLo, bEnd: k.bEnd + bLo }));
+}
+
+/** Group sorted change blocks into hunks with `context` unchanged lines around them. */
+function hunksFromBlocks(
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  blocks: readonly Block[],
+  context: number,
+): DiffHunk[] {
+  const hunks: DiffHunk[] = [];
+  let i = 0;
+  while (i < blocks.length) {
+    let j = i;
+    while (j + 1 < blocks.length && blocks[j + 1].aStart - blocks[j].aEnd <= 2 * context) j++;
+    const lead = Math.min(context, blocks[i].aStart, blocks[i].bStart);
+    const lines: DiffLine[] = [];
+    const oldFrom = blocks[i].aStart - lead;
+    const newFrom = blocks[i].bStart - lead;
+    let a = oldFrom;
+    let b = newFrom;
+    for (let k = i; k <= j; k++) {
+      const block = blocks[k];
+      for (; a < block.aStart; a++, b++) lines.push({ kind: "context", text: newLines[b], oldLine: a + 1, newLine: b + 1 });
+      if (block.tooLarge) {
+        lines.push({
+          kind: "elided",
+          oldLine: block.aStart + 1,
+          removed: block.aEnd - block.aStart,
+          newLine: block.bStart + 1,
+          added: block.bEnd - block.bStart,
+        });
+      } else {
+        for (let r = block.aStart; r < block.aEnd; r++) lines.push({ kind: "removed", text: oldLines[r], oldLine: r + 1 });
+        for (let s = block.bStart; s < block.bEnd; s++) lines.push({ kind: "added", text: newLines[s], newLine: s + 1 });
+      }
+      a = block.aEnd;
+      b = block.bEnd;
+    }
+    const trail = Math.min(context, oldLines.length - a, newLines.length - b);
+    for (let t = 0; t < trail; t++, a++, b++) {
+      lines.push({ kind: "context", text: newLines[b], oldLine: a + 1, newLine: b + 1 });
+    }
+    hunks.push({ oldStart: oldFrom + 1, oldCount: a - oldFrom, newStart: newFrom + 1, newCount: b - newFrom, lines });
+    i = j + 1;
+  }
+  return hunks;
+}
