@@ -17,7 +17,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const ASC_FLAGS = [
   "--optimizeLevel", "3",
   "--shrinkLevel", "0",
-  "--converge",
   "--noAssert",
   "--runtime", "stub",
   "--enable", "simd",

@@ -7,6 +7,6 @@
 import { readFile } from "node:fs/promises";
 
 /** The bytes of wasm/fnv.wasm, resolved relative to this source file. */
-export async function readWasmBytes(): Promise<Uint8Array> {
+export async function readWasmBytes(): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await readFile(new URL("../../wasm/fnv.wasm", import.meta.url)));
 }
