@@ -7,13 +7,23 @@ import { applyStringEdit } from "../src/text/match.ts";
 
 const id = (n: number, text: string) => `${n}:${formatHash(lineHash(text))}`;
 
-/** Rebuild the new file from the old one and the hunks alone (a patch). */
-function patch(oldLines: readonly string[], hunks: readonly DiffHunk[]): string[] {
+/**
+ * Rebuild the new file from the old one and the hunks (a patch). An elided
+ * change carries only ranges, so its new lines are taken from `newLines`.
+ */
+function patch(oldLines: readonly string[], hunks: readonly DiffHunk[], newLines?: readonly string[]): string[] {
   const out: string[] = [];
   let next = 0; // next old line (0-based) not yet copied
   for (const hunk of hunks) {
     for (const line of hunk.lines) {
-      if (line.kind === "elided") throw new Error("cannot patch an elided change");
+      if (line.kind === "elided") {
+        if (newLines === undefined) throw new Error("cannot patch an elided change");
+        while (next < line.oldLine - 1) out.push(oldLines[next++]);
+        expect(out.length).toBe(line.newLine - 1);
+        out.push(...newLines.slice(line.newLine - 1, line.newLine - 1 + line.added));
+        next += line.removed;
+        continue;
+      }
       if (line.kind === "added") {
         out.push(line.text);
         continue;
@@ -154,6 +164,31 @@ describe("diffLines", () => {
         const hunks = diffLines(a, b);
         expect(patch(a, hunks)).toEqual(b);
         expect(changed(hunks)).toBe(a.length + b.length - 2 * lcsLength(a, b));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test("a big region with scattered changes is split at unique lines instead of elided", () => {
+    const a = Array.from({ length: 3000 }, (_, i) => `line ${i}`);
+    const b = a.map((l, i) => (i % 50 === 25 ? `${l} changed` : l));
+    const hunks = diffLines(a, b, { maxCost: 50_000 });
+    expect(hunks.flatMap((h) => h.lines).some((l) => l.kind === "elided")).toBe(false);
+    expect(patch(a, hunks)).toEqual(b);
+    expect(changed(hunks)).toBe(120);
+  });
+
+  test("whatever the budget, the hunks (elided parts included) describe the new file exactly", () => {
+    const line = fc.nat(30).map((n) => `L${n}`);
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 60 }), fc.array(line, { maxLength: 60 }), fc.nat(400), (a, b, maxCost) => {
+        const hunks = diffLines(a, b, { maxCost });
+        expect(patch(a, hunks, b)).toEqual(b);
+        for (const h of hunks) {
+          const sizes = h.lines.map((l) => (l.kind === "elided" ? [l.removed, l.added] : l.kind === "context" ? [1, 1] : l.kind === "removed" ? [1, 0] : [0, 1]));
+          expect(sizes.reduce((n, [o]) => n + o, 0)).toBe(h.oldCount);
+          expect(sizes.reduce((n, [, w]) => n + w, 0)).toBe(h.newCount);
+        }
       }),
       { numRuns: 500 },
     );

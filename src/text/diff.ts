@@ -61,18 +61,25 @@ const DEFAULT_CONTEXT = 2;
 const DEFAULT_MAX_COST = 20_000_000;
 /** Bounds the O(D²) trace memory of the Myers search. */
 const MAX_DIFFERENCES = 2000;
+/** Bounds the recursion (and repeated scans) of splitting at unique lines. */
+const MAX_ANCHOR_DEPTH = 32;
 
 interface Block extends ChangeBlock {
   readonly tooLarge?: boolean;
 }
 
-/** Diff two versions of a file (e.g. for `write`): common prefix/suffix, then Myers within a budget. */
+/**
+ * Diff two versions of a file (e.g. for `write`): common prefix/suffix cut,
+ * then Myers (minimal) when it fits the budget, else split at lines unique on
+ * both sides first; a region that still does not fit is one "elided" change.
+ */
 export function diffLines(
   oldLines: readonly string[],
   newLines: readonly string[],
   options: DiffOptions = {},
 ): DiffHunk[] {
-  const blocks = diffRange(oldLines, 0, oldLines.length, newLines, 0, newLines.length, maxCost(options));
+  const budget = { left: maxCost(options) };
+  const blocks = diffRange(oldLines, 0, oldLines.length, newLines, 0, newLines.length, budget);
   return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
 }
 
@@ -88,11 +95,12 @@ export function diffFromEdits(
   options: DiffOptions = {},
 ): DiffHunk[] {
   const blocks: Block[] = [];
+  const budget = { left: maxCost(options) };
   let shift = 0;
   for (const edit of edits) {
     const bStart = edit.start + shift;
     const bEnd = bStart + edit.lines.length;
-    blocks.push(...diffRange(oldLines, edit.start, edit.end, newLines, bStart, bEnd, maxCost(options)));
+    blocks.push(...diffRange(oldLines, edit.start, edit.end, newLines, bStart, bEnd, budget));
     shift += edit.lines.length - (edit.end - edit.start);
   }
   if (oldLines.length + shift !== newLines.length) {
@@ -212,7 +220,14 @@ function maxCost(options: DiffOptions): number {
   return options.maxCost ?? DEFAULT_MAX_COST;
 }
 
-/** Change blocks between `a[aLo, aHi)` and `b[bLo, bHi)`, in whole-file coordinates. */
+/**
+ * Change blocks between `a[aLo, aHi)` and `b[bLo, bHi)`, in whole-file
+ * coordinates. Common prefix and suffix are cut first. A region too big for
+ * an exact diff within the budget is split at lines that occur exactly once
+ * on each side (patience anchors) and each gap is diffed on its own; what
+ * still does not fit is one "tooLarge" block. `budget.left` is shared by the
+ * whole diff and shrinks with every search.
+ */
 function diffRange(
   a: readonly string[],
   aLo: number,
@@ -220,7 +235,8 @@ function diffRange(
   b: readonly string[],
   bLo: number,
   bHi: number,
-  cost: number,
+  budget: { left: number },
+  depth = 0,
 ): Block[] {
   while (aLo < aHi && bLo < bHi && a[aLo] === b[bLo]) {
     aLo++;
@@ -233,6 +249,25 @@ function diffRange(
   if (aLo === aHi && bLo === bHi) return [];
   if (aLo === aHi || bLo === bHi) return [{ aStart: aLo, aEnd: aHi, bStart: bLo, bEnd: bHi }];
 
+  const total = aHi - aLo + (bHi - bLo);
+  if (total * Math.min(total, MAX_DIFFERENCES) > budget.left && depth < MAX_ANCHOR_DEPTH) {
+    const anchors = uniqueAnchors(a, aLo, aHi, b, bLo, bHi);
+    if (anchors.length > 0) {
+      const blocks: Block[] = [];
+      let pa = aLo;
+      let pb = bLo;
+      for (const [x, y] of anchors) {
+        blocks.push(...diffRange(a, pa, x, b, pb, y, budget, depth + 1));
+        pa = x + 1;
+        pb = y + 1;
+      }
+      blocks.push(...diffRange(a, pa, aHi, b, pb, bHi, budget, depth + 1));
+      return blocks;
+    }
+  }
+
+  const maxD = Math.min(MAX_DIFFERENCES, Math.floor(budget.left / total));
+  if (maxD <= 0) return [{ aStart: aLo, aEnd: aHi, bStart: bLo, bEnd: bHi, tooLarge: true }];
   const ids = new Map<string, number>();
   const intern = (line: string): number => {
     let id = ids.get(line);
@@ -241,10 +276,68 @@ function diffRange(
   };
   const x = Int32Array.from({ length: aHi - aLo }, (_, i) => intern(a[aLo + i]));
   const y = Int32Array.from({ length: bHi - bLo }, (_, i) => intern(b[bLo + i]));
-  const total = x.length + y.length;
-  const blocks = myersDiff(x, y, Math.min(MAX_DIFFERENCES, Math.floor(cost / total)));
+  const blocks = myersDiff(x, y, maxD);
+  let used = maxD;
+  if (blocks !== undefined) {
+    used = 0;
+    for (const k of blocks) used += k.aEnd - k.aStart + (k.bEnd - k.bStart);
+  }
+  budget.left -= total * Math.max(1, used);
   if (blocks === undefined) return [{ aStart: aLo, aEnd: aHi, bStart: bLo, bEnd: bHi, tooLarge: true }];
   return blocks.map((k) => ({ aStart: k.aStart + aLo, aEnd: k.aEnd + aLo, bStart: k.bStart + bLo, bEnd: k.bEnd + bLo }));
+}
+
+/**
+ * Pairs `[i, j]` with `a[i] === b[j]` for lines that occur exactly once in
+ * each range, longest run in order on both sides (patience diff's anchors).
+ */
+function uniqueAnchors(
+  a: readonly string[],
+  aLo: number,
+  aHi: number,
+  b: readonly string[],
+  bLo: number,
+  bHi: number,
+): [number, number][] {
+  const seen = new Map<string, { inA: number; atA: number; inB: number; atB: number }>();
+  for (let i = aLo; i < aHi; i++) {
+    const entry = seen.get(a[i]);
+    if (entry) entry.inA++;
+    else seen.set(a[i], { inA: 1, atA: i, inB: 0, atB: -1 });
+  }
+  for (let j = bLo; j < bHi; j++) {
+    const entry = seen.get(b[j]);
+    if (entry !== undefined) {
+      entry.inB++;
+      entry.atB = j;
+    }
+  }
+  const pairs: [number, number][] = [];
+  for (const entry of seen.values()) {
+    if (entry.inA === 1 && entry.inB === 1) pairs.push([entry.atA, entry.atB]);
+  }
+  pairs.sort((p, q) => p[0] - q[0]);
+  return longestIncreasingByB(pairs);
+}
+
+/** The longest subsequence of `pairs` (sorted by first) whose seconds increase: O(n log n). */
+function longestIncreasingByB(pairs: readonly [number, number][]): [number, number][] {
+  const tails: number[] = []; // tails[k]: index in pairs ending the best run of length k+1
+  const previous = new Int32Array(pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pairs[tails[mid]][1] < pairs[i][1]) lo = mid + 1;
+      else hi = mid;
+    }
+    previous[i] = lo > 0 ? tails[lo - 1] : -1;
+    tails[lo] = i;
+  }
+  const run: [number, number][] = new Array(tails.length);
+  for (let k = tails.length - 1, i = tails[tails.length - 1]; k >= 0; k--, i = previous[i]) run[k] = pairs[i];
+  return run;
 }
 
 /** Group sorted change blocks into hunks with `context` unchanged lines around them. */
