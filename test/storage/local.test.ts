@@ -202,7 +202,8 @@ describe("local: files on disk", () => {
   });
 
   test("overwriting keeps the file's mode", async () => {
-    for (const mode of [0o640, 0o755, 0o600]) {
+    // 0o666 and 0o775 have bits a 022 umask would strip from a fresh file.
+    for (const mode of [0o640, 0o755, 0o600, 0o666, 0o775]) {
       await storage.write("f.sh", text("one"));
       await fs.chmod(join(root, "f.sh"), mode);
       await storage.write("f.sh", text(`mode ${mode}`));
@@ -310,12 +311,12 @@ test("local: create-if-absent has exactly one winner across processes", async ()
     const processes = 4;
     const paths = 20;
     const script = join(import.meta.dir, "fixtures", "create-if-absent.ts");
-    const startAt = String(Date.now() + 500);
+    const barrier = await tempBase();
     const runs = Array.from(
       { length: processes },
       (_, id) =>
         new Promise<string[]>((resolve, reject) => {
-          const child = spawn(process.execPath, [script, root, String(id), String(paths), startAt], { stdio: ["ignore", "pipe", "inherit"] });
+          const child = spawn(process.execPath, [script, root, barrier, String(id), String(paths), String(processes)], { stdio: ["ignore", "pipe", "inherit"] });
           let out = "";
           child.stdout.on("data", (chunk) => (out += chunk));
           child.on("error", reject);
@@ -328,6 +329,7 @@ test("local: create-if-absent has exactly one winner across processes", async ()
     for (let i = 0; i < paths; i++) {
       expect(await fs.readFile(join(root, `p${String(i).padStart(2, "0")}`), "utf8")).toMatch(/^process \d writes p\d\d$/);
     }
+    await fs.rm(barrier, { recursive: true, force: true });
   } finally {
     await fs.rm(root, { recursive: true, force: true });
   }

@@ -1,0 +1,143 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { FsError } from "../../src/storage/errors.ts";
+import { baseName, childPath, normalizeWorkspacePath, parentPath } from "../../src/storage/path.ts";
+
+function refusal(input: string): string {
+  try {
+    normalizeWorkspacePath(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(FsError);
+    expect((error as FsError).code).toBe("FS_INVALID_PATH");
+    expect((error as FsError).path).toBe(input);
+    return (error as FsError).message;
+  }
+  throw new Error(`accepted: ${JSON.stringify(input)}`);
+}
+
+/** Reference model: walk the segments, refuse the first climb above the root. */
+function model(input: string): string | null {
+  const stack: string[] = [];
+  for (const segment of input.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      if (stack.length === 0) return null;
+      stack.pop();
+    } else stack.push(segment);
+  }
+  return stack.join("/");
+}
+
+describe("normalizeWorkspacePath", () => {
+  const accepted: Array<[string, string]> = [
+    ["", ""],
+    [".", ""],
+    ["/", ""],
+    ["./", ""],
+    ["//", ""],
+    ["src/a.ts", "src/a.ts"],
+    ["/src/a.ts", "src/a.ts"],
+    ["///src//a.ts", "src/a.ts"],
+    ["src/./a.ts", "src/a.ts"],
+    ["src/a.ts/", "src/a.ts"],
+    ["a/../b", "b"],
+    ["a/b/../../c", "c"],
+    ["a/..", ""],
+    ["...", "..."],
+    [".hidden", ".hidden"],
+    ["a..b/..c", "a..b/..c"],
+    ["%2e%2e/%2e%2e", "%2e%2e/%2e%2e"],
+    ["\u2024\u2024/\uff0e\uff0e/a\u2215b", "\u2024\u2024/\uff0e\uff0e/a\u2215b"],
+    ["caf\u00e9/cafe\u0301", "caf\u00e9/cafe\u0301"], // no Unicode normalisation: two distinct names
+    ["emoji/🚀.txt", "emoji/🚀.txt"],
+    ["a:b/c:", "a:b/c:"],
+    ["name with spaces /x", "name with spaces /x"],
+  ];
+  for (const [input, expected] of accepted) {
+    test(`accepts ${JSON.stringify(input)} as ${JSON.stringify(expected)}`, () => {
+      expect(normalizeWorkspacePath(input)).toBe(expected);
+    });
+  }
+
+  const refused: Array<[string, string]> = [
+    ["..", "escapes the workspace root"],
+    ["/../x", "escapes the workspace root"],
+    ["a/../../a/b", "escapes the workspace root"],
+    ["a/b/../../..", "escapes the workspace root"],
+    ["a\\b", "backslash"],
+    ["..\\..\\x", "backslash"],
+    ["C:/x", "Windows drive"],
+    ["/c:", "Windows drive"],
+    ["a\u0000", "NUL or control"],
+    ["a\u001fb", "NUL or control"],
+    ["a\u007fb", "NUL or control"],
+    ["\ud83d", "lone UTF-16 surrogate"],
+    ["x".repeat(256), "segment longer than 255 bytes"],
+    ["\u4e16".repeat(86), "segment longer than 255 bytes"], // 258 bytes in 86 characters
+    ["a/".repeat(2048) + "a", "longer than 4096 bytes"],
+  ];
+  for (const [input, reason] of refused) {
+    test(`refuses ${JSON.stringify(input.length > 30 ? input.slice(0, 30) + "..." : input)}: ${reason}`, () => {
+      expect(refusal(input)).toContain(reason);
+    });
+  }
+
+  test("size limits are inclusive", () => {
+    expect(normalizeWorkspacePath("x".repeat(255))).toBe("x".repeat(255));
+    const longest = ("a".repeat(255) + "/").repeat(16);
+    expect(new TextEncoder().encode(longest).length).toBe(4096);
+    expect(normalizeWorkspacePath(longest)).toBe(longest.slice(0, -1));
+  });
+
+  test("a non-string is refused", () => {
+    expect(() => normalizeWorkspacePath(undefined as unknown as string)).toThrow(FsError);
+  });
+
+  test("agrees with a segment-walk model on dot-heavy paths", () => {
+    const segment = fc.constantFrom("a", "b", "..", ".", "", "...", "\u2024\u2024", "\uff0e\uff0e", "%2e%2e", "é");
+    const path = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 12 }), fc.boolean()).map(
+      ([lead, segments, trail]) => `${lead ? "/" : ""}${segments.join("/")}${trail ? "/" : ""}`,
+    );
+    fc.assert(
+      fc.property(path, (input) => {
+        const expected = model(input);
+        if (expected === null) expect(refusal(input)).toContain("escapes");
+        else expect(normalizeWorkspacePath(input)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("any accepted result is canonical, inside the root and a fixed point", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme-ascii", maxLength: 40 }), fc.string({ unit: "binary", maxLength: 20 }), (a, b) => {
+        for (const input of [a, b, `${a}/${b}`, `${a}/../${b}`]) {
+          let out: string;
+          try {
+            out = normalizeWorkspacePath(input);
+          } catch (error) {
+            expect((error as FsError).code).toBe("FS_INVALID_PATH");
+            continue;
+          }
+          const segments = out === "" ? [] : out.split("/");
+          for (const s of segments) expect(s === "" || s === "." || s === "..").toBe(false);
+          expect(out.includes("\\")).toBe(false);
+          expect(normalizeWorkspacePath(out)).toBe(out);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe("path helpers", () => {
+  test("parentPath, baseName and childPath", () => {
+    expect(parentPath("a/b/c")).toBe("a/b");
+    expect(parentPath("a")).toBe("");
+    expect(parentPath("")).toBe("");
+    expect(baseName("a/b/c")).toBe("c");
+    expect(baseName("a")).toBe("a");
+    expect(childPath("", "a")).toBe("a");
+    expect(childPath("a/b", "c")).toBe("a/b/c");
+  });
+});
