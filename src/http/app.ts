@@ -1,0 +1,134 @@
+/**
+ * The HTTP host: one Hono app for every runtime (Bun, Deno, Cloudflare
+ * Workers). Entries only choose storage, auth and how to serve `app.fetch`.
+ *
+ * Routes: `GET /healthz`, `GET /openapi.json` (no auth), `GET /v1/tools`,
+ * `POST /v1/tools/:name`, `/mcp` (bearer auth unless auth is `none`).
+ * Every route is behind the Host/Origin check.
+ */
+import { Hono } from "hono";
+import { isCodedError } from "../errors.ts";
+import type { LineHasher } from "../hash/types.ts";
+import { createPipeline, type Pipeline } from "../pipeline/mod.ts";
+import type { ObservationStore } from "../policy/types.ts";
+import type { Storage } from "../storage/types.ts";
+import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
+import { createAuthenticator, type AuthOptions } from "./auth.ts";
+import { createToolHost, type HttpCallInfo } from "./host.ts";
+import type { HostPolicy } from "./hosts.ts";
+import { mountMcp, type McpOptions } from "./mcp.ts";
+import { hostGuard, limitBody, requireAuth, type AppEnv } from "./middleware.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { errorResponse, statusForCode } from "./responses.ts";
+import { mountRest } from "./rest.ts";
+
+/** Request-size and time bounds, plus the per-call tool limits. */
+export interface HttpLimits extends Partial<ToolLimits> {
+  /** Largest request body in bytes (default 8 MiB); larger is 413 LIMIT_EXCEEDED. */
+  readonly maxBodyBytes?: number;
+  /** Time limit per tool call in ms (default 60 000); 0 means none. */
+  readonly callTimeoutMs?: number;
+}
+
+/** Default {@link HttpLimits.maxBodyBytes}: 8 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Default {@link HttpLimits.callTimeoutMs}: one minute. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/** Everything {@link createApp} needs. Give exactly one of `tools` and `pipeline`. */
+export interface AppOptions extends HostPolicy {
+  /** The tools; a pipeline is built over them with no listeners. */
+  readonly tools?: readonly ToolDef[];
+  /** A prebuilt pipeline (e.g. with the rule engine registered as a listener). */
+  readonly pipeline?: Pipeline;
+  readonly auth: AuthOptions;
+  /**
+   * The storage of a workspace (a token maps to one; local mode has one).
+   * The app guards what it returns (path normalisation and containment), so
+   * a raw provider is fine; a CodedError it throws keeps its code.
+   */
+  storageFor(workspace: string): Storage | Promise<Storage>;
+  readonly observations: ObservationStore;
+  readonly hasher: LineHasher;
+  readonly limits?: HttpLimits;
+  /** Reported by `/healthz`, MCP initialize and `/openapi.json`. */
+  readonly version: string;
+  readonly mcp?: McpOptions;
+  /** Log hook, once per finished tool call (REST or MCP). Errors it throws are ignored. */
+  readonly onCall?: (info: HttpCallInfo) => void;
+  /** Log hook for unexpected failures answered with 500. Errors it throws are ignored. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Build the app. Throws on inconsistent options (no tools, bad token table, bad host entries). */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  if (!options.tools === !options.pipeline) throw new Error("createApp: give exactly one of `tools` and `pipeline`");
+  const limits = options.limits ?? {};
+  const maxBodyBytes = positive(limits.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, "maxBodyBytes");
+  const callTimeoutMs = limits.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  if (!(callTimeoutMs >= 0)) throw new Error("createApp: callTimeoutMs must be 0 (none) or positive");
+  const toolLimits: ToolLimits = {
+    maxFileBytes: limits.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
+    maxViewLines: limits.maxViewLines ?? DEFAULT_LIMITS.maxViewLines,
+    maxOutputBytes: limits.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+    maxLineChars: limits.maxLineChars ?? DEFAULT_LIMITS.maxLineChars,
+  };
+
+  const pipeline = options.pipeline ?? createPipeline(options.tools!);
+  const auth = createAuthenticator(options.auth);
+  const host = createToolHost({
+    pipeline,
+    storageFor: (workspace) => options.storageFor(workspace),
+    observations: options.observations,
+    hasher: options.hasher,
+    limits: toolLimits,
+    callTimeoutMs,
+    onCall: options.onCall,
+  });
+  const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes });
+
+  const app = new Hono<AppEnv>();
+  app.use("*", hostGuard(options));
+
+  app.get("/healthz", (c) => c.json({ ok: true, version: options.version }));
+  app.get("/openapi.json", (c) => c.json(openapi));
+
+  const authenticate = requireAuth(auth);
+  app.use("/v1/*", authenticate);
+  app.use("/mcp", authenticate);
+  const bodyCap = limitBody(maxBodyBytes);
+  app.post("/v1/*", bodyCap);
+  app.post("/mcp", bodyCap);
+
+  mountRest(app, host);
+  mountMcp(app, host, options.version, options.mcp);
+
+  app.notFound((c) =>
+    errorResponse(
+      404,
+      "INVALID_ARGUMENT",
+      `No route ${c.req.method} ${new URL(c.req.url).pathname}. Routes: GET /healthz, GET /openapi.json, ` +
+        "GET /v1/tools, POST /v1/tools/{name}, POST /mcp (MCP Streamable HTTP).",
+    ),
+  );
+  app.onError((error) => {
+    if (isCodedError(error)) return errorResponse(statusForCode(error.code), error.code, error.message);
+    try {
+      options.onError?.(error);
+    } catch {
+      // Logging must not replace the answer.
+    }
+    return errorResponse(
+      500,
+      "INTERNAL_ERROR",
+      "Internal server error (details are in the server log). This is a server fault, not a problem with the request: retry later, and tell the operator if it persists.",
+    );
+  });
+  return app;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`createApp: ${name} must be a positive number`);
+  return value;
+}

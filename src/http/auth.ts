@@ -1,0 +1,151 @@
+/**
+ * Bearer-token authentication: a token maps to one workspace and a set of
+ * scopes. Tokens are compared as SHA-256 digests with a loop that always
+ * visits every configured token and every byte, so response timing says
+ * nothing about which token, or which prefix of one, came close.
+ */
+
+/** What a token may do; the pipeline checks each tool's scope against these. */
+export type Scope = "read" | "write" | "exec";
+
+/** Every scope, in a stable order. */
+export const ALL_SCOPES: readonly Scope[] = ["read", "write", "exec"];
+
+/** One configured token. */
+export interface TokenGrant {
+  /** The secret the client sends as `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** The workspace the token reaches (`storageFor` receives it). */
+  readonly workspace: string;
+  readonly scopes: readonly Scope[];
+  /** A name for logs (`onCall`); never the token itself. */
+  readonly label?: string;
+}
+
+/**
+ * How requests are authenticated. `none` is for loopback local mode only
+ * (the CLI enforces that); every request then acts as one local principal.
+ */
+export type AuthOptions =
+  | { readonly mode: "bearer"; readonly tokens: readonly TokenGrant[] }
+  | { readonly mode: "none"; readonly workspace: string; readonly scopes?: readonly Scope[] };
+
+/** The authenticated caller of one request. */
+export interface Principal {
+  /**
+   * Stable, non-secret id: a SHA-256 prefix of the token (or `local` without
+   * auth). Session keys use it, so it must never be the token itself.
+   */
+  readonly id: string;
+  /** For logs: the grant's label, else `id`. */
+  readonly label: string;
+  readonly workspace: string;
+  readonly scopes: ReadonlySet<Scope>;
+}
+
+/** Why a request was not authenticated. */
+export type AuthFailure = "missing" | "malformed" | "invalid";
+
+/** Outcome of {@link Authenticator.authenticate}. */
+export type AuthOutcome = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly failure: AuthFailure };
+
+/** Turns an `Authorization` header into a principal. */
+export interface Authenticator {
+  /** True when requests need a token (bearer mode). */
+  readonly required: boolean;
+  authenticate(authorization: string | null | undefined): Promise<AuthOutcome>;
+}
+
+interface Entry {
+  readonly digest: Uint8Array;
+  readonly principal: Principal;
+}
+
+const encoder = new TextEncoder();
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function checkScopes(scopes: readonly unknown[], where: string): Scope[] {
+  for (const scope of scopes) {
+    if (!(ALL_SCOPES as readonly unknown[]).includes(scope)) {
+      throw new Error(`${where}: unknown scope ${JSON.stringify(scope)}; use ${ALL_SCOPES.join(", ")}`);
+    }
+  }
+  return [...new Set(scopes as Scope[])];
+}
+
+/**
+ * Build the authenticator. Throws on a malformed table (empty or duplicate
+ * token, empty workspace, unknown scope), because a server that starts with a
+ * broken token table would fail every request later instead.
+ */
+export function createAuthenticator(options: AuthOptions): Authenticator {
+  if (options.mode === "none") {
+    if (!options.workspace) throw new Error("auth none: a workspace is required");
+    const principal: Principal = {
+      id: "local",
+      label: "local",
+      workspace: options.workspace,
+      scopes: new Set(checkScopes(options.scopes ?? ALL_SCOPES, "auth none")),
+    };
+    const outcome: AuthOutcome = { ok: true, principal };
+    return { required: false, authenticate: () => Promise.resolve(outcome) };
+  }
+
+  const seen = new Set<string>();
+  options.tokens.forEach((grant, i) => {
+    if (typeof grant.token !== "string" || grant.token.length === 0) throw new Error(`token #${i + 1}: the token is empty`);
+    if (/\s/.test(grant.token)) throw new Error(`token #${i + 1}: a token cannot contain whitespace`);
+    if (seen.has(grant.token)) throw new Error(`token #${i + 1}: the same token is configured twice`);
+    seen.add(grant.token);
+    if (!grant.workspace) throw new Error(`token #${i + 1}: a workspace is required`);
+    checkScopes(grant.scopes, `token #${i + 1}`);
+  });
+
+  // Digests are computed once, lazily, because crypto.subtle is async and the factory is not.
+  let entries: Promise<Entry[]> | undefined;
+  const table = () =>
+    (entries ??= Promise.all(
+      options.tokens.map(async (grant): Promise<Entry> => {
+        const digest = await sha256(grant.token);
+        const id = `t_${hex(digest.subarray(0, 8))}`;
+        return {
+          digest,
+          principal: {
+            id,
+            label: grant.label ?? id,
+            workspace: grant.workspace,
+            scopes: new Set(checkScopes(grant.scopes, "token")),
+          },
+        };
+      }),
+    ));
+
+  return {
+    required: true,
+    async authenticate(authorization) {
+      if (!authorization) return { ok: false, failure: "missing" };
+      const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+      if (!match) return { ok: false, failure: "malformed" };
+      const presented = await sha256(match[1]);
+      let found: Principal | undefined;
+      for (const entry of await table()) {
+        if (digestsEqual(entry.digest, presented)) found = entry.principal;
+      }
+      return found ? { ok: true, principal: found } : { ok: false, failure: "invalid" };
+    },
+  };
+}
+
+/** Compare two equal-length digests without an early exit. */
+function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ (b[i] ?? 0);
+  return diff === 0;
+}

@@ -1,0 +1,130 @@
+/**
+ * The MCP server: `tools/list` and `tools/call` over the same tool host the
+ * REST routes use. Who is calling (principal and observation session) is
+ * decided per HTTP request by the route and reaches the handlers through the
+ * transport's `authInfo`, so one server instance can serve a whole session
+ * while each request is still authenticated on its own.
+ */
+import { Server, type ServerOptions } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types";
+import { isCodedError } from "../errors.ts";
+import { fail, type ToolResult } from "../result.ts";
+import type { Principal } from "./auth.ts";
+import { usableTools, type ToolDescriptor } from "./catalog.ts";
+import type { ToolHost } from "./host.ts";
+
+/** `_meta` key carrying a failed result's stable error code. */
+export const META_CODE = "toolwarden/code";
+/** `_meta` key carrying the result's notices (also appended as text blocks). */
+export const META_NOTICES = "toolwarden/notices";
+
+/** Who one MCP HTTP request acts as. */
+export interface McpIdentity {
+  readonly principal: Principal;
+  /** The namespaced observation session key for this request. */
+  readonly session: string;
+}
+
+const IDENTITY_KEY = "toolwarden";
+
+/** The `authInfo` to hand the transport for a request made as `identity` (never the raw token). */
+export function authInfoFor(identity: McpIdentity): AuthInfo {
+  return {
+    token: identity.principal.id,
+    clientId: identity.principal.id,
+    scopes: [...identity.principal.scopes],
+    extra: { [IDENTITY_KEY]: identity },
+  };
+}
+
+function identityOf(authInfo: AuthInfo | undefined): McpIdentity {
+  const identity = authInfo?.extra?.[IDENTITY_KEY] as McpIdentity | undefined;
+  // Only reachable if a route forgot authInfo: a server bug, never a client's doing.
+  if (!identity) throw new Error("internal: MCP request without identity");
+  return identity;
+}
+
+/** A tool as MCP `tools/list` shows it. */
+export function toMcpTool(tool: ToolDescriptor): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as Tool["inputSchema"],
+    annotations: { ...tool.annotations },
+  };
+}
+
+/**
+ * A pipeline result as an MCP `tools/call` result: `isError` and the content
+ * pass through; the code travels in `_meta` (harnesses route on it); notices
+ * follow the content as extra text blocks (what the model reads) and also sit
+ * in `_meta` with their sources (what UIs attribute).
+ */
+export function toMcpResult(result: ToolResult): CallToolResult {
+  const notices = result.notices ?? [];
+  const meta: Record<string, unknown> = {};
+  if (result.code) meta[META_CODE] = result.code;
+  if (notices.length) meta[META_NOTICES] = notices;
+  return {
+    content: [
+      ...result.content.map((block) => ({ type: "text" as const, text: block.text })),
+      ...notices.map((notice) => ({ type: "text" as const, text: notice.text })),
+    ],
+    isError: result.isError,
+    ...(Object.keys(meta).length ? { _meta: meta } : {}),
+  };
+}
+
+/** The server never validates client-supplied JSON Schemas (no elicitation); this keeps Ajv's code generation, which Workers forbid, out of the way. */
+const noSchemaValidation: NonNullable<ServerOptions["jsonSchemaValidator"]> = {
+  getValidator: () => () => ({
+    valid: false,
+    data: undefined,
+    errorMessage: "toolwarden does not validate client JSON Schemas",
+  }),
+};
+
+/** Options for {@link createMcpServer}. */
+export interface McpServerOptions {
+  readonly host: ToolHost;
+  readonly version: string;
+  /** Sent to clients at initialize (how to use the tools); optional. */
+  readonly instructions?: string;
+}
+
+/** A fresh MCP server over the tool host (connect it to one transport). */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { host } = options;
+  const server = new Server(
+    { name: "toolwarden", version: options.version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      jsonSchemaValidator: noSchemaValidation,
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
+    const { principal } = identityOf(extra.authInfo);
+    return { tools: usableTools(host.tools, principal.scopes).map(toMcpTool) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { principal, session } = identityOf(extra.authInfo);
+    const { name, arguments: args } = request.params;
+    try {
+      // MCP clients omit `arguments` for a call without any; the schema sees an empty object.
+      return toMcpResult(await host.call("mcp", principal, session, name, args ?? {}, extra.signal));
+    } catch (error) {
+      // Only storageFor can throw here (the tool did not run); the model gets it as a result it can read.
+      const why = error instanceof Error ? error.message : String(error);
+      const code = isCodedError(error) ? error.code : "INTERNAL_ERROR";
+      return toMcpResult(fail(code, `The server could not open storage for this workspace (${why}). \`${name}\` did not run.`));
+    }
+  });
+
+  return server;
+}

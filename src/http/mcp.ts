@@ -1,0 +1,198 @@
+/**
+ * `/mcp`: MCP Streamable HTTP with the official SDK's web-standard transport.
+ *
+ * Two modes, because runtimes differ in what outlives a request:
+ *
+ * - `stateful` (default; Bun/Deno local mode, one process): the server mints
+ *   the `Mcp-Session-Id` at initialize and keeps a server+transport per
+ *   session in memory (bounded, idle-expired, bound to the opening token).
+ *   Ids cannot be forged and a session cannot be used with another token.
+ * - `stateless` (Cloudflare Workers, or any host with many isolates): every
+ *   request gets a fresh server+transport; the id minted at initialize is
+ *   sent back in `Mcp-Session-Id` and the client carries it on every request,
+ *   so any isolate can serve any request. The id names an observation
+ *   session within the caller's workspace; nothing else is kept.
+ *
+ * Both answer in JSON rather than SSE (enableJsonResponse): no tool sends
+ * progress, and a finished response holds no stream or keep-alive timer.
+ * GET (a stream for server-initiated messages) is answered 405 for the same
+ * reason; the MCP client treats that as "no such stream".
+ */
+import type { Context, Hono } from "hono";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Principal } from "./auth.ts";
+import type { ToolHost } from "./host.ts";
+import { authInfoFor, createMcpServer } from "./mcp-server.ts";
+import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
+import type { AppEnv } from "./middleware.ts";
+import { jsonRpcErrorResponse } from "./responses.ts";
+import { isValidSessionId, MAX_SESSION_ID_CHARS, principalSession, sessionKey } from "./sessions.ts";
+
+/** How `/mcp` keeps sessions. See the module comment. */
+export type McpMode = "stateful" | "stateless";
+
+/** Options of the `/mcp` endpoint. */
+export interface McpOptions {
+  /** Default `stateful`; Workers must use `stateless`. */
+  readonly mode?: McpMode;
+  /** Stateful: most live sessions (default 1000); opening one more closes the least recently used. */
+  readonly maxSessions?: number;
+  /** Stateful: a session idle this long is closed (default 30 minutes). */
+  readonly idleTimeoutMs?: number;
+  /** Text sent to clients at initialize. */
+  readonly instructions?: string;
+}
+
+const SESSION_HEADER = "mcp-session-id";
+const NOT_FOUND = -32001;
+const BAD_REQUEST = -32000;
+const PARSE_ERROR = -32700;
+
+interface LiveSession extends SessionEntry {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+}
+
+/** Register `/mcp` on `app` (auth and the body limit are applied by the caller). */
+export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, options: McpOptions = {}): void {
+  const mode = options.mode ?? "stateful";
+  const serverOptions = { host, version, instructions: options.instructions };
+  const sessions = createSessionTable<LiveSession>({
+    maxSessions: options.maxSessions ?? 1000,
+    idleMs: options.idleTimeoutMs ?? 30 * 60 * 1000,
+  });
+  const allow = mode === "stateful" ? "POST, DELETE" : "POST";
+
+  function notAllowed(c: Context<AppEnv>): Response {
+    return jsonRpcErrorResponse(
+      405,
+      BAD_REQUEST,
+      `Method ${c.req.method} is not supported on /mcp: this server sends no server-initiated messages, so there is ` +
+        `no GET stream${mode === "stateless" ? " and sessions need no DELETE" : ""}. Send JSON-RPC requests with POST.`,
+      { allow },
+    );
+  }
+
+  async function stateless(c: Context<AppEnv>, principal: Principal, body: unknown): Promise<Response> {
+    const init = isInitialize(body);
+    let id: string | undefined;
+    if (init) {
+      id = crypto.randomUUID();
+    } else {
+      const header = c.req.header(SESSION_HEADER);
+      if (header !== undefined && !isValidSessionId(header)) return badSessionId();
+      id = header;
+    }
+    const session = id === undefined ? principalSession(principal) : sessionKey(principal.workspace, "mcp", id);
+    const server = createMcpServer(serverOptions);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      const response = await transport.handleRequest(c.req.raw, {
+        parsedBody: body,
+        authInfo: authInfoFor({ principal, session }),
+      });
+      if (!init || !response.ok || id === undefined) return response;
+      const headers = new Headers(response.headers);
+      headers.set(SESSION_HEADER, id);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    } finally {
+      // In JSON mode every response is complete when handleRequest resolves: nothing is left to send.
+      server.close().catch(() => {});
+    }
+  }
+
+  async function stateful(c: Context<AppEnv>, principal: Principal, body: unknown): Promise<Response> {
+    const id = c.req.header(SESSION_HEADER);
+    if (id === undefined) {
+      if (!isInitialize(body)) {
+        return jsonRpcErrorResponse(
+          400,
+          BAD_REQUEST,
+          "Bad Request: the Mcp-Session-Id header is required. Send initialize first and repeat the Mcp-Session-Id it returns on every later request.",
+        );
+      }
+      return open(c, principal, body);
+    }
+    const live = sessions.get(id, principal.id);
+    if (!live) return sessionNotFound();
+    return live.transport.handleRequest(c.req.raw, {
+      parsedBody: body,
+      authInfo: authInfoFor({ principal, session: sessionKey(principal.workspace, "mcp", id) }),
+    });
+  }
+
+  async function open(c: Context<AppEnv>, principal: Principal, body: unknown): Promise<Response> {
+    const server = createMcpServer(serverOptions);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        sessions.add(id, { owner: principal.id, transport, close: () => void server.close().catch(() => {}) });
+      },
+      onsessionclosed: (id) => sessions.delete(id),
+    });
+    await server.connect(transport);
+    // initialize calls no tool, so the session key here is never used; the caller's own keeps it well-formed.
+    return transport.handleRequest(c.req.raw, {
+      parsedBody: body,
+      authInfo: authInfoFor({ principal, session: principalSession(principal) }),
+    });
+  }
+
+  app.all("/mcp", async (c) => {
+    const principal = c.get("principal");
+    switch (c.req.method) {
+      case "POST": {
+        const body = await readJson(c);
+        if (body instanceof Response) return body;
+        return mode === "stateless" ? stateless(c, principal, body.value) : stateful(c, principal, body.value);
+      }
+      case "DELETE": {
+        if (mode === "stateless") return notAllowed(c);
+        const id = c.req.header(SESSION_HEADER);
+        const live = id === undefined ? undefined : sessions.get(id, principal.id);
+        if (!live) return sessionNotFound();
+        // The transport answers, then calls onsessionclosed, which drops the session from the table.
+        return live.transport.handleRequest(c.req.raw, {
+          authInfo: authInfoFor({ principal, session: sessionKey(principal.workspace, "mcp", id!) }),
+        });
+      }
+      default:
+        return notAllowed(c);
+    }
+  });
+}
+
+/** The parsed JSON-RPC body, or the parse-error response. */
+async function readJson(c: Context<AppEnv>): Promise<{ value: unknown } | Response> {
+  try {
+    return { value: JSON.parse(await c.req.text()) };
+  } catch {
+    return jsonRpcErrorResponse(400, PARSE_ERROR, "Parse error: the request body is not valid JSON. Send one JSON-RPC message (or a batch array) as JSON.");
+  }
+}
+
+/** Whether a JSON-RPC body (one message or a batch) contains an initialize request. */
+export function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize" && "id" in m,
+  );
+}
+
+function sessionNotFound(): Response {
+  return jsonRpcErrorResponse(
+    404,
+    NOT_FOUND,
+    "Session not found: it expired, was closed, or belongs to another token. Start a new session with initialize.",
+  );
+}
+
+function badSessionId(): Response {
+  return jsonRpcErrorResponse(
+    400,
+    BAD_REQUEST,
+    `Bad Request: Mcp-Session-Id must be 1-${MAX_SESSION_ID_CHARS} visible ASCII characters. Send the id the server returned at initialize.`,
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * Request gates that run before any route: Host/Origin (DNS rebinding),
+ * bearer authentication, and the body size limit.
+ */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Authenticator, Principal } from "./auth.ts";
+import { hostMatcher, originMatcher, type HostPolicy } from "./hosts.ts";
+import { errorResponse } from "./responses.ts";
+
+/** Hono environment of the app: the authenticated principal rides on the context. */
+export interface AppEnv {
+  Variables: { principal: Principal };
+}
+
+/** Refuse (403 FORBIDDEN) a request whose Host is not allowed, or whose Origin is present and not allowed. */
+export function hostGuard(policy: HostPolicy): MiddlewareHandler<AppEnv> {
+  const hostOk = hostMatcher(policy.allowedHosts);
+  const originOk = originMatcher(policy.allowedOrigins);
+  return async (c, next) => {
+    // Without a Host header (HTTP/1.0) the URL's authority is what the runtime derived it from.
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    if (!hostOk(host)) {
+      return errorResponse(
+        403,
+        "FORBIDDEN",
+        `Host ${JSON.stringify(host)} is not allowed (DNS-rebinding protection). Reach the server by an allowed name ` +
+          "(e.g. 127.0.0.1 or localhost for a local server), or have the operator add this host to allowedHosts.",
+      );
+    }
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !originOk(origin)) {
+      return errorResponse(
+        403,
+        "FORBIDDEN",
+        `Origin ${JSON.stringify(origin)} is not allowed (DNS-rebinding protection). Call from an allowed origin, ` +
+          "call without an Origin header (non-browser clients), or have the operator add this origin to allowedOrigins.",
+      );
+    }
+    await next();
+  };
+}
+
+const CHALLENGE = 'Bearer realm="toolwarden"';
+
+/** Authenticate with `Authorization: Bearer`; 401 with a `WWW-Authenticate` challenge on failure. */
+export function requireAuth(auth: Authenticator): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const outcome = await auth.authenticate(c.req.header("authorization"));
+    if (!outcome.ok) {
+      if (outcome.failure === "missing") {
+        return errorResponse(
+          401,
+          "UNAUTHORIZED",
+          "No credentials. Send the header `Authorization: Bearer <token>` with a token issued by the server's operator.",
+          { "www-authenticate": CHALLENGE },
+        );
+      }
+      if (outcome.failure === "malformed") {
+        return errorResponse(
+          401,
+          "UNAUTHORIZED",
+          "The Authorization header is not a bearer token. Send exactly `Authorization: Bearer <token>` (one space, no quotes).",
+          { "www-authenticate": `${CHALLENGE}, error="invalid_request"` },
+        );
+      }
+      return errorResponse(
+        401,
+        "UNAUTHORIZED",
+        "The bearer token is not valid for this server. Check for a typo or a revoked token, and ask the operator for a valid one.",
+        { "www-authenticate": `${CHALLENGE}, error="invalid_token"` },
+      );
+    }
+    c.set("principal", outcome.principal);
+    await next();
+  };
+}
+
+/** 413 LIMIT_EXCEEDED for a body over `maxBytes` (declared or streamed), before anything parses it. */
+export function limitBody(maxBytes: number): MiddlewareHandler<AppEnv> {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () =>
+      errorResponse(
+        413,
+        "LIMIT_EXCEEDED",
+        `Request body is over the ${maxBytes}-byte limit. Send less per request: split large content across several ` +
+          "calls (e.g. write a file in parts with edit), or have the operator raise the body limit.",
+      ),
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * The OpenAPI 3.1 description of the REST API, built once from the same tool
+ * descriptors `GET /v1/tools` serves. Each tool gets its own path so that
+ * generated clients get one typed operation per tool.
+ */
+import { ERROR_CODES } from "../errors.ts";
+import type { JsonSchema, ToolDescriptor } from "./catalog.ts";
+import { MAX_SESSION_ID_CHARS, SESSION_HEADER } from "./sessions.ts";
+
+/** What the document needs to know about the host. */
+export interface OpenApiOptions {
+  readonly version: string;
+  readonly tools: readonly ToolDescriptor[];
+  /** False in no-auth mode: no security requirement is declared. */
+  readonly bearer: boolean;
+  readonly maxBodyBytes: number;
+}
+
+const errorRef = { $ref: "#/components/schemas/Error" };
+
+function errorResponse(description: string) {
+  return { description, content: { "application/json": { schema: errorRef } } };
+}
+
+/**
+ * An embedded tool schema: `$schema` is dropped (the document's dialect is
+ * 2020-12 already) and, when it has `$defs`, an `$id` scopes its local
+ * `#/$defs/...` references to itself instead of to the whole document.
+ */
+function embed(schema: JsonSchema, name: string): JsonSchema {
+  const { $schema: _dialect, ...rest } = schema;
+  return "$defs" in rest ? { $id: `urn:toolwarden:tool:${encodeURIComponent(name)}:input`, ...rest } : rest;
+}
+
+/** Build the document. */
+export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
+  const security = options.bearer ? [{ bearerAuth: [] }] : [];
+  const sessionParam = {
+    name: SESSION_HEADER,
+    in: "header",
+    required: false,
+    description:
+      `Observation session (what this caller has read). Without it the token is the session. 1-${MAX_SESSION_ID_CHARS} visible ASCII characters.`,
+    schema: { type: "string", minLength: 1, maxLength: MAX_SESSION_ID_CHARS, pattern: "^[\\x21-\\x7e]+$" },
+  };
+  const authErrors = options.bearer
+    ? { "401": errorResponse("Missing or invalid bearer token (code UNAUTHORIZED).") }
+    : {};
+
+  const paths: Record<string, unknown> = {
+    "/healthz": {
+      get: {
+        operationId: "healthz",
+        summary: "Liveness and version",
+        security: [],
+        responses: {
+          "200": {
+            description: "The server is up.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: { ok: { const: true }, version: { type: "string" } },
+                  required: ["ok", "version"],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    "/v1/tools": {
+      get: {
+        operationId: "listTools",
+        summary: "The tools this token can use, with their input schemas",
+        security,
+        responses: {
+          "200": {
+            description: "Tools usable with the caller's scopes.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: { tools: { type: "array", items: { $ref: "#/components/schemas/ToolDescriptor" } } },
+                  required: ["tools"],
+                },
+              },
+            },
+          },
+          ...authErrors,
+          "403": errorResponse("Host or Origin not allowed (code FORBIDDEN)."),
+        },
+      },
+    },
+  };
+
+  for (const tool of options.tools) {
+    paths[`/v1/tools/${encodeURIComponent(tool.name)}`] = {
+      post: {
+        operationId: `call_${tool.name}`,
+        summary: firstLine(tool.description),
+        description: tool.description,
+        "x-toolwarden-scope": tool.scope,
+        "x-toolwarden-annotations": tool.annotations,
+        security,
+        parameters: [sessionParam],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: embed(tool.inputSchema, tool.name) } },
+        },
+        responses: {
+          "200": {
+            description:
+              "The tool's result. A tool failure is a result too: `isError` true with a stable `code`, written for the model.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/ToolResult" } } },
+          },
+          "400": errorResponse("Body is not JSON, wrong Content-Type, or bad X-Session-Id (code INVALID_ARGUMENT)."),
+          ...authErrors,
+          "403": errorResponse("Host or Origin not allowed (code FORBIDDEN)."),
+          "413": errorResponse(`Body over ${options.maxBodyBytes} bytes (code LIMIT_EXCEEDED).`),
+        },
+      },
+    };
+  }
+  paths["/v1/tools/{name}"] = {
+    post: {
+      operationId: "callToolByName",
+      summary: "Call a tool by name (the per-tool paths above carry the input schemas)",
+      security,
+      parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }, sessionParam],
+      requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+      responses: {
+        "200": {
+          description: "The tool's result (see the per-tool operations).",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/ToolResult" } } },
+        },
+        "400": errorResponse("Body is not JSON, or wrong Content-Type (code INVALID_ARGUMENT)."),
+        ...authErrors,
+        "404": errorResponse("No tool of that name (code INVALID_ARGUMENT)."),
+        "413": errorResponse(`Body over ${options.maxBodyBytes} bytes (code LIMIT_EXCEEDED).`),
+      },
+    },
+  };
+
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "toolwarden",
+      version: options.version,
+      description:
+        "Guarded file tools for AI agents. The same tools are served over MCP Streamable HTTP at /mcp. " +
+        "Tool failures are 200 results with isError and a stable code; HTTP errors are for the transport.",
+    },
+    paths,
+    components: {
+      ...(options.bearer ? { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } } : {}),
+      schemas: {
+        ErrorCode: { type: "string", enum: [...ERROR_CODES] },
+        Error: {
+          type: "object",
+          properties: {
+            error: {
+              type: "object",
+              properties: { code: { $ref: "#/components/schemas/ErrorCode" }, message: { type: "string" } },
+              required: ["code", "message"],
+            },
+          },
+          required: ["error"],
+        },
+        TextBlock: {
+          type: "object",
+          properties: { type: { const: "text" }, text: { type: "string" } },
+          required: ["type", "text"],
+        },
+        Notice: {
+          type: "object",
+          properties: {
+            text: { type: "string" },
+            source: {
+              type: "object",
+              properties: {
+                kind: { enum: ["plugin", "tool", "server"] },
+                plugin: { type: "string" },
+                summary: { type: "string" },
+              },
+              required: ["kind"],
+            },
+          },
+          required: ["text", "source"],
+        },
+        ToolResult: {
+          type: "object",
+          properties: {
+            isError: { type: "boolean" },
+            code: { $ref: "#/components/schemas/ErrorCode", description: "Present iff isError." },
+            content: { type: "array", items: { $ref: "#/components/schemas/TextBlock" } },
+            notices: { type: "array", items: { $ref: "#/components/schemas/Notice" } },
+          },
+          required: ["isError", "content"],
+        },
+        ToolDescriptor: {
+          type: "object",
+          properties: {
+            name: { type: "string" },
+            description: { type: "string" },
+            scope: { enum: ["read", "write", "exec"] },
+            inputSchema: { type: "object", description: "JSON Schema (2020-12) of the arguments." },
+            annotations: {
+              type: "object",
+              properties: {
+                readOnlyHint: { type: "boolean" },
+                destructiveHint: { type: "boolean" },
+                idempotentHint: { type: "boolean" },
+                openWorldHint: { type: "boolean" },
+              },
+            },
+          },
+          required: ["name", "description", "scope", "inputSchema", "annotations"],
+        },
+      },
+    },
+  };
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0].trim();
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}

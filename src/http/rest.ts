@@ -1,0 +1,98 @@
+/**
+ * The REST surface: `GET /v1/tools` and `POST /v1/tools/:name`. A call
+ * answers 200 with the tool's result whether the tool succeeded or failed;
+ * non-200 means the request itself could not be taken (see responses.ts).
+ */
+import type { Context, Hono } from "hono";
+import { closestName } from "../pipeline/suggest.ts";
+import { usableTools } from "./catalog.ts";
+import type { ToolHost } from "./host.ts";
+import type { AppEnv } from "./middleware.ts";
+import { errorResponse } from "./responses.ts";
+import { isValidSessionId, MAX_SESSION_ID_CHARS, principalSession, SESSION_HEADER, sessionKey } from "./sessions.ts";
+
+/** `application/json` or any `application/*+json`, parameters allowed. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(";", 1)[0].trim().toLowerCase();
+  return type === "application/json" || /^application\/[^/]+\+json$/.test(type);
+}
+
+/** Register the REST routes on `app` (auth and the body limit are applied by the caller). */
+export function mountRest(app: Hono<AppEnv>, host: ToolHost): void {
+  app.get("/v1/tools", (c) => {
+    const tools = usableTools(host.tools, c.get("principal").scopes);
+    return c.json({ tools });
+  });
+
+  app.post("/v1/tools/:name", async (c) => {
+    const name = c.req.param("name");
+    if (!host.has(name)) return unknownTool(name, host);
+
+    const session = restSession(c);
+    if (session instanceof Response) return session;
+
+    if (!isJsonMediaType(c.req.header("content-type"))) {
+      const got = c.req.header("content-type");
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        `Content-Type must be application/json (got ${got ? JSON.stringify(got) : "none"}). ` +
+          "Send the tool's arguments as a JSON object with `Content-Type: application/json`.",
+      );
+    }
+    let args: unknown;
+    try {
+      args = JSON.parse(await c.req.text());
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        `The request body is not valid JSON (${why}). Send the tool's arguments as one JSON object, ` +
+          `e.g. {"path": "src/main.ts"}; send {} for a call without arguments.`,
+      );
+    }
+
+    const principal = c.get("principal");
+    const result = await host.call("rest", principal, session, name, args, c.req.raw.signal);
+    return c.json(result);
+  });
+
+  app.on(["GET", "PUT", "PATCH", "DELETE"], "/v1/tools/:name", (c) =>
+    errorResponse(
+      405,
+      "INVALID_ARGUMENT",
+      `${c.req.method} is not supported here. Call a tool with POST /v1/tools/${c.req.param("name")} and a JSON body of arguments; ` +
+        "GET /v1/tools lists the tools.",
+      { allow: "POST" },
+    ),
+  );
+}
+
+/** The observation session of a REST call: the X-Session-Id header, else the caller's own session. */
+function restSession(c: Context<AppEnv>): string | Response {
+  const principal = c.get("principal");
+  const header = c.req.header(SESSION_HEADER);
+  if (header === undefined) return principalSession(principal);
+  if (!isValidSessionId(header)) {
+    return errorResponse(
+      400,
+      "INVALID_ARGUMENT",
+      `${SESSION_HEADER} must be 1-${MAX_SESSION_ID_CHARS} visible ASCII characters (no spaces or control characters). ` +
+        `Use e.g. a UUID, or omit the header to use the token's own session.`,
+    );
+  }
+  return sessionKey(principal.workspace, "rest", header);
+}
+
+function unknownTool(name: string, host: ToolHost): Response {
+  const names = host.tools.map((t) => t.name);
+  const guess = closestName(name, names);
+  return errorResponse(
+    404,
+    "INVALID_ARGUMENT",
+    `There is no tool ${JSON.stringify(name)}.${guess ? ` Did you mean ${JSON.stringify(guess)}?` : ""} Available tools: ${names.length ? names.join(", ") : "none"}. ` +
+      "GET /v1/tools lists them with their input schemas.",
+  );
+}
