@@ -46,7 +46,7 @@ export interface ListEntry {
 }
 
 export interface ListOptions {
-  /** Walk below the directory too (depth-first, sorted). Default false. */
+  /** Walk below the directory too. Default false. */
   readonly recursive?: boolean;
   /** Stop after this many entries and report `truncated`. */
   readonly limit?: number;
@@ -55,7 +55,7 @@ export interface ListOptions {
 }
 
 export interface ListResult {
-  /** Sorted by path (code-unit order), directories and files interleaved. */
+  /** Sorted by full path in code-unit order (as S3 lists keys), directories and files interleaved. */
   readonly entries: ListEntry[];
   /** True when `limit` cut the listing short. */
   readonly truncated: boolean;
