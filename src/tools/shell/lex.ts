@@ -354,8 +354,10 @@ class Scanner {
     if (word !== null) {
       const isArrayStart = word.plain && word.plainPrefix === word.text.length && assignmentPrefix(word.text) === word.text.length;
       if (!f.array && isArrayStart && f.cmd.onlyAssignments) {
-        f.array = true;
+        // `a=( ... )`: the assignment is the word; the values until `)` are not a command.
         this.appendPlain(f, i, "(");
+        this.endWord(f);
+        f.array = true;
         return i + 1;
       }
       // `f()`, extglob `!(x)`: the paren belongs to the word.
