@@ -8,9 +8,9 @@ import { loadWasmHasher } from "../src/hash/loader.ts";
 import { readWasmBytes } from "../src/hash/wasm-file.ts";
 import type { LineHasher, LineHashes } from "../src/hash/types.ts";
 
-/** The WASM hasher instantiated from the committed wasm/fnv.wasm. */
+/** The WASM hasher instantiated from the committed wasm/fnv.wasm, with the module used for every input size. */
 export async function committedWasmHasher(): Promise<LineHasher> {
-  return loadWasmHasher(await readWasmBytes());
+  return loadWasmHasher(await readWasmBytes(), { jsBelow: 0 });
 }
 
 /** Plain arrays of a result, for whole-value comparisons. */
