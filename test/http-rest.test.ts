@@ -281,3 +281,21 @@ describe("storageFor failures", () => {
     }
   });
 });
+
+describe("no-auth mode", () => {
+  test("requests need no token and share one default session without the header", async () => {
+    const open = startServer({ auth: { mode: "none", workspace: "ws1" } });
+    try {
+      const post = (body: unknown, session?: string) =>
+        fetch(`${open.url}/v1/tools/write`, { method: "POST", headers: jsonHeaders(undefined, session), body: JSON.stringify(body) }).then(
+          (r) => r.json() as Promise<{ isError: boolean; code?: string }>,
+        );
+      expect((await post({ path: "n.txt", content: "1" })).isError).toBe(false);
+      expect((await post({ path: "n.txt", content: "2" })).isError).toBe(false);
+      expect((await post({ path: "n.txt", content: "3" }, "elsewhere")).code).toBe("FS_NOT_OBSERVED");
+      expect((await fetch(`${open.url}/v1/tools`)).status).toBe(200);
+    } finally {
+      await open.stop();
+    }
+  });
+});
