@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { formatHash, lineHash } from "../src/hash/fnv.ts";
-import { applyLineEdits, textToLines } from "../src/text/line-edits.ts";
+import { spliceLines } from "../src/text/eol.ts";
+import { applyLineEdits, type LineEdit, spliceLineEdits, textToLines } from "../src/text/line-edits.ts";
+import { joinLines, splitLines } from "../src/text/lines.ts";
 import { interpretEscapes } from "../src/text/match-escapes.ts";
 import { fitIndentation } from "../src/text/match-fuzzy.ts";
 import {
@@ -435,6 +437,87 @@ describe("diagnostics on a big file (cheap ranking path)", () => {
     expect(r.kind).toBe("no-match");
     if (r.kind !== "no-match") return;
     expect(r.candidates[0]).toMatchObject({ start: 31_000, end: 31_060, firstDifference: { needleLine: 31 } });
+  });
+});
+
+describe("splicing the edits into the file's own line endings", () => {
+  const spliced = (text: string, edits: readonly LineEdit[]) => {
+    const out = spliceLineEdits(splitLines(text), edits);
+    return joinLines(out.lines, out.eols);
+  };
+  const edit = (text: string, oldString: string, newString: string, replaceAll = false) =>
+    spliced(text, applied(applyStringEdit(splitLines(text).lines, oldString, newString, { replaceAll })).edits);
+
+  test("a CRLF file stays CRLF, and a mixed file keeps each untouched line's ending", () => {
+    expect(edit("a\r\nb\r\nc\r\n", "b", "B1\nB2")).toBe("a\r\nB1\r\nB2\r\nc\r\n");
+    // B1 reuses the "\n" of the line it replaces; the extra line takes the dominant "\r\n".
+    expect(edit("a\r\nb\nc\r\nd\r\n", "b", "B1\nB2")).toBe("a\r\nB1\nB2\r\nc\r\nd\r\n");
+    expect(edit("x\ny\r\nx\nz\r\n", "x", "w", true)).toBe("w\ny\r\nw\nz\r\n");
+  });
+
+  test("a missing final newline stays missing, a present one stays present", () => {
+    expect(edit("a\nb", "b", "c")).toBe("a\nc");
+    expect(edit("a\nb", "b", "c\nd")).toBe("a\nc\nd");
+    expect(edit("a\nb", "\nb", "")).toBe("a");
+    expect(edit("a\r\nb\r\n", "b\n", "")).toBe("a\r\n");
+    expect(edit("a\r\nb\r\n", "a\n", "")).toBe("b\r\n");
+  });
+
+  test("an empty last line left without a terminator is dropped, and the applied edits say so", () => {
+    const src = splitLines("a\n\nb");
+    const r = applied(applyStringEdit(src.lines, "b", ""));
+    const out = spliceLineEdits(src, r.edits);
+    expect(joinLines(out.lines, out.eols)).toBe("a\n\n");
+    expect(out.lines).toEqual(["a", ""]);
+    expect(out.edits).toEqual([{ start: 2, end: 3, lines: [] }]);
+    const moved = spliceLineEdits(src, [{ start: 2, end: 3, lines: [] }]);
+    expect(joinLines(moved.lines, moved.eols)).toBe("a\n");
+    expect(moved.edits).toEqual([{ start: 1, end: 3, lines: [] }]);
+  });
+
+  test("one edit splices exactly like spliceLines; several keep every untouched line byte-identical", () => {
+    const eol = fc.constantFrom("\n", "\r\n");
+    const text = fc
+      .tuple(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), eol), { minLength: 1, maxLength: 8 }), fc.boolean())
+      .map(([rows, final]) => {
+        const t = rows.map(([l, e]) => l + e).join("");
+        return final ? t : t.slice(0, t.endsWith("\r\n") ? -2 : -1);
+      });
+    const edits = fc.array(
+      fc.tuple(fc.nat(8), fc.nat(2), fc.array(fc.constantFrom("x", "y"), { maxLength: 3 })),
+      { maxLength: 4 },
+    );
+    fc.assert(
+      fc.property(text, edits, (t, raw) => {
+        const src = splitLines(t);
+        const n = src.lines.length;
+        const list: LineEdit[] = [];
+        let pos = 0;
+        for (const [s, len, lines] of raw.sort((p, q) => p[0] - q[0])) {
+          const start = Math.min(s, n);
+          if (start < pos) continue;
+          list.push({ start, end: Math.min(n, start + len), lines });
+          pos = Math.min(n, start + len);
+        }
+        const out = spliceLineEdits(src, list);
+        // What is written reads back as the same lines, and the applied edits describe it.
+        expect(splitLines(joinLines(out.lines, out.eols))).toEqual({ lines: out.lines, eols: out.eols });
+        expect(applyLineEdits(src.lines, out.edits)).toEqual(out.lines);
+        if (list.length === 1) {
+          const [e] = list;
+          expect({ lines: out.lines, eols: out.eols }).toEqual(spliceLines(src, e.start, e.end - e.start, e.lines));
+        }
+        // Lines before the first edit keep their terminators (the last one only if it stays last).
+        const first = list[0]?.start ?? n;
+        for (let i = 0; i < Math.min(first, n - 1, out.lines.length - 1); i++) expect(out.eols[i]).toBe(src.eols[i]);
+        const endsWithNewline = n === 0 || src.eols[n - 1] !== "";
+        // Kept, unless an empty unterminated last line had to go (then the line before it ends the file, terminated).
+        const dropped = out.lines.length !== applyLineEdits(src.lines, list).length;
+        if (out.lines.length > 0 && !dropped) expect(out.eols[out.eols.length - 1] !== "").toBe(endsWithNewline);
+        expect(out.eols.slice(0, -1).every((e) => e !== "")).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -1,9 +1,12 @@
 /**
  * Whole-line edits: the shape in which the matching ladder hands a change to
  * the tool layer. Working in whole lines lets the tool splice the original
- * lines with their own terminators (`spliceLines`), so every untouched line
+ * lines with their own terminators (`spliceLineEdits`), so every untouched line
  * stays byte-identical and only replaced lines take the file's line ending.
  */
+
+import { detectEolStyle } from "./eol.ts";
+import type { Eol, SplitLines } from "./lines.ts";
 
 /**
  * Replace lines `[start, end)` (0-based, end exclusive) of the old file with
@@ -40,6 +43,63 @@ export function applyLineEdits(lines: readonly string[], edits: readonly LineEdi
   }
   for (let i = pos; i < lines.length; i++) out[o++] = lines[i];
   return out;
+}
+
+/**
+ * Apply sorted, non-overlapping edits to lines WITH their terminators, in one
+ * pass, by the policy of `spliceLines` (see `./eol.ts`): untouched lines keep
+ * their own terminator; the k-th line of an edit reuses the terminator of the
+ * k-th line it replaces, extra lines take the file's dominant ending; the
+ * file's final-newline state is kept, and an empty last line left without a
+ * terminator is dropped (it is no line: "a\n" has one line). Applying many
+ * edits one `spliceLines` at a time would copy the file once per edit.
+ *
+ * Returns the edits as actually applied too: the same unless that empty line
+ * was dropped, so `diffFromEdits(src.lines, result.lines, result.edits)` holds.
+ */
+export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[]): SplitLines & { edits: LineEdit[] } {
+  const style = detectEolStyle(src.eols);
+  const lines = applyLineEdits(src.lines, edits);
+  const eols = new Array<Eol>(lines.length);
+  let o = 0;
+  let pos = 0;
+  for (const edit of edits) {
+    for (let i = pos; i < edit.start; i++) eols[o++] = src.eols[i];
+    const replaced = edit.end - edit.start;
+    for (let k = 0; k < edit.lines.length; k++) eols[o++] = k < replaced ? src.eols[edit.start + k] : style.eol;
+    pos = edit.end;
+  }
+  for (let i = pos; i < src.lines.length; i++) eols[o++] = src.eols[i];
+  // Only the old last line had ""; wherever it landed, a line that is not last needs a terminator.
+  const last = eols.length - 1;
+  for (let i = 0; i < last; i++) if (eols[i] === "") eols[i] = style.eol;
+  if (last >= 0) eols[last] = style.finalNewline ? eols[last] || style.eol : "";
+  if (last < 0 || lines[last] !== "" || eols[last] !== "") return { lines, eols, edits: edits.slice() };
+  lines.pop();
+  eols.pop();
+  return { lines, eols, edits: dropLastLine(edits, src.lines.length) };
+}
+
+/**
+ * `edits` changed to also remove the last line of their result. That line is
+ * new or moved up by deletions (the original last line is never an empty
+ * unterminated one), so the last edit reaches the end of the file.
+ */
+function dropLastLine(edits: readonly LineEdit[], lineCount: number): LineEdit[] {
+  const merged: LineEdit[] = [];
+  for (const edit of edits) {
+    const prev = merged[merged.length - 1];
+    if (prev !== undefined && prev.end === edit.start) {
+      merged[merged.length - 1] = { start: prev.start, end: edit.end, lines: prev.lines.concat(edit.lines) };
+    } else merged.push(edit);
+  }
+  const tail = merged[merged.length - 1];
+  if (tail === undefined || tail.end !== lineCount) throw new RangeError("the dropped last line is not an edited one");
+  merged[merged.length - 1] =
+    tail.lines.length > 0
+      ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) }
+      : { start: tail.start - 1, end: tail.end, lines: [] };
+  return merged;
 }
 
 /** True when applying `edits` to `lines` would change nothing. */
