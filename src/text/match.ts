@@ -101,7 +101,7 @@ export interface EditApplied {
   readonly strategy: MatchStrategy;
   /** Sorted, non-overlapping whole-line edits in old-file coordinates. */
   readonly edits: readonly LineEdit[];
-  /** The whole file afterwards (line contents). */
+  /** The whole file afterwards (line contents; `spliceLineEdits` may still drop an empty unterminated last line). */
   readonly lines: string[];
   /** How many occurrences were replaced. */
   readonly replacements: number;
@@ -130,8 +130,9 @@ export function findMatch(lines: readonly string[], oldString: string, options: 
 
 /**
  * Replace old_string with new_string in `lines` using the ladder. On success
- * returns whole-line edits (for splicing the original lines with their own
- * terminators) and the resulting lines; otherwise why not, as data.
+ * returns whole-line edits and the resulting lines; otherwise why not, as
+ * data. The tool writes `spliceLineEdits(doc, result.edits)` (original
+ * terminators kept) and shows `diffFromEdits(doc.lines, out.lines, out.edits)`.
  */
 export function applyStringEdit(
   lines: readonly string[],
