@@ -1,7 +1,11 @@
 /** The REST surface on a real server: what harness authors see for each kind of request. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { HttpCallInfo } from "../src/http/mod.ts";
-import { jsonHeaders, startServer, TOKENS, type TestServer } from "./helpers/server.ts";
+import { jsHasher } from "../src/hash/js.ts";
+import { createApp, type HttpCallInfo } from "../src/http/mod.ts";
+import { addNotices, createPipeline } from "../src/pipeline/mod.ts";
+import { createMemoryObservationStore } from "../src/policy/memory.ts";
+import { createMemoryStorage } from "../src/storage/memory.ts";
+import { fakeTools, jsonHeaders, startServer, TOKENS, type TestServer } from "./helpers/server.ts";
 
 let server: TestServer;
 const calls: HttpCallInfo[] = [];
@@ -156,6 +160,15 @@ describe("POST /v1/tools/:name", () => {
     expect(await server.storages.get("ws1")!.stat("big.txt")).toBeNull();
   });
 
+  test("the body limit covers /mcp too", async () => {
+    const response = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { ...jsonHeaders(TOKENS.full), accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(2000) } }),
+    });
+    await expectError(response, 413, "LIMIT_EXCEEDED");
+  });
+
   test("another method than POST is 405 with Allow", async () => {
     const response = await fetch(`${server.url}/v1/tools/view`, { headers: jsonHeaders(TOKENS.full) });
     await expectError(response, 405, "INVALID_ARGUMENT");
@@ -279,6 +292,30 @@ describe("storageFor failures", () => {
     } finally {
       await failing.stop();
     }
+  });
+});
+
+describe("a prebuilt pipeline", () => {
+  test("is served as given, with its listeners and its own timeout", async () => {
+    const pipeline = createPipeline(fakeTools(), { timeoutMs: 30 });
+    pipeline.onPostExecute(async (_call, result, next) => next(addNotices(result, { text: "listener ran", source: { kind: "server" } })));
+    const prebuilt = startServer({ pipeline });
+    try {
+      const post = (tool: string, body: unknown) =>
+        fetch(`${prebuilt.url}/v1/tools/${tool}`, { method: "POST", headers: jsonHeaders(TOKENS.full), body: JSON.stringify(body) }).then(
+          (r) => r.json() as Promise<{ code?: string; notices?: Array<{ text: string }> }>,
+        );
+      expect((await post("note", {})).notices?.map((n) => n.text)).toEqual(["Heads up: a rule matched.", "listener ran"]);
+      expect((await post("hang", {})).code).toBe("TIMEOUT");
+    } finally {
+      await prebuilt.stop();
+    }
+  });
+
+  test("createApp refuses both or neither of tools and pipeline", () => {
+    const base = { auth: { mode: "none" as const, workspace: "w" }, storageFor: () => createMemoryStorage(), observations: createMemoryObservationStore(), hasher: jsHasher, version: "1" };
+    expect(() => createApp(base)).toThrow(/exactly one/);
+    expect(() => createApp({ ...base, tools: fakeTools(), pipeline: createPipeline(fakeTools()) })).toThrow(/exactly one/);
   });
 });
 

@@ -26,7 +26,10 @@ import { mountRest } from "./rest.ts";
 export interface HttpLimits extends Partial<ToolLimits> {
   /** Largest request body in bytes (default 8 MiB); larger is 413 LIMIT_EXCEEDED. */
   readonly maxBodyBytes?: number;
-  /** Time limit per tool call in ms (default 60 000); 0 means none. */
+  /**
+   * Time limit per tool call in ms; 0 means none. Default 60 000 with `tools`;
+   * with a prebuilt `pipeline`, the pipeline's own `timeoutMs`.
+   */
   readonly callTimeoutMs?: number;
 }
 
@@ -65,8 +68,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (!options.tools === !options.pipeline) throw new Error("createApp: give exactly one of `tools` and `pipeline`");
   const limits = options.limits ?? {};
   const maxBodyBytes = positive(limits.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, "maxBodyBytes");
-  const callTimeoutMs = limits.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-  if (!(callTimeoutMs >= 0)) throw new Error("createApp: callTimeoutMs must be 0 (none) or positive");
+  // A prebuilt pipeline keeps its own timeout unless the limits name one.
+  const callTimeoutMs = limits.callTimeoutMs ?? (options.pipeline ? undefined : DEFAULT_CALL_TIMEOUT_MS);
+  if (callTimeoutMs !== undefined && !(callTimeoutMs >= 0)) throw new Error("createApp: callTimeoutMs must be 0 (none) or positive");
   const toolLimits: ToolLimits = {
     maxFileBytes: limits.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
     maxViewLines: limits.maxViewLines ?? DEFAULT_LIMITS.maxViewLines,

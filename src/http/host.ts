@@ -38,8 +38,8 @@ export interface ToolHostOptions {
   readonly observations: ObservationStore;
   readonly hasher: LineHasher;
   readonly limits: ToolLimits;
-  /** Per-call time limit in ms; 0 means none. */
-  readonly callTimeoutMs: number;
+  /** Per-call time limit in ms (0: none); undefined leaves the pipeline's own. */
+  readonly callTimeoutMs?: number;
   readonly onCall?: (info: HttpCallInfo) => void;
 }
 
@@ -89,7 +89,8 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
         caller: { session, scopes: principal.scopes },
         signal,
       };
-      const result = await options.pipeline.call(name, args, ctx, { timeoutMs: options.callTimeoutMs });
+      const timeout = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
+      const result = await options.pipeline.call(name, args, ctx, timeout);
       if (options.onCall) {
         const info: HttpCallInfo = {
           transport,
