@@ -119,6 +119,27 @@ describe("checkShellCommand table", () => {
   }
 });
 
+describe("files outside the project", () => {
+  test("system files and the home directory are not project files", () => {
+    for (const command of ["cat /proc/cpuinfo", "head -c 32 /dev/urandom | base64", "ls ~/.cache", "grep -r listen /etc/nginx", "find / -name libssl.so"]) {
+      expect(checkShellCommand(command)).toEqual({ allowed: true });
+    }
+  });
+
+  test("one project file among them is enough to refuse", () => {
+    expect(refusal("cat /etc/hosts src/x.ts").program).toBe("cat");
+  });
+
+  test("with a project root, absolute paths are judged against it", () => {
+    const projectRoot = "/work/proj";
+    expect(refusal("cat /work/proj/src/x.ts").program).toBe("cat");
+    expect(checkShellCommand("cat /work/proj/src/x.ts", { projectRoot }).allowed).toBe(false);
+    expect(checkShellCommand("cat /work/proj-other/x.ts", { projectRoot }).allowed).toBe(true);
+    expect(checkShellCommand("cat /opt/tool/README", { projectRoot }).allowed).toBe(true);
+    expect(checkShellCommand("cat /opt/tool/README").allowed).toBe(false);
+  });
+});
+
 describe("refusal messages", () => {
   test("cat: view with the real path, and a range example", () => {
     const r = refusal("cat src/x.ts");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assignmentPrefix, parseCommands, type SimpleCommand } from "../src/tools/shell/lex.ts";
+import { assignmentPrefix, isAssignmentWord, parseCommands, type SimpleCommand } from "../src/tools/shell/lex.ts";
 
 function commands(source: string): SimpleCommand[] {
   return parseCommands(source).commands;
@@ -73,5 +73,11 @@ describe("assignmentPrefix", () => {
     expect(assignmentPrefix("1A=x")).toBe(0);
     expect(assignmentPrefix("--opt=x")).toBe(0);
     expect(assignmentPrefix("cat")).toBe(0);
+  });
+
+  test("a quoted name is not an assignment, a quoted value is", () => {
+    const [quotedName, quotedValue] = commands(`"A"=1 x; A="b c" y`);
+    expect(isAssignmentWord(quotedName.words[0])).toBe(false);
+    expect(isAssignmentWord(quotedValue.words[0])).toBe(true);
   });
 });

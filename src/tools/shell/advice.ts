@@ -1,4 +1,4 @@
-import type { ShellWord } from "./lex.ts";
+import { assignmentPrefix, type ShellWord } from "./lex.ts";
 import { type OptionSpec, parseArgs, type ParsedArgs } from "./options.ts";
 
 /** What a refused program does to project files, which decides the tool to use instead. */
@@ -95,6 +95,24 @@ export function adviseFor(program: string, family: FileFamily, args: readonly Sh
   }
 }
 
+/**
+ * The files and directories the program works on, as the command names
+ * them: operands that are paths plus `<` files. Empty means the default
+ * (standard input for `read` programs, the working directory otherwise).
+ */
+export function fileTargets(program: string, family: FileFamily, args: readonly ShellWord[], inputFiles: readonly ShellWord[]): ShellWord[] {
+  switch (family) {
+    case "read":
+      return [...parseRead(program, args).files, ...inputFiles];
+    case "search":
+      return parseSearch(program, args).paths;
+    case "list":
+      return program === "find" ? parseFind(args).roots : parseLs(args).paths;
+    case "edit":
+      return program === "sed" ? parseSed(args).files : parseAwk(args).files;
+  }
+}
+
 /** The word's text when it is known before run time (no substitution, no `$variable`). */
 function staticText(word: ShellWord | undefined): string | undefined {
   return word === undefined || word.dynamic || word.text.includes("$") ? undefined : word.text;
@@ -134,9 +152,14 @@ function rangeCalls(path: string, range: readonly [number, number] | undefined):
   ];
 }
 
-function readAdvice(program: string, args: readonly ShellWord[], inputFiles: readonly ShellWord[]): Advice {
+function parseRead(program: string, args: readonly ShellWord[]): { files: ShellWord[]; parsed: ParsedArgs } {
   const parsed = parseArgs(args, 0, READ_SPECS[program] ?? {}, false);
-  const path = firstFile(parsed.operands) ?? staticText(inputFiles[0]) ?? EXAMPLE_FILE;
+  return { files: parsed.operands.filter((w) => w.text !== "-"), parsed };
+}
+
+function readAdvice(program: string, args: readonly ShellWord[], inputFiles: readonly ShellWord[]): Advice {
+  const { files, parsed } = parseRead(program, args);
+  const path = firstFile(files) ?? staticText(inputFiles[0]) ?? EXAMPLE_FILE;
   let range: [number, number] | undefined;
   if (program === "head" && firstValue(parsed, ["c", "bytes"]) === undefined) {
     const legacy = /^\d+/.exec(parsed.flags)?.[0];
@@ -146,12 +169,15 @@ function readAdvice(program: string, args: readonly ShellWord[], inputFiles: rea
   return { tool: "view", reason: READ_REASON(program), calls: rangeCalls(path, range), extra: [] };
 }
 
-function searchAdvice(program: string, args: readonly ShellWord[]): Advice {
+function parseSearch(program: string, args: readonly ShellWord[]): { pattern: string; paths: ShellWord[]; parsed: ParsedArgs } {
   const parsed = parseArgs(args, 0, program === "rg" ? RG_SPEC : GREP_SPEC, false);
   const explicit = firstValue(parsed, ["e", "regexp"]);
-  const patternWord = explicit === undefined ? parsed.operands[0] : undefined;
-  const pattern = explicit ?? staticText(patternWord) ?? "TODO";
-  const paths = explicit === undefined ? parsed.operands.slice(1) : parsed.operands;
+  const pattern = explicit ?? staticText(parsed.operands[0]) ?? "TODO";
+  return { pattern, paths: explicit === undefined ? parsed.operands.slice(1) : [...parsed.operands], parsed };
+}
+
+function searchAdvice(program: string, args: readonly ShellWord[]): Advice {
+  const { pattern, paths, parsed } = parseSearch(program, args);
   const path = firstFile(paths) ?? ".";
   const context = positiveInt(firstValue(parsed, ["C", "context", "A", "after-context", "B", "before-context"])) ?? 2;
   const fixed = program === "fgrep" || parsed.flags.includes("F") || parsed.longFlags.includes("fixed-strings");
@@ -177,15 +203,19 @@ const LIST_REASON = (program: string): string =>
 
 const GLOB_EXAMPLE: ExampleCall = { tool: "view", args: [["path", "src"], ["depth", 2], ["pattern", "**/*.ts"]], note: "only files matching a glob" };
 
-function lsAdvice(args: readonly ShellWord[]): Advice {
+function parseLs(args: readonly ShellWord[]): { paths: ShellWord[]; recursive: boolean } {
   const parsed = parseArgs(args, 0, LS_SPEC, false);
-  const path = firstFile(parsed.operands) ?? ".";
-  const depth = parsed.flags.includes("R") || parsed.longFlags.includes("recursive") ? 3 : 1;
-  const globExample: ExampleCall = { ...GLOB_EXAMPLE, args: [["path", path === "." ? "src" : path], ["depth", 2], ["pattern", "**/*.ts"]] };
-  return { tool: "view", reason: LIST_REASON("ls"), calls: [{ tool: "view", args: [["path", path], ["depth", depth]] }, globExample], extra: [] };
+  return { paths: [...parsed.operands], recursive: parsed.flags.includes("R") || parsed.longFlags.includes("recursive") };
 }
 
-function findAdvice(args: readonly ShellWord[]): Advice {
+function lsAdvice(args: readonly ShellWord[]): Advice {
+  const { paths, recursive } = parseLs(args);
+  const path = firstFile(paths) ?? ".";
+  const globExample: ExampleCall = { ...GLOB_EXAMPLE, args: [["path", path === "." ? "src" : path], ["depth", 2], ["pattern", "**/*.ts"]] };
+  return { tool: "view", reason: LIST_REASON("ls"), calls: [{ tool: "view", args: [["path", path], ["depth", recursive ? 3 : 1]] }, globExample], extra: [] };
+}
+
+function parseFind(args: readonly ShellWord[]): { roots: ShellWord[]; pattern: string | undefined; depth: number | undefined } {
   let k = 0;
   const roots: ShellWord[] = [];
   // Leading -H/-L/-P are options; then starting points until the first expression token.
@@ -204,6 +234,11 @@ function findAdvice(args: readonly ShellWord[]): Advice {
     else if ((t === "-path" || t === "-ipath" || t === "-wholename") && value !== undefined && pattern === undefined) pattern = value.replace(/^\.\//, "");
     else if (t === "-maxdepth") depth = positiveInt(value);
   }
+  return { roots, pattern, depth };
+}
+
+function findAdvice(args: readonly ShellWord[]): Advice {
+  const { roots, pattern, depth } = parseFind(args);
   const path = firstFile(roots) ?? ".";
   const first: ExampleCall = {
     tool: "view",
@@ -221,11 +256,15 @@ const PLACEHOLDER_EDIT = (path: string): ExampleCall => ({
   args: [["path", path], ["old_string", "exact text to replace"], ["new_string", "replacement text"]],
 });
 
-function sedAdvice(args: readonly ShellWord[]): Advice {
+function parseSed(args: readonly ShellWord[]): { script: string; files: ShellWord[]; parsed: ParsedArgs } {
   const parsed = parseArgs(args, 0, SED_SPEC, false);
   const explicit = firstValue(parsed, ["e", "expression"]);
   const script = explicit ?? staticText(parsed.operands[0]) ?? "";
-  const files = explicit === undefined ? parsed.operands.slice(1) : parsed.operands;
+  return { script, files: explicit === undefined ? parsed.operands.slice(1) : [...parsed.operands], parsed };
+}
+
+function sedAdvice(args: readonly ShellWord[]): Advice {
+  const { script, files, parsed } = parseSed(args);
   const path = firstFile(files) ?? EXAMPLE_FILE;
   const quiet = parsed.flags.includes("n") || parsed.longFlags.includes("quiet") || parsed.longFlags.includes("silent");
   const printRange = quiet ? /^\s*(\d+)\s*(?:,\s*(\d+)\s*)?p\s*$/.exec(script) : null;
@@ -253,10 +292,15 @@ function substitutionCall(script: string, path: string): ExampleCall | undefined
   };
 }
 
-function awkAdvice(program: string, args: readonly ShellWord[]): Advice {
+function parseAwk(args: readonly ShellWord[]): { files: ShellWord[] } {
   const parsed = parseArgs(args, 0, AWK_SPEC, false);
-  const files = firstValue(parsed, ["f", "file"]) === undefined ? parsed.operands.slice(1) : parsed.operands;
-  const path = firstFile(files.filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text))) ?? EXAMPLE_FILE;
+  const operands = firstValue(parsed, ["f", "file"]) === undefined ? parsed.operands.slice(1) : parsed.operands;
+  // `var=value` operands are assignments, not files.
+  return { files: operands.filter((w) => assignmentPrefix(w.text) === 0) };
+}
+
+function awkAdvice(program: string, args: readonly ShellWord[]): Advice {
+  const path = firstFile(parseAwk(args).files) ?? EXAMPLE_FILE;
   return {
     tool: "edit",
     reason: EDIT_REASON(program, "reads and rewrites"),

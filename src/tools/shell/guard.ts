@@ -18,12 +18,15 @@
  *   here-document) and `git log | head -20` are allowed; `x | cat f` is not.
  *   `find` and `ls` never read standard input, so they are refused anywhere.
  *   Anything started by `xargs` runs on file names, so it is refused anywhere.
+ * - Only project files count: a program whose every path operand lies
+ *   outside the project (`cat /proc/cpuinfo`, `ls ~/.cache`, `head -c 32
+ *   /dev/urandom`) is allowed, because the file tools cannot serve those.
  * - A command longer than {@link MAX_COMMAND_BYTES} is refused unchecked
  *   (fail closed): such commands are nearly always file contents pasted into
  *   a here-document, which belongs in the `write` tool. The same holds for
  *   shells nested deeper than {@link MAX_SHELL_NESTING}.
  */
-import { adviseFor, FILE_PROGRAMS, READ_SPECS, renderCall } from "./advice.ts";
+import { adviseFor, FILE_PROGRAMS, fileTargets, renderCall } from "./advice.ts";
 import { isAssignmentWord, parseCommands, type ShellWord, type SimpleCommand } from "./lex.ts";
 import { type OptionSpec, parseArgs } from "./options.ts";
 
@@ -51,6 +54,16 @@ export interface ShellRefusal {
   readonly suggestion: string;
   /** The whole model-facing explanation, with worked example calls. */
   readonly message: string;
+}
+
+/** What the guard may know about the workspace. */
+export interface ShellGuardOptions {
+  /**
+   * Absolute path of the project (workspace) root. Absolute paths outside it
+   * are not project files. Without it, only well-known system directories
+   * (`/dev`, `/proc`, `/etc`, `/usr`, ...) and the home directory count as outside.
+   */
+  readonly projectRoot?: string;
 }
 
 /** The guard's verdict on one command line. */
@@ -102,25 +115,33 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
  * that uses a file program (cat head tail less more, grep egrep fgrep rg,
  * find ls, sed awk) on project files, and explains which tool to use, with
  * worked example calls built from the command's own paths and patterns.
+ * Programs working only on files outside the project (`cat /proc/cpuinfo`)
+ * are allowed: the file tools cannot serve those.
  */
-export function checkShellCommand(command: string): ShellGuardVerdict {
+export function checkShellCommand(command: string, options: ShellGuardOptions = {}): ShellGuardVerdict {
   const bytes = utf8LengthUpTo(command, MAX_COMMAND_BYTES + 1);
   if (bytes > MAX_COMMAND_BYTES) return tooLong();
-  return checkScript(command, 0) ?? ALLOWED;
+  return checkScript(command, { projectRoot: options.projectRoot, depth: 0 }) ?? ALLOWED;
 }
 
-function checkScript(script: string, depth: number): ShellRefusal | null {
+/** Where the check stands: the project root and how deep in nested shells. */
+interface CheckContext {
+  readonly projectRoot: string | undefined;
+  readonly depth: number;
+}
+
+function checkScript(script: string, ctx: CheckContext): ShellRefusal | null {
   const parsed = parseCommands(script);
   for (const cmd of parsed.commands) {
-    const refusal = checkCommand(cmd, script, depth);
+    const refusal = checkCommand(cmd, script, ctx);
     if (refusal !== null) return refusal;
   }
   return parsed.tooDeep ? tooDeep("", script) : null;
 }
 
-function checkNested(script: string, shell: string, segment: string, depth: number): ShellRefusal | null {
-  if (depth + 1 > MAX_SHELL_NESTING) return tooDeep(shell, segment);
-  return checkScript(script, depth + 1);
+function checkNested(script: string, shell: string, segment: string, ctx: CheckContext): ShellRefusal | null {
+  if (ctx.depth + 1 > MAX_SHELL_NESTING) return tooDeep(shell, segment);
+  return checkScript(script, { ...ctx, depth: ctx.depth + 1 });
 }
 
 /** The program's base name: `/usr/bin/grep` -> `grep`. */
@@ -137,7 +158,7 @@ function segmentText(source: string, cmd: SimpleCommand): string {
   return text.length > MAX_SEGMENT_CHARS ? `${text.slice(0, MAX_SEGMENT_CHARS)}...` : text;
 }
 
-function checkCommand(cmd: SimpleCommand, source: string, depth: number): ShellRefusal | null {
+function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext): ShellRefusal | null {
   const words = cmd.words;
   let k = 0;
   let viaXargs = false;
@@ -158,10 +179,10 @@ function checkCommand(cmd: SimpleCommand, source: string, depth: number): ShellR
     }
     const program = baseName(word.text);
 
-    if (SHELLS.has(program)) return checkShell(cmd, program, k + 1, source, depth);
+    if (SHELLS.has(program)) return checkShell(cmd, program, k + 1, source, ctx);
     if (program === "eval") {
       const script = words.slice(k + 1).map((w) => w.text).join(" ");
-      return checkNested(script, program, segmentText(source, cmd), depth);
+      return checkNested(script, program, segmentText(source, cmd), ctx);
     }
     const wrapper = WRAPPERS.get(program);
     if (wrapper !== undefined) {
@@ -170,7 +191,7 @@ function checkCommand(cmd: SimpleCommand, source: string, depth: number): ShellR
       const split = program === "env" ? (parsed.values.get("S") ?? parsed.values.get("split-string")) : undefined;
       if (split !== undefined) {
         const rest = words.slice(parsed.end).map((w) => w.text);
-        return checkNested([split, ...rest].join(" "), program, segmentText(source, cmd), depth);
+        return checkNested([split, ...rest].join(" "), program, segmentText(source, cmd), ctx);
       }
       if (program === "xargs") viaXargs = true;
       k = parsed.end + (wrapper.positionals ?? 0);
@@ -180,35 +201,49 @@ function checkCommand(cmd: SimpleCommand, source: string, depth: number): ShellR
     const family = FILE_PROGRAMS.get(program);
     if (family === undefined) return null;
     const args = words.slice(k + 1);
-    if (!viaXargs && family !== "list") {
-      if (family === "read") {
-        if (!readsFile(program, args, cmd.inputFiles)) return null;
-      } else if (cmd.piped) {
-        return null; // a filter on the previous stage's output
-      }
+    if (!viaXargs) {
+      const targets = fileTargets(program, family, args, cmd.inputFiles);
+      // With no file operand a `cat`-like program reads only standard input (a pipe, a here-document).
+      if (family === "read" && targets.length === 0) return null;
+      // A filter on the previous stage's output (`find` and `ls` never read standard input).
+      if (cmd.piped && family !== "read" && family !== "list") return null;
+      // Files the file tools cannot serve anyway (`cat /proc/cpuinfo`, `ls ~/.cache`).
+      if (targets.length > 0 && targets.every((w) => isOutsideProject(w, ctx.projectRoot))) return null;
     }
     return fileToolRefusal(program, segmentText(source, cmd), args, cmd.inputFiles, family);
   }
 }
 
-/** `cat`-like programs read a file when given a file operand or a `<` file; otherwise only standard input. */
-function readsFile(program: string, args: readonly ShellWord[], inputFiles: readonly ShellWord[]): boolean {
-  if (inputFiles.length > 0) return true;
-  const parsed = parseArgs(args, 0, READ_SPECS[program] ?? {}, false);
-  return parsed.operands.some((w) => w.text !== "-");
+/** Absolute paths under these are system files, not project files, when the project root is unknown. */
+const SYSTEM_DIRS = ["/dev", "/proc", "/sys", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/run", "/var/log"];
+
+/**
+ * True for a path the file tools cannot serve: the home directory, and an
+ * absolute path outside `projectRoot` (or, with no root given, the root
+ * directory itself and paths under well-known system directories).
+ */
+export function isOutsideProject(word: ShellWord, projectRoot?: string): boolean {
+  if (word.dynamic) return false;
+  const text = word.text;
+  if (text === "~" || text.startsWith("~/") || text === "$HOME" || text.startsWith("$HOME/") || text.startsWith("${HOME}")) return true;
+  if (!text.startsWith("/")) return false;
+  if (text === "/") return true;
+  const within = (dir: string): boolean => text === dir || text.startsWith(`${dir}/`);
+  if (projectRoot !== undefined) return !within(projectRoot.replace(/\/+$/, ""));
+  return SYSTEM_DIRS.some(within);
 }
 
 /** `bash -c 'script'` and `bash <<EOF ... EOF` run text as a script: check that text too. */
-function checkShell(cmd: SimpleCommand, shell: string, from: number, source: string, depth: number): ShellRefusal | null {
+function checkShell(cmd: SimpleCommand, shell: string, from: number, source: string, ctx: CheckContext): ShellRefusal | null {
   const parsed = parseArgs(cmd.words, from, SHELL_SPEC, true);
   const operand = cmd.words[parsed.end];
   const segment = segmentText(source, cmd);
   if (parsed.flags.includes("c")) {
-    return operand === undefined ? null : checkNested(operand.text, shell, segment, depth);
+    return operand === undefined ? null : checkNested(operand.text, shell, segment, ctx);
   }
   if (operand !== undefined && !parsed.flags.includes("s")) return null; // runs a script file
   for (const doc of cmd.stdinDocs) {
-    const refusal = checkNested(doc.body, shell, segment, depth);
+    const refusal = checkNested(doc.body, shell, segment, ctx);
     if (refusal !== null) return refusal;
   }
   return null;

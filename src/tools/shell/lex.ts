@@ -287,8 +287,7 @@ class Scanner {
       return end + 1;
     }
     if (c === '"') {
-      this.wordAt(f, i).quoted = true;
-      this.push({ kind: "dq", owner: f });
+      this.openDoubleQuote(f, i);
       return i + 1;
     }
     if (c === "`") {
@@ -304,8 +303,7 @@ class Scanner {
       const next = s[i + 1];
       if (next === "'") return this.ansiQuoted(f, i);
       if (next === '"') {
-        this.wordAt(f, i).quoted = true;
-        this.push({ kind: "dq", owner: f });
+        this.openDoubleQuote(f, i);
         return i + 2;
       }
       if (next === "(") {
@@ -553,6 +551,13 @@ class Scanner {
     word.text += text;
     word.quoted = true;
     word.plain = false;
+  }
+
+  private openDoubleQuote(f: CommandFrame, i: number): void {
+    const word = this.wordAt(f, i);
+    word.quoted = true;
+    word.plain = false;
+    this.push({ kind: "dq", owner: f });
   }
 
   private markDynamic(f: CommandFrame, i: number): void {
