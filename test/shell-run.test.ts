@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isCodedError } from "../src/errors.ts";
@@ -122,6 +122,15 @@ describe("runShell", () => {
     const r = await run("sleep 30", { signal: controller.signal });
     expect(r.aborted).toBe(true);
     expect(r.text).toBe("[cancelled]");
+  });
+
+  test("without bash on the PATH the command runs in sh", async () => {
+    const bin = join(dir, "sh-only");
+    mkdirSync(bin);
+    symlinkSync("/bin/sh", join(bin, "sh"));
+    const r = await spawnShell("echo $0", { cwd: dir, env: { PATH: bin } });
+    expect(r.shell).toBe("sh");
+    expect(new TextDecoder().decode(r.stdout)).toBe("sh\n");
   });
 
   test("a missing working directory is a coded error", async () => {

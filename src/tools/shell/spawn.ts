@@ -59,9 +59,8 @@ export const DEFAULT_CAPTURE_BYTES = 32 * 1024;
 /** After SIGKILL, how long to wait for the pipes to close before giving up on them. */
 export const FORCE_FINISH_MS = 500;
 
+/** Tried in order; looked up on the PATH of the command's environment, so not cached across calls. */
 const SHELLS = ["bash", "sh"] as const;
-/** The first shell that started, so later calls do not retry a missing bash. */
-let knownShell: string | undefined;
 
 /**
  * Runs `command` with `bash -c` (falling back to `sh -c`) and resolves when
@@ -70,21 +69,17 @@ let knownShell: string | undefined;
  * `INTERNAL_ERROR`).
  */
 export async function spawnShell(command: string, options: SpawnShellOptions): Promise<SpawnShellResult> {
-  const candidates = knownShell === undefined ? SHELLS : [knownShell];
   let lastError: unknown;
-  for (const shell of candidates) {
+  for (const shell of SHELLS) {
     const outcome = await runIn(shell, command, options);
-    if ("result" in outcome) {
-      knownShell = shell;
-      return outcome.result;
-    }
+    if ("result" in outcome) return outcome.result;
     lastError = outcome.error;
     if ((outcome.error as { code?: unknown }).code !== "ENOENT") break;
   }
   if (!directoryExists(options.cwd)) {
     throw new CodedError("FS_NOT_FOUND", `working directory not found: ${options.cwd}`, { cause: lastError });
   }
-  throw new CodedError("INTERNAL_ERROR", `could not start a shell (${candidates.join(", ")})`, { cause: lastError });
+  throw new CodedError("INTERNAL_ERROR", `could not start a shell (${SHELLS.join(", ")})`, { cause: lastError });
 }
 
 function directoryExists(path: string): boolean {
