@@ -1,0 +1,67 @@
+import { fail, type ToolResult } from "../../result.ts";
+import type { Version } from "../../storage/types.ts";
+import { loadDocument, type TextDocument } from "../../text/document.ts";
+import type { ToolContext } from "../types.ts";
+import { shownPath, toolError } from "./remedy.ts";
+import { observeAbsent, observePresent } from "./observe.ts";
+
+/** A text file loaded for a tool, or the result that explains why not. */
+export type LoadedFile =
+  | { readonly ok: true; readonly doc: TextDocument; readonly version: Version; readonly bytes: Uint8Array }
+  | { readonly ok: false; readonly result: ToolResult };
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/**
+ * Read `path` (already normalised) as a text document, within the size
+ * limit. Missing files, directories, binary and non-UTF-8 content become
+ * results with their codes and recoveries. With `observe`, a successful
+ * load records present(version) and a missing file records absent.
+ */
+export async function loadTextFile(
+  ctx: ToolContext,
+  path: string,
+  options: { observe?: boolean } = {},
+): Promise<LoadedFile> {
+  let read;
+  try {
+    const stat = await ctx.storage.stat(path);
+    if (stat && stat.kind === "file" && stat.size > ctx.limits.maxFileBytes) {
+      return { ok: false, result: tooLarge(path, stat.size, ctx.limits.maxFileBytes) };
+    }
+    read = await ctx.storage.read(path);
+  } catch (error) {
+    if ((error as { code?: string }).code === "FS_NOT_FOUND" && options.observe) await observeAbsent(ctx, path);
+    return { ok: false, result: toolError(error, path) };
+  }
+  if (read.bytes.length > ctx.limits.maxFileBytes) {
+    return { ok: false, result: tooLarge(path, read.bytes.length, ctx.limits.maxFileBytes) };
+  }
+  const doc = loadDocument(read.bytes, ctx.hasher);
+  if (!doc.ok) {
+    const what = doc.reason === "binary"
+      ? "a binary file (it contains NUL bytes)"
+      : "not valid UTF-8 text";
+    return {
+      ok: false,
+      result: fail(
+        "FS_NOT_TEXT",
+        `\`${shownPath(path)}\` is ${what}: ${doc.detail}. These tools read and edit UTF-8 text only; ` +
+          `leave this file alone, or convert it to UTF-8 first.`,
+      ),
+    };
+  }
+  if (options.observe) await observePresent(ctx, path, read.version);
+  return { ok: true, doc, version: read.version, bytes: read.bytes };
+}
+
+function tooLarge(path: string, size: number, limit: number): ToolResult {
+  return fail(
+    "FS_TOO_LARGE",
+    `\`${shownPath(path)}\` is ${mib(size)}, over the ${mib(limit)} limit for loading a whole file. ` +
+      `Search it instead: view {"path": ${JSON.stringify(shownPath(path))}, "content": "<text to find>"}, ` +
+      `or ask the server operator to raise the file size limit.`,
+  );
+}
