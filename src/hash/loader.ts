@@ -5,7 +5,6 @@
  */
 
 import { jsHasher } from "./js.ts";
-import { lineHash } from "./fnv.ts";
 import type { LineHasher, LineHashes } from "./types.ts";
 
 /** What wasm/fnv.ts exports; see the protocol comment at its top. */
@@ -60,16 +59,23 @@ function wasmHashLines(x: FnvExports, bytes: Uint8Array): LineHashes {
   return readResults(x, count);
 }
 
-const SELF_TEST_TEXT = "hello world\r\n\n\u00e9\r";
-const SELF_TEST_LINES = ["hello world", "", "\u00e9\r"];
+/** Big enough (> 4 KiB) for the module's multi-lane path, with every line-ending case. */
+function selfTestText(): Uint8Array {
+  const endings = ["\n", "\r\n", "\r", ""];
+  let text = "";
+  for (let i = 0; text.length < 6000; i++) text += `${"\u00e9".repeat(i % 7)}${i}` + endings[i % 4] + (i % 9 === 0 ? "\n" : "");
+  return new TextEncoder().encode(text);
+}
 
-/** A wrong or stale module must never hash silently: compare with the reference once. */
+/** A wrong or stale module must never hash silently: compare with the JS reference once. */
 function selfTest(x: FnvExports): void {
-  const result = wasmHashLines(x, new TextEncoder().encode(SELF_TEST_TEXT));
-  const ok =
-    result.count === SELF_TEST_LINES.length &&
-    SELF_TEST_LINES.every((line, i) => result.hashes[i] === lineHash(line));
-  if (!ok) throw new Error("fnv.wasm disagrees with the JS reference hash");
+  const bytes = selfTestText();
+  const got = wasmHashLines(x, bytes);
+  const want = jsHasher.hashLines(bytes);
+  const same =
+    got.count === want.count &&
+    want.hashes.every((h, i) => got.hashes[i] === h && got.starts[i] === want.starts[i] && got.ends[i] === want.ends[i]);
+  if (!same) throw new Error("fnv.wasm disagrees with the JS reference hasher");
 }
 
 /**
