@@ -72,6 +72,8 @@ for (const [name, make] of hashers) {
       ["a\r\r\n", ["a\r"]],
       ["\n\ra", ["", "\ra"]],
       ["x\n\ny", ["x", "", "y"]],
+      // fills the JS hasher's first guess of 16 lines exactly before the unterminated last line
+      ["\n".repeat(16) + "x", [...Array(16).fill(""), "x"]],
     ];
     for (const [text, lines] of cases) {
       test(`splits ${JSON.stringify(text)} into ${JSON.stringify(lines)}`, async () => {

