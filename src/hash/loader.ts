@@ -129,8 +129,8 @@ export interface CreateHasherOptions {
  *
  * "auto" means WASM whenever it loads. Measured on a 10 MB source-like text
  * (line lengths 0..120), end to end including copies, the module beat the
- * best JS loop on every runtime: Node 1641 vs 329 MB/s, Deno 1388 vs 351,
- * Bun 1489 vs 381 (table in wasm/README.md), so no runtime is routed to JS
+ * best JS loop on every runtime: Node 1535 vs 378 MB/s, Deno 1421 vs 282,
+ * Bun 1484 vs 499 (table in wasm/README.md), so no runtime is routed to JS
  * by name; inputs under 256 bytes go to JS inside the WASM hasher itself.
  */
 export async function createHasher(options: CreateHasherOptions = {}): Promise<LineHasher> {
