@@ -41,6 +41,14 @@ export interface TextDocument {
   readonly eols: Eol[];
   /** `hashes[i]` is the 8-bit id hash of `lines[i]`; length equals `lines.length`. */
   readonly hashes: Uint8Array;
+  /**
+   * The UTF-8 bytes of the lines (the file after its BOM). A view of the
+   * loaded bytes, not a copy: do not mutate them while the document is used.
+   * Rendering copies line bytes from here instead of re-encoding strings.
+   */
+  readonly body: Uint8Array;
+  /** `starts[i]` is the byte offset in `body` where `lines[i]` starts. */
+  readonly starts: Uint32Array;
 }
 
 /** How far into a file a NUL byte marks it as binary. */
@@ -106,8 +114,9 @@ export function loadDocument(bytes: Uint8Array, hasher: LineHasher): TextDocumen
   const decoded = decodeText(bytes);
   if (!decoded.ok) return decoded;
   const { lines, eols } = splitLines(decoded.text);
-  const hashes = hashAll(decoded.bom ? bytes.subarray(3) : bytes, lines.length, hasher);
-  return { ok: true, bom: decoded.bom, lines, eols, hashes };
+  const body = decoded.bom ? bytes.subarray(3) : bytes;
+  const { hashes, starts } = hashAll(body, lines.length, hasher);
+  return { ok: true, bom: decoded.bom, lines, eols, hashes, body, starts };
 }
 
 /** The file bytes of a document: BOM (if any) plus every line with its own terminator. */
@@ -142,20 +151,24 @@ export function documentFromLines(
   const bytes = bom ? withBom(body) : body;
   // Encoder output is always valid UTF-8, so the fatal decoder cannot throw here.
   const { lines, eols } = splitLines(fatalDecoder.decode(body));
-  const hashes = hashAll(body, lines.length, hasher);
-  return { doc: { ok: true, bom, lines, eols, hashes }, bytes };
+  const { hashes, starts } = hashAll(body, lines.length, hasher);
+  return { doc: { ok: true, bom, lines, eols, hashes, body, starts }, bytes };
 }
 
-function hashAll(body: Uint8Array, lineCount: number, hasher: LineHasher): Uint8Array {
+function hashAll(
+  body: Uint8Array,
+  lineCount: number,
+  hasher: LineHasher,
+): { hashes: Uint8Array; starts: Uint32Array } {
   const result = hasher.hashLines(body);
-  if (result.count !== lineCount || result.hashes.length < lineCount) {
+  if (result.count !== lineCount || result.hashes.length < lineCount || result.starts.length < lineCount) {
     throw new CodedError(
       "INTERNAL_ERROR",
       `line hasher (${hasher.backend}) counted ${result.count} lines with ${result.hashes.length} hashes, the text splits into ${lineCount}`,
     );
   }
-  // A copy: a backend may hand out a view of memory it reuses on the next call.
-  return result.hashes.slice(0, lineCount);
+  // Copies: a backend may hand out views of memory it reuses on the next call.
+  return { hashes: result.hashes.slice(0, lineCount), starts: result.starts.slice(0, lineCount) };
 }
 
 function wideBom(bytes: Uint8Array): string | undefined {
