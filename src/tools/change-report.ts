@@ -1,0 +1,99 @@
+/**
+ * How a successful mutation reads to the model: a diff whose context and
+ * added lines carry the FRESH ids (removed lines their old ids), plus one
+ * line saying how the ids of unchanged lines outside the diff moved. With
+ * both, the next edit can name its lines without another view.
+ */
+
+import { type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../text/diff.ts";
+import type { LineEdit } from "../text/line-edits.ts";
+import { utf8Length } from "../text/render.ts";
+import type { ToolLimits } from "./types.ts";
+
+/** Most diff lines (hunk headers included) one result prints. */
+export const MAX_DIFF_LINES = 200;
+/** Most shifted regions the id-shift note names. */
+const MAX_SHIFT_REGIONS = 4;
+
+/** A rendered change: the diff text and the note on moved ids ("" when none moved). */
+export interface ChangeReport {
+  readonly diff: string;
+  readonly shifts: string;
+}
+
+/**
+ * Diff and render a change. With `edits` (old-file coordinates, as applied),
+ * only the edited regions are compared; without, the whole files are diffed.
+ */
+export function reportChange(
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  edits: readonly LineEdit[] | undefined,
+  limits: ToolLimits,
+): ChangeReport {
+  const hunks = edits ? diffFromEdits(oldLines, newLines, edits) : diffLines(oldLines, newLines);
+  return {
+    diff: renderDiff(hunks, { maxLines: MAX_DIFF_LINES, maxLineChars: limits.maxLineChars }),
+    shifts: shiftNote(hunks, oldLines.length),
+  };
+}
+
+/**
+ * One line telling the model how unchanged lines between and after the
+ * hunks were renumbered, e.g. "old lines 15-40 are now 17-42 (+2)". A line's
+ * hash depends only on its content, so `N:hh` of such a line becomes
+ * `(N+shift):hh`. "" when nothing moved.
+ */
+export function shiftNote(hunks: readonly DiffHunk[], oldLineCount: number): string {
+  const regions: string[] = [];
+  let more = 0;
+  for (let h = 0; h < hunks.length; h++) {
+    const hunk = hunks[h];
+    const from = hunk.oldStart + hunk.oldCount; // first old line after the hunk (1-based)
+    const to = h + 1 < hunks.length ? hunks[h + 1].oldStart - 1 : oldLineCount;
+    const shift = hunk.newStart + hunk.newCount - from;
+    if (from > to || shift === 0) continue;
+    if (regions.length === MAX_SHIFT_REGIONS) {
+      more++;
+      continue;
+    }
+    regions.push(`old ${range(from, to)} are now ${range(from + shift, to + shift)} (${shift > 0 ? "+" : ""}${shift})`);
+  }
+  if (regions.length === 0) return "";
+  const rest = more > 0 ? `, and ${more} more region${more === 1 ? "" : "s"}` : "";
+  return (
+    `Unchanged lines outside the diff moved: ${regions.join("; ")}${rest}. ` +
+    `Their hashes are unchanged, so an old id N:hh there is now (N+shift):hh.`
+  );
+}
+
+function range(from: number, to: number): string {
+  return from === to ? `line ${from}` : `lines ${from}-${to}`;
+}
+
+/** "1 line" / "3 lines". */
+export function lineCount(n: number): string {
+  return `${n} line${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * `text` cut to at most `maxBytes` UTF-8 bytes at a line boundary, with a
+ * note saying so. Diffs are already capped by lines; this bounds pathological
+ * line lengths too.
+ */
+export function capOutput(text: string, maxBytes: number): string {
+  if (utf8Length(text) <= maxBytes) return text;
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  let used = 0;
+  const note = "… [output cut: it exceeded the result size limit; view the file for the rest]";
+  const budget = Math.max(0, maxBytes - utf8Length(note) - 1);
+  for (const line of lines) {
+    const size = utf8Length(line) + 1;
+    if (used + size > budget) break;
+    kept.push(line);
+    used += size;
+  }
+  kept.push(note);
+  return kept.join("\n");
+}

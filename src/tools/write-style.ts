@@ -1,0 +1,71 @@
+/**
+ * Line endings for a whole-file `write` over an existing file. The model
+ * sends its text (normally LF); the file keeps its own style:
+ *
+ * - every line the diff finds unchanged keeps its own terminator, so a mixed
+ *   file stays mixed exactly where the model did not touch it;
+ * - every new or changed line takes the file's dominant ending (CRLF in a
+ *   CRLF file), whatever terminators the content itself used;
+ * - a BOM stays (and a content that starts with U+FEFF does not get a second);
+ * - the final newline follows the content: the model's text is authoritative
+ *   there, so "missing final newline" survives only if the content lacks one
+ *   too.
+ *
+ * An old file with no terminated line at all says nothing about its style;
+ * then the content's own terminators are written as sent.
+ */
+
+import type { DiffHunk } from "../text/diff.ts";
+import type { TextDocument } from "../text/document.ts";
+import { dominantEol } from "../text/eol.ts";
+import { type Eol, type SplitLines, splitLines } from "../text/lines.ts";
+
+/** The lines to write (with terminators) and whether to keep a BOM. */
+export interface StyledContent extends SplitLines {
+  readonly bom: boolean;
+  /** What the styling changed, for the result: e.g. "CRLF". */
+  readonly eolApplied?: "\r\n" | "\n";
+}
+
+/** Split `content` and decide the BOM before the diff (see {@link styleLike} for the terminators). */
+export function contentLines(content: string, old: Pick<TextDocument, "bom">): SplitLines & { bom: boolean } {
+  const contentBom = content.charCodeAt(0) === 0xfeff;
+  const split = splitLines(contentBom ? content.slice(1) : content);
+  return { ...split, bom: old.bom || contentBom };
+}
+
+/**
+ * Terminators for `content` (already split) replacing `old`, aligned by
+ * `hunks` = `diffLines(old.lines, content.lines)` (rules in the module comment).
+ */
+export function styleLike(
+  old: Pick<TextDocument, "eols">,
+  content: SplitLines & { bom: boolean },
+  hunks: readonly DiffHunk[],
+): StyledContent {
+  const n = content.lines.length;
+  if (!old.eols.some((e) => e !== "")) return { ...content };
+  const eol = dominantEol(old.eols);
+  const eols = new Array<Eol>(n);
+  let oldPos = 0;
+  let newPos = 0;
+  const copyUnchanged = (until: number) => {
+    for (; newPos < until; newPos++, oldPos++) eols[newPos] = old.eols[oldPos];
+  };
+  for (const hunk of hunks) {
+    copyUnchanged(hunk.newStart - 1);
+    for (const line of hunk.lines) {
+      if (line.kind === "context") eols[line.newLine - 1] = old.eols[line.oldLine - 1];
+      else if (line.kind === "added") eols[line.newLine - 1] = eol;
+      else if (line.kind === "elided") for (let k = 0; k < line.added; k++) eols[line.newLine - 1 + k] = eol;
+    }
+    newPos = hunk.newStart - 1 + hunk.newCount;
+    oldPos = hunk.oldStart - 1 + hunk.oldCount;
+  }
+  copyUnchanged(n);
+
+  // The old last line may have had no terminator; only the content decides the end.
+  for (let j = 0; j < n - 1; j++) if (eols[j] === "") eols[j] = eol;
+  if (n > 0) eols[n - 1] = content.eols[n - 1] === "" ? "" : eols[n - 1] || eol;
+  return { lines: content.lines, eols, bom: content.bom, eolApplied: eol };
+}

@@ -1,0 +1,253 @@
+/**
+ * `write`: create a file, or replace a whole file the session has viewed.
+ * A whole-file replacement is only as good as the version it was based on,
+ * so an overwrite is a compare-and-swap on the version the session saw and
+ * is never retried; a create is create-if-absent and never clobbers a
+ * concurrent creator (see `decideWrite`).
+ */
+
+import * as v from "valibot";
+import { decideWrite, type CurrentFile, type WriteDecision } from "../policy/decide.ts";
+import type { Observation } from "../policy/types.ts";
+import { fail, ok, type ToolResult } from "../result.ts";
+import { isFsError } from "../storage/errors.ts";
+import { Cond, type Version } from "../storage/types.ts";
+import { diffLines } from "../text/diff.ts";
+import { documentFromLines, type TextDocument } from "../text/document.ts";
+import { capOutput, lineCount, reportChange } from "./change-report.ts";
+import { argPath } from "./support/paths.ts";
+import { loadTextFile } from "./support/load.ts";
+import { observed, observeAbsent, observePresent } from "./support/observe.ts";
+import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
+import type { ToolContext, ToolDef } from "./types.ts";
+import { contentLines, styleLike } from "./write-style.ts";
+
+const schema = v.strictObject({
+  path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
+  content: v.pipe(v.string(), v.description("The whole new content of the file.")),
+});
+
+const DESCRIPTION = `Create a file, or replace a whole file's content.
+- New file: no view needed; parent directories are created. If another writer creates it first, nothing is overwritten.
+- Existing file: view it first in this session. The write lands only if the file is still the version you viewed; otherwise it fails with FS_STALE_VERSION and you view it again. For partial changes prefer edit (by text) or batch_edit (by line id).
+- The file keeps its line endings (a CRLF file stays CRLF, unchanged lines keep their own) and its byte-order mark; whether it ends with a newline follows your content.
+- The result shows a diff whose lines carry fresh line ids "N:hh" (N = line number, hh = 2-hex content hash), usable by batch_edit without another view.
+Example: {"path": "src/config.ts", "content": "export const port = 8080;\\n"}`;
+
+/** The `write` tool. */
+export const writeTool: ToolDef<typeof schema> = {
+  name: "write",
+  description: DESCRIPTION,
+  schema,
+  scope: "write",
+  annotations: { destructiveHint: true, idempotentHint: false },
+  async run(args, ctx) {
+    const target = argPath(args.path);
+    if (!target.ok) return target.result;
+    const path = target.path;
+    try {
+      const observation = await observed(ctx, path);
+      const current = await currentFile(ctx, path);
+      if ("result" in current) return current.result;
+      return await act(ctx, path, args.content, observation, decideWrite(observation, current));
+    } catch (error) {
+      return toolError(error, path);
+    }
+  },
+};
+
+const encoder = new TextEncoder();
+
+async function currentFile(ctx: ToolContext, path: string): Promise<CurrentFile | { result: ToolResult }> {
+  const stat = await ctx.storage.stat(path);
+  if (stat?.kind === "directory") {
+    return {
+      result: fail("FS_IS_DIRECTORY", `\`${shownPath(path)}\` is a directory, not a file; write needs a file path.${remedyFor("FS_IS_DIRECTORY", path)}`),
+    };
+  }
+  return stat ? { kind: "file", version: stat.version ?? "" } : { kind: "absent" };
+}
+
+async function act(
+  ctx: ToolContext,
+  path: string,
+  content: string,
+  observation: Observation | undefined,
+  decision: WriteDecision,
+): Promise<ToolResult> {
+  switch (decision.kind) {
+    case "refuse":
+      return refuse(ctx, path, decision);
+    case "create":
+      return create(ctx, path, content, decision);
+    case "overwrite":
+      return overwrite(ctx, path, content, observation, decision.version);
+  }
+}
+
+async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision): Promise<ToolResult> {
+  // A new file has no style to keep: the content's own bytes are the file.
+  const bytes = encoder.encode(content);
+  try {
+    const written = await ctx.storage.write(path, bytes, Cond.ifAbsent);
+    await observePresent(ctx, path, written.version);
+  } catch (error) {
+    if (isFsError(error) && error.code === "FS_ALREADY_EXISTS") return alreadyExists(path, decision);
+    throw error;
+  }
+  const lines = countLines(content);
+  return ok(`Created \`${shownPath(path)}\` (${lineCount(lines)}, ${bytes.length} bytes).`);
+}
+
+async function overwrite(
+  ctx: ToolContext,
+  path: string,
+  content: string,
+  observation: Observation | undefined,
+  version: Version,
+): Promise<ToolResult> {
+  const loaded = await loadTextFile(ctx, path);
+  if (!loaded.ok) {
+    if (loaded.result.code === "FS_NOT_FOUND") return refuse(ctx, path, decideWrite(observation, { kind: "absent" }));
+    if (loaded.result.code !== "FS_NOT_TEXT" && loaded.result.code !== "FS_TOO_LARGE") return loaded.result;
+    // Nothing to diff or keep the style of: the content replaces the file as sent.
+    return replaceBlind(ctx, path, content, observation, version, loaded.result.code);
+  }
+  if (loaded.version !== version) {
+    return refuse(ctx, path, decideWrite(observation, { kind: "file", version: loaded.version }));
+  }
+  const old = loaded.doc;
+  const split = contentLines(content, old);
+  const hunks = diffLines(old.lines, split.lines);
+  const styled = styleLike(old, split, hunks);
+  const next = documentFromLines(styled.bom, styled, ctx.hasher);
+  if (sameBytes(next.bytes, loaded.bytes)) {
+    return ok(`\`${shownPath(path)}\` already has exactly this content; nothing was written.`);
+  }
+  const landed = await casWrite(ctx, path, next.bytes, observation, version);
+  if (landed !== undefined) return landed;
+
+  const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
+  const parts = [
+    `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`,
+    report.diff,
+  ];
+  if (report.shifts) parts.push(report.shifts);
+  const style = styleNote(old, next.doc, styled.eolApplied);
+  if (style) parts.push(style);
+  return ok(capOutput(parts.filter((p) => p !== "").join("\n"), ctx.limits.maxOutputBytes));
+}
+
+async function replaceBlind(
+  ctx: ToolContext,
+  path: string,
+  content: string,
+  observation: Observation | undefined,
+  version: Version,
+  why: "FS_NOT_TEXT" | "FS_TOO_LARGE",
+): Promise<ToolResult> {
+  const landed = await casWrite(ctx, path, encoder.encode(content), observation, version);
+  if (landed !== undefined) return landed;
+  const old = why === "FS_NOT_TEXT" ? "its old content was not UTF-8 text" : "its old content was too large to load";
+  return ok(`Replaced \`${shownPath(path)}\` (now ${lineCount(countLines(content))}); ${old}, so no diff is shown.`);
+}
+
+/**
+ * Compare-and-swap on the version the session saw. On success records the
+ * new version and returns undefined; a lost race becomes the refusal the
+ * policy gives for what is there now (changed, or deleted).
+ */
+async function casWrite(
+  ctx: ToolContext,
+  path: string,
+  bytes: Uint8Array,
+  observation: Observation | undefined,
+  version: Version,
+): Promise<ToolResult | undefined> {
+  try {
+    const written = await ctx.storage.write(path, bytes, Cond.ifVersion(version));
+    await observePresent(ctx, path, written.version);
+    return undefined;
+  } catch (error) {
+    if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) throw error;
+  }
+  const now = await currentFile(ctx, path);
+  if ("result" in now) return now.result;
+  const decision = decideWrite(observation, now);
+  // Should the file be back at the seen version, the race was still lost: say it changed.
+  if (decision.kind !== "refuse") return staleChanged(path);
+  return refuse(ctx, path, decision);
+}
+
+async function refuse(
+  ctx: ToolContext,
+  path: string,
+  decision: WriteDecision,
+): Promise<ToolResult> {
+  if (decision.kind !== "refuse") return staleChanged(path);
+  const p = `\`${shownPath(path)}\``;
+  switch (decision.reason) {
+    case "unseen":
+      return fail(
+        "FS_NOT_OBSERVED",
+        `${p} already exists and has not been viewed in this session; write replaces the whole file, so it must be based on content you have seen` +
+          remedyFor("FS_NOT_OBSERVED", path),
+      );
+    case "changed":
+      return staleChanged(path);
+    case "deleted":
+      await observeAbsent(ctx, path);
+      return fail(
+        "FS_STALE_VERSION",
+        `${p} was deleted after you viewed it, so this write (meant to replace the version you saw) was not applied; nothing was written. ` +
+          `The file is gone: writing again will create it (if another writer creates it first, that write is refused rather than overwriting theirs).`,
+      );
+    case "created":
+      return alreadyExists(path, decision);
+  }
+}
+
+function staleChanged(path: string): ToolResult {
+  return fail(
+    "FS_STALE_VERSION",
+    `\`${shownPath(path)}\` changed since you last viewed it: this write would replace the version you viewed, and another writer has saved a newer one since. ` +
+      `Nothing was written, so their changes are intact` +
+      remedyFor("FS_STALE_VERSION", path) +
+      `. For a small change, edit or batch_edit apply to the current content without a new view.`,
+  );
+}
+
+function alreadyExists(path: string, decision: WriteDecision): ToolResult {
+  const when = decision.kind === "refuse" && decision.reason === "created"
+    ? " (it did not exist when you last looked)"
+    : " (another writer created it while this write was on its way)";
+  return fail(
+    "FS_ALREADY_EXISTS",
+    `\`${shownPath(path)}\` already exists${when}; nothing was written and that file is intact.` +
+      remedyFor("FS_ALREADY_EXISTS", path),
+  );
+}
+
+/** One line on line endings the result should mention, or "". */
+function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | undefined): string {
+  const notes: string[] = [];
+  const crlf = next.eols.some((e) => e === "\r\n");
+  const lf = next.eols.some((e) => e === "\n");
+  if (eol === "\r\n" && !lf) notes.push("kept the file's CRLF line endings");
+  else if (crlf && lf) notes.push(`kept each unchanged line's own ending (the file mixes CRLF and LF); new lines got ${eol === "\r\n" ? "CRLF" : "LF"}`);
+  if (old.bom && next.bom) notes.push("kept its byte-order mark");
+  return notes.length ? `Line endings: ${notes.join("; ")}.` : "";
+}
+
+function countLines(content: string): number {
+  if (content === "") return 0;
+  let n = 0;
+  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) n++;
+  return content.endsWith("\n") ? n : n + 1;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
