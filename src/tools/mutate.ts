@@ -1,0 +1,178 @@
+/**
+ * The shared spine of the content-proven mutations (`edit`, `batch_edit`):
+ * the observation gate, then read -> plan -> compare-and-swap, retried on a
+ * lost race. A retry re-plans against the new content, so a target that is
+ * still proven (same text, same line ids) lands, and one that is not fails
+ * with the current content instead of being written blind.
+ */
+
+import { decideEdit, type EditDecision } from "../policy/decide.ts";
+import type { Observation } from "../policy/types.ts";
+import { fail, type ToolResult } from "../result.ts";
+import { isFsError } from "../storage/errors.ts";
+import { parentPath } from "../storage/path.ts";
+import { Cond, type Version } from "../storage/types.ts";
+import type { TextDocument } from "../text/document.ts";
+import { loadTextFile } from "./support/load.ts";
+import { observed, observePresent } from "./support/observe.ts";
+import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
+import type { ToolContext } from "./types.ts";
+
+/** Most read-plan-write rounds before a mutation gives up on a file other writers keep changing. */
+export const MAX_ATTEMPTS = 12;
+
+/** A text file as one attempt saw it. */
+export interface FileSnapshot {
+  readonly doc: TextDocument;
+  readonly version: Version;
+}
+
+/** What one attempt decided to do with the snapshot it was given. */
+export type Plan =
+  /** Write `bytes` if the file is still the snapshot's version; `done` renders the success. */
+  | { readonly kind: "write"; readonly bytes: Uint8Array; readonly done: (outcome: Landed) => ToolResult }
+  /** Nothing to write: return this result (a refusal, or a change that changes nothing). */
+  | { readonly kind: "stop"; readonly result: ToolResult };
+
+/** How a written mutation landed. */
+export interface Landed {
+  readonly version: Version;
+  /** The version the session had seen differs from the one the change was applied to. */
+  readonly changedSinceView: boolean;
+  /** Rounds it took (1 unless another writer won a race). */
+  readonly attempts: number;
+}
+
+/** Options of {@link mutateFile}. */
+export interface MutateOptions {
+  /** Default {@link MAX_ATTEMPTS}. */
+  readonly maxAttempts?: number;
+  /** The tool's name, for messages. */
+  readonly tool: string;
+}
+
+/**
+ * Run a content-proven mutation of `path` (normalised) for the calling
+ * session: refuse unless the policy allows it (`decideEdit`), then up to
+ * `maxAttempts` rounds of load -> `plan` -> write with `ifVersion` of the
+ * version just loaded. A lost race (FS_STALE_VERSION from the write) waits a
+ * random, growing moment and plans again on the new content. A successful
+ * write records present(new version).
+ */
+export async function mutateFile(
+  ctx: ToolContext,
+  path: string,
+  plan: (file: FileSnapshot) => Plan | Promise<Plan>,
+  options: MutateOptions,
+): Promise<ToolResult> {
+  const observation = await observed(ctx, path);
+  if (observation?.kind !== "present") {
+    // Without a view of the content there is nothing to prove against; ask storage what is there.
+    const gate = await gateUnseen(ctx, path, observation, options.tool);
+    if (gate !== undefined) return gate;
+  }
+  const maxAttempts = Math.max(1, options.maxAttempts ?? MAX_ATTEMPTS);
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const loaded = await loadTextFile(ctx, path);
+    if (!loaded.ok) {
+      if (loaded.result.code !== "FS_NOT_FOUND") return loaded.result;
+      const gone = decideEdit(observation, { kind: "absent" });
+      return gone.kind === "refuse" ? refuseEdit(ctx, path, gone, options.tool) : loaded.result;
+    }
+    const decision = decideEdit(observation, { kind: "file", version: loaded.version });
+    if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options.tool);
+
+    const next = await plan({ doc: loaded.doc, version: loaded.version });
+    if (next.kind === "stop") return next.result;
+    try {
+      const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
+      await observePresent(ctx, path, written.version);
+      return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
+    } catch (error) {
+      if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);
+    }
+    if (attempt < maxAttempts) await backoff(attempt);
+  }
+  return lostEveryRace(path, maxAttempts, options.tool);
+}
+
+/** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */
+async function gateUnseen(
+  ctx: ToolContext,
+  path: string,
+  observation: Observation | undefined,
+  tool: string,
+): Promise<ToolResult | undefined> {
+  let stat;
+  try {
+    stat = await ctx.storage.stat(path);
+  } catch (error) {
+    return toolError(error, path);
+  }
+  if (stat?.kind === "directory") {
+    return fail("FS_IS_DIRECTORY", `\`${shownPath(path)}\` is a directory, not a file.${remedyFor("FS_IS_DIRECTORY", path)}`);
+  }
+  const current = stat ? { kind: "file" as const, version: stat.version ?? "" } : { kind: "absent" as const };
+  const decision = decideEdit(observation, current);
+  return decision.kind === "refuse" ? refuseEdit(ctx, path, decision, tool) : undefined;
+}
+
+/** The model-facing refusal of an edit decision; records what the decision says to record. */
+export async function refuseEdit(
+  ctx: ToolContext,
+  path: string,
+  decision: Extract<EditDecision, { kind: "refuse" }>,
+  tool: string,
+): Promise<ToolResult> {
+  if ("record" in decision) await ctx.observations.set(ctx.caller.session, path, decision.record);
+  return fail(decision.code, editRefusalText(path, decision, tool));
+}
+
+/** Wording of each edit refusal (exported for the tests that pin it). */
+export function editRefusalText(path: string, decision: Extract<EditDecision, { kind: "refuse" }>, tool: string): string {
+  const p = `\`${shownPath(path)}\``;
+  const create = `write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}`;
+  switch (decision.reason) {
+    case "unseen":
+      return (
+        `${p} has not been viewed in this session, so \`${tool}\` will not change it (a view also gives the line ids \`batch_edit\` needs)` +
+        remedyFor("FS_NOT_OBSERVED", path)
+      );
+    case "created":
+      return (
+        `${p} did not exist when you last looked, and it has been created since; you have not seen its content` +
+        remedyFor("FS_NOT_OBSERVED", path)
+      );
+    case "deleted":
+      return (
+        `${p} no longer exists: it was deleted after you viewed it. Nothing was changed. ` +
+        `To create it again, use write (a new file needs no view): ${create}.`
+      );
+    case "seen-absent":
+      return `${p} does not exist (as you found earlier). Nothing was changed. To create it, use write: ${create}.`;
+    case "missing":
+      return (
+        `${p} does not exist. Nothing was changed. To create it, use write: ${create}. ` +
+        `To find the file you meant: view {"path": ${JSON.stringify(shownPath(parentPath(path)))}} lists what exists there.`
+      );
+  }
+}
+
+function lostEveryRace(path: string, attempts: number, tool: string): ToolResult {
+  return fail(
+    "FS_STALE_VERSION",
+    `\`${shownPath(path)}\` kept changing while \`${tool}\` applied your change: other writers won the race ${attempts} times in a row. ` +
+      `Nothing was written by this call` +
+      remedyFor("FS_STALE_VERSION", path),
+  );
+}
+
+/**
+ * Random wait before round `attempt + 1`, growing with each loss. Writers
+ * that collided re-read at different moments instead of colliding again;
+ * every lost race means another writer succeeded, so contention drains.
+ */
+function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(64, 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
