@@ -75,7 +75,7 @@ describe("decideEdit", () => {
   });
 
   test("no file: FS_NOT_FOUND with the reason, and absence recorded in every case", () => {
-    const record = { kind: "absent" };
+    const record: Observation = { kind: "absent" };
     expect(decideEdit(seen("v1"), gone)).toEqual({ kind: "refuse", code: "FS_NOT_FOUND", reason: "deleted", record });
     expect(decideEdit(absent, gone)).toEqual({ kind: "refuse", code: "FS_NOT_FOUND", reason: "seen-absent", record });
     expect(decideEdit(undefined, gone)).toEqual({ kind: "refuse", code: "FS_NOT_FOUND", reason: "missing", record });
