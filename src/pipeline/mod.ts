@@ -19,3 +19,15 @@ export {
 } from "./listeners.ts";
 export { validateArgs, type Validation, type ValidateOptions } from "./validate.ts";
 export { renderResult } from "./render.ts";
+export {
+  installLoudFailure,
+  loudFailureListener,
+  LOUD_FAILURE_LISTENER,
+  LOUD_FAILURE_ORDER,
+} from "./loud-failure.ts";
+export {
+  installShellGuard,
+  shellGuardListener,
+  SHELL_GUARD_LISTENER,
+  type ShellGuardInstallOptions,
+} from "./shell-guard.ts";
