@@ -166,6 +166,43 @@ describe("renderLines properties", () => {
   });
 });
 
+describe("renderLines on output larger than its reused 1 MiB buffer", () => {
+  const lines = Array.from({ length: 60_000 }, (_, i) => (i % 7 === 0 ? `héllo 世界 🚀 ${i}` : `line ${i} `.repeat(4)));
+  const doc = docOf(lines, "\r\n");
+  const viaStrings = (from: number, to: number, max: number) =>
+    doc.lines
+      .slice(from - 1, to)
+      .map((l, k) => renderLine(from + k, doc.hashes[from - 1 + k], l, max))
+      .join("\n");
+
+  test("renders the same text as line-by-line rendering", () => {
+    const r = renderLines(doc, 1, lines.length, { maxLineChars: 2000 });
+    expect(new TextEncoder().encode(r.text).length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(r.text).toBe(viaStrings(1, lines.length, 2000));
+    expect(r).toMatchObject({ from: 1, to: 60_000, complete: true, truncatedLines: 0 });
+  });
+
+  test("a byte budget beyond the buffer is still exact", () => {
+    const budget = 1.5 * 1024 * 1024;
+    const r = renderLines(doc, 1, lines.length, { maxLineChars: 2000, maxOutputBytes: budget });
+    const used = new TextEncoder().encode(r.text).length;
+    expect(used).toBeLessThanOrEqual(budget);
+    expect(used + new TextEncoder().encode(`\n${viaStrings(r.to + 1, r.to + 1, 2000)}`).length).toBeGreaterThan(budget);
+    expect(r.text).toBe(viaStrings(1, r.to, 2000));
+    expect(r.complete).toBe(false);
+  });
+
+  test("a single line larger than the buffer", () => {
+    const huge = docOf(["a", "é".repeat(700_000), "b"]);
+    expect(renderLines(huge, 1, 3, { maxLineChars: Number.POSITIVE_INFINITY }).text).toBe(
+      huge.lines.map((l, i) => renderLine(i + 1, huge.hashes[i], l, Number.POSITIVE_INFINITY)).join("\n"),
+    );
+    expect(renderLines(huge, 2, 2, { maxLineChars: 5 }).text).toBe(
+      `2:${formatHash(huge.hashes[1])}|ééééé… [line truncated: 700000 chars total]`,
+    );
+  });
+});
+
 describe("utf8Length", () => {
   test("matches TextEncoder, lone surrogates included", () => {
     fc.assert(
