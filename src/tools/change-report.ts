@@ -57,7 +57,8 @@ export function shiftNote(hunks: readonly DiffHunk[], oldLineCount: number): str
       more++;
       continue;
     }
-    regions.push(`old ${range(from, to)} are now ${range(from + shift, to + shift)} (${shift > 0 ? "+" : ""}${shift})`);
+    const verb = from === to ? "is" : "are";
+    regions.push(`old ${range(from, to)} ${verb} now ${range(from + shift, to + shift)} (${shift > 0 ? "+" : ""}${shift})`);
   }
   if (regions.length === 0) return "";
   const rest = more > 0 ? `, and ${more} more region${more === 1 ? "" : "s"}` : "";

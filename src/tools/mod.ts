@@ -1,0 +1,15 @@
+/**
+ * The file tools a host serves: `view` (read) and the guarded mutations
+ * `write`, `edit` and `batch_edit`. Runtime-neutral (no `node:` imports), so
+ * Workers can serve them too.
+ */
+
+import type { ToolDef } from "./types.ts";
+import { batchEditTool } from "./batch-edit/tool.ts";
+import { editTool } from "./edit.ts";
+import { writeTool } from "./write.ts";
+
+export { batchEditTool, editTool, writeTool };
+
+/** Every file tool, in the order clients list them. */
+export const fileTools: ToolDef[] = [writeTool, editTool, batchEditTool];
