@@ -3,3 +3,7 @@ export * from "./eol.ts";
 export * from "./ids.ts";
 export * from "./document.ts";
 export * from "./render.ts";
+export * from "./line-edits.ts";
+export * from "./match.ts";
+export * from "./similarity.ts";
+export * from "./diff.ts";
