@@ -1,0 +1,100 @@
+/**
+ * The `view` arguments: one valibot schema (the JSON Schema clients see is
+ * generated from it, so every field documents itself) and the bounds the
+ * three modes share. Defaults live here as constants, applied in `run`,
+ * because the pipeline hands `run` exactly what the model sent.
+ */
+import * as v from "valibot";
+
+/** Deepest a listing or search walks below the named directory. */
+export const MAX_DEPTH = 20;
+/** Most context lines around a search match. */
+export const MAX_CONTEXT = 10;
+
+const lineRef = (which: "start" | "end", example: string) =>
+  v.pipe(
+    v.union(
+      [v.pipe(v.number(), v.integer()), v.pipe(v.string(), v.minLength(1))],
+      `${which} must be a line number (e.g. ${example}) or a line id like "12:a3"`,
+    ),
+    v.description(
+      which === "start"
+        ? 'First line to show: 1-based; negative counts from the end (-50 = the last 50 lines); a line id like "12:a3" uses its number. Files only.'
+        : 'Last line to show, inclusive; same forms as start (-1 = the last line). Default: as far as the output bound allows.',
+    ),
+  );
+
+/** The `view` arguments schema. */
+export const ViewArgsSchema = v.strictObject({
+  path: v.pipe(
+    v.string("path must be a string"),
+    v.description('Workspace-relative path of a file or directory; "." is the workspace root.'),
+  ),
+  start: v.optional(lineRef("start", "1 or -50")),
+  end: v.optional(lineRef("end", "200 or -1")),
+  content: v.optional(
+    v.pipe(
+      v.string("content must be a string"),
+      v.minLength(1, "content must not be empty: give the text to search for, or leave content out to view the path"),
+      v.description(
+        "Search for this text (literal unless regex is true) in the file, or in every text file under the directory. Shows each matching line with its id.",
+      ),
+    ),
+  ),
+  regex: v.optional(
+    v.pipe(
+      v.boolean("regex must be true or false"),
+      v.description(
+        "Treat content as an RE2 regular expression matched against each line (^ and $ anchor the line; no lookaround or backreferences). Default false.",
+      ),
+    ),
+  ),
+  case_sensitive: v.optional(
+    v.pipe(v.boolean("case_sensitive must be true or false"), v.description("Search case-sensitively. Default true.")),
+  ),
+  context: v.optional(
+    v.pipe(
+      v.number("context must be a number"),
+      v.integer("context must be a whole number"),
+      v.minValue(0, "context must be 0 or more"),
+      v.maxValue(MAX_CONTEXT, `context is at most ${MAX_CONTEXT} lines`),
+      v.description(`Lines shown before and after each search match (0-${MAX_CONTEXT}). Default 0.`),
+    ),
+  ),
+  pattern: v.optional(
+    v.pipe(
+      v.string("pattern must be a string"),
+      v.minLength(1, "pattern must not be empty; leave it out to list everything"),
+      v.maxLength(500, "pattern is at most 500 characters"),
+      v.description(
+        'Glob that entries of a listing or files of a search must match, e.g. "**/*.ts" or "src/**/test_*.py"; a glob without "/" matches names at any depth ("*.md"). Implies walking subdirectories.',
+      ),
+    ),
+  ),
+  depth: v.optional(
+    v.pipe(
+      v.number("depth must be a number"),
+      v.integer("depth must be a whole number"),
+      v.minValue(1, "depth must be at least 1 (1 = the directory's own entries)"),
+      v.maxValue(MAX_DEPTH, `depth is at most ${MAX_DEPTH}`),
+      v.description(
+        `Levels below the directory to walk (1-${MAX_DEPTH}). Default 1 for a listing; ${MAX_DEPTH} with pattern or content.`,
+      ),
+    ),
+  ),
+  hidden: v.optional(
+    v.pipe(
+      v.boolean("hidden must be true or false"),
+      v.description("Include dot-files and dot-directories in listings and searches. Default false."),
+    ),
+  ),
+  gitignore: v.optional(
+    v.pipe(
+      v.boolean("gitignore must be true or false"),
+      v.description("Leave out what .gitignore files exclude. Default true; false shows everything."),
+    ),
+  ),
+});
+
+/** Parsed `view` arguments. */
+export type ViewArgs = v.InferOutput<typeof ViewArgsSchema>;

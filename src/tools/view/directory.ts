@@ -1,0 +1,208 @@
+/**
+ * `view` of a directory: one entry per line in tree order, each a
+ * workspace-relative path (directories end with "/") so it can be pasted
+ * into the next call, files with their size and what they hold (a line
+ * count, or binary / not UTF-8 / empty). Bracketed meta lines say what was
+ * counted, what was left out and why, and how to narrow a cut listing.
+ */
+
+import { ok, type ToolResult } from "../../result.ts";
+import { decodeText } from "../../text/document.ts";
+import { utf8Length } from "../../text/render.ts";
+import { shownPath } from "../support/remedy.ts";
+import type { ToolContext } from "../types.ts";
+import { MAX_DEPTH } from "./args.ts";
+import { invalidArgument } from "./errors.ts";
+import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
+import { compileGlob } from "./glob.ts";
+import { type WalkEntry, walkStats, walkTree } from "./walk.ts";
+
+/** Most entries one listing shows. */
+export const MAX_LIST_ENTRIES = 500;
+/** Most entries one walk looks at before it stops and says the count is a lower bound. */
+export const MAX_WALK_ENTRIES = 20_000;
+/** Files up to this size get a line count; larger ones are not read just to count. */
+export const LINE_COUNT_MAX_BYTES = 1024 * 1024;
+/** Total bytes one listing reads to count lines. */
+const LINE_COUNT_BUDGET_BYTES = 32 * 1024 * 1024;
+/** Reads in flight at once while counting (hides per-request latency on object stores). */
+const COUNT_CONCURRENCY = 8;
+const META_RESERVE_BYTES = 1024;
+
+/** Listing arguments, as given. */
+export interface ListArgs {
+  readonly depth?: number;
+  readonly pattern?: string;
+  readonly hidden?: boolean;
+  readonly gitignore?: boolean;
+}
+
+/** What a file holds, as a listing says it. */
+export function describeContent(bytes: Uint8Array): string {
+  if (bytes.length === 0) return "empty";
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) return decoded.reason === "binary" ? "binary" : "not UTF-8";
+  const text = decoded.text;
+  if (text === "") return "empty";
+  let lines = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
+  if (!text.endsWith("\n")) lines++;
+  return plural(lines, "line");
+}
+
+/**
+ * Build a filter for entries under `root` from a glob that may be written
+ * relative to the workspace or to `root` ("lib/*.ts" while listing "src").
+ */
+export function entryFilter(pattern: string, root: string) {
+  const glob = compileGlob(pattern);
+  if (!glob.ok) return glob;
+  const prefix = root === "" ? "" : `${root}/`;
+  return {
+    ok: true as const,
+    test: (path: string) => glob.test(path) || (prefix !== "" && glob.test(path.slice(prefix.length))),
+  };
+}
+
+async function mapPool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** List the directory at `path` (normalised, known to be a directory). */
+export async function listDirectory(
+  ctx: ToolContext,
+  path: string,
+  args: ListArgs,
+  notes: readonly string[] = [],
+): Promise<ToolResult> {
+  const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
+  if (filter && !filter.ok) return invalidArgument(filter.message);
+  const depth = args.depth ?? (args.pattern !== undefined ? MAX_DEPTH : 1);
+  const stats = walkStats();
+  const shown: WalkEntry[] = [];
+  let matched = 0;
+  let dirs = 0;
+  let files = 0;
+  const walk = walkTree(
+    ctx.storage,
+    path,
+    {
+      depth,
+      hidden: args.hidden ?? false,
+      gitignore: args.gitignore ?? true,
+      maxVisited: MAX_WALK_ENTRIES,
+      signal: ctx.signal,
+    },
+    stats,
+  );
+  for await (const entry of walk) {
+    if (filter && !filter.test(entry.path)) continue;
+    matched++;
+    if (entry.kind === "directory") dirs++;
+    else files++;
+    if (shown.length < MAX_LIST_ENTRIES) shown.push(entry);
+  }
+
+  const details = await countLines(ctx, shown);
+  const budget = Math.max(1, ctx.limits.maxOutputBytes - Math.min(META_RESERVE_BYTES, Math.floor(ctx.limits.maxOutputBytes / 4)));
+  const rows: string[] = [];
+  let bytes = 0;
+  for (const entry of shown) {
+    const row = renderEntry(entry, details.get(entry.path));
+    bytes += utf8Length(row) + 1;
+    if (bytes > budget && rows.length > 0) break;
+    rows.push(row);
+  }
+
+  const atLeast = stats.complete ? "" : "at least ";
+  const name = path === "" ? "./" : `${path}/`;
+  const parts: string[] = [];
+  if (dirs > 0) parts.push(plural(dirs, "directory", "directories"));
+  if (files > 0) parts.push(plural(files, "file"));
+  const counts = `${atLeast}${parts.join(", ")}`;
+  const scope = depth === 1 ? "" : ` (depth ${depth})`;
+  let head: string;
+  if (filter) {
+    const verb = matched === 1 ? "matches" : "match";
+    head = matched === 0
+      ? `[${name}: nothing matches ${quoteArg(args.pattern!)}${scope}]`
+      : `[${name}: ${counts} ${verb} ${quoteArg(args.pattern!)}${scope}]`;
+  } else {
+    head = matched === 0
+      ? `[${name}: ${stats.hidden + stats.ignored > 0 ? "nothing to show" : "empty directory"}]`
+      : `[${name}: ${counts}${scope}]`;
+  }
+  const out = [head];
+  const skipped: string[] = [];
+  if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
+  if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
+  if (skipped.length > 0) out.push(`[not shown: ${skipped.join(", ")}]`);
+  if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
+  out.push(...rows);
+
+  if (details.uncounted > 0) {
+    out.push(
+      `[line counts left out for ${plural(details.uncounted, "file")} over ${formatSize(LINE_COUNT_MAX_BYTES)} ` +
+        `or past the reading budget]`,
+    );
+  }
+  if (rows.length < matched) {
+    const left = matched - rows.length;
+    const suggestions = [
+      dirs > 0 ? `one subdirectory (${viewCall(firstDirectory(shown) ?? path)})` : undefined,
+      depth > 1 ? `a smaller "depth"` : undefined,
+      args.pattern === undefined ? `a "pattern" such as "**/*.ts"` : `a narrower "pattern"`,
+    ].filter((s) => s !== undefined);
+    out.push(
+      `[cut: showing ${rows.length} of ${atLeast}${matched} entries, ${atLeast}${left} not shown. ` +
+        `Narrow it with ${suggestions.join(", or ")}]`,
+    );
+  } else if (!stats.complete) {
+    out.push(`[the walk stopped after ${MAX_WALK_ENTRIES} entries; list a subdirectory or use a "pattern" to see the rest]`);
+  }
+  return ok(out.join("\n"));
+}
+
+function firstDirectory(entries: readonly WalkEntry[]): string | undefined {
+  return entries.find((e) => e.kind === "directory" && !e.unexpanded)?.path;
+}
+
+function renderEntry(entry: WalkEntry, detail: string | undefined): string {
+  const name = shownPath(entry.path);
+  if (entry.kind === "directory") {
+    return entry.unexpanded ? `${name}/  (not walked; view it by path to list it)` : `${name}/`;
+  }
+  return `${name}  ${formatSize(entry.size)}${detail ? `, ${detail}` : ""}`;
+}
+
+/** Content descriptions of the shown files that are small enough to read, and how many were not. */
+async function countLines(
+  ctx: ToolContext,
+  entries: readonly WalkEntry[],
+): Promise<Map<string, string> & { uncounted: number }> {
+  const details = Object.assign(new Map<string, string>(), { uncounted: 0 });
+  const wanted: WalkEntry[] = [];
+  let budget = LINE_COUNT_BUDGET_BYTES;
+  for (const entry of entries) {
+    if (entry.kind !== "file") continue;
+    if (entry.size === 0) details.set(entry.path, "empty");
+    else if (entry.size > LINE_COUNT_MAX_BYTES || entry.size > budget) details.uncounted++;
+    else {
+      budget -= entry.size;
+      wanted.push(entry);
+    }
+  }
+  await mapPool(wanted, COUNT_CONCURRENCY, async (entry) => {
+    try {
+      const { bytes } = await ctx.storage.read(entry.path);
+      details.set(entry.path, describeContent(bytes));
+    } catch {
+      details.set(entry.path, "unreadable");
+    }
+  });
+  return details;
+}

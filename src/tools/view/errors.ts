@@ -1,0 +1,116 @@
+/**
+ * The two refusals `view` writes itself: a bad argument combination, and a
+ * path with nothing there — which names the nearest directory that exists
+ * and any entries there whose names are close to the one asked for, since a
+ * missing path is usually a typo or a wrong directory.
+ */
+
+import { fail, type ToolResult } from "../../result.ts";
+import { baseName, childPath, parentPath } from "../../storage/path.ts";
+import type { NotText } from "../../text/document.ts";
+import { observeAbsent } from "../support/observe.ts";
+import { shownPath } from "../support/remedy.ts";
+import type { ToolContext } from "../types.ts";
+import { viewCall } from "./format.ts";
+
+/**
+ * FS_NOT_TEXT for bytes that are not UTF-8 text, saying which (binary or
+ * another encoding) and where, worded as `loadTextFile` words it for a view.
+ */
+export function notTextResult(path: string, why: NotText): ToolResult {
+  const what = why.reason === "binary" ? "a binary file (it contains NUL bytes)" : "not valid UTF-8 text";
+  return fail(
+    "FS_NOT_TEXT",
+    `\`${shownPath(path)}\` is ${what}: ${why.detail}. These tools read and edit UTF-8 text only; ` +
+      `leave this file alone, or convert it to UTF-8 first.`,
+  )
+}
+
+/** An INVALID_ARGUMENT result; `message` already says the fix. */
+export function invalidArgument(message: string): ToolResult {
+  return fail("INVALID_ARGUMENT", message);
+}
+
+const MAX_SUGGESTIONS = 3;
+const SIBLINGS_SCANNED = 2000;
+
+/**
+ * FS_NOT_FOUND for `path` (normalised), after recording absent for this
+ * session: the model looked and found nothing, which is what lets `write`
+ * create the file without a further read.
+ */
+export async function notFound(ctx: ToolContext, path: string): Promise<ToolResult> {
+  await observeAbsent(ctx, path);
+  let text = `\`${shownPath(path)}\` does not exist (nothing is there; \`write\` can create it).`;
+  try {
+    // Walk up to the nearest directory that exists; the first missing segment is what to suggest for.
+    let missing = path;
+    let dir = parentPath(path);
+    for (;;) {
+      const stat = await ctx.storage.stat(dir);
+      if (stat?.kind === "directory" || dir === "") break;
+      if (stat?.kind === "file") {
+        return fail(
+          "FS_NOT_FOUND",
+          `${text} \`${shownPath(dir)}\` is a file, not a directory, so nothing can be inside it: ${viewCall(dir)} shows it.`,
+        );
+      }
+      missing = dir;
+      dir = parentPath(dir);
+    }
+    if (missing !== path) text += ` Its directory \`${shownPath(missing)}\` does not exist either.`;
+    const listing = await ctx.storage.list(dir, { limit: SIBLINGS_SCANNED });
+    const close = similarNames(baseName(missing), listing.entries.map((e) => e.name));
+    if (close.length > 0) {
+      const names = close.map((name) => `\`${childPath(dir, name)}\``).join(", ");
+      text += ` Similar ${close.length === 1 ? "name" : "names"} in \`${shownPath(dir)}\`: ${names}.`;
+    }
+    text += ` See what exists: ${viewCall(dir)}`;
+  } catch {
+    // The hint is a courtesy; the answer stays "not found" whatever the walk met.
+    text += ` See what exists: ${viewCall(parentPath(path))}`;
+  }
+  return fail("FS_NOT_FOUND", text);
+}
+
+/**
+ * Names close enough to `name` to be what was meant: equal ignoring case,
+ * the same stem with another extension, or a few typos away. Closest first.
+ */
+export function similarNames(name: string, names: readonly string[]): string[] {
+  const target = name.toLowerCase();
+  const stem = (s: string) => s.replace(/\.[^.]*$/, "");
+  const scored: { name: string; score: number }[] = [];
+  for (const candidate of names) {
+    const c = candidate.toLowerCase();
+    let score: number;
+    if (c === target) score = 0;
+    else if (stem(c) !== "" && stem(c) === stem(target)) score = 1;
+    else {
+      const budget = Math.max(1, Math.floor(Math.max(c.length, target.length) / 4));
+      if (Math.abs(c.length - target.length) > budget) continue;
+      const d = boundedDistance(target, c, budget);
+      if (d > budget) continue;
+      score = 1 + d;
+    }
+    scored.push({ name: candidate, score });
+  }
+  scored.sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : 1));
+  return scored.slice(0, MAX_SUGGESTIONS).map((s) => s.name);
+}
+
+/** Levenshtein distance, or `budget + 1` as soon as it must exceed `budget`. */
+function boundedDistance(a: string, b: string, budget: number): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (row[j] < best) best = row[j];
+    }
+    if (best > budget) return budget + 1;
+    prev = row;
+  }
+  return prev[b.length];
+}

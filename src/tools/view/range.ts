@@ -1,0 +1,94 @@
+/**
+ * Which lines a file view shows: `start`/`end` as given by the model
+ * (numbers, negative from the end, or line ids whose number is used) turned
+ * into a 1-based inclusive range over a file of known length. Pure.
+ *
+ * Out-of-range ends are clamped and explained in a note, because the model
+ * usually just misjudged the length and the nearest lines are what it
+ * wants. Line 0 and a start after the end are refused, since any guess
+ * would show lines it did not ask for; the refusal names the fix.
+ */
+
+import { formatHash } from "../../hash/fnv.ts";
+import { formatId, parseLineRef, resolveLineRef } from "../../text/ids.ts";
+
+/** A range resolved against a file, plus one note per bound that needed explaining. */
+export type ResolvedRange =
+  | { readonly ok: true; readonly from: number; readonly to: number; readonly notes: readonly string[] }
+  | { readonly ok: false; readonly message: string };
+
+type Bound = string | number | undefined;
+
+function shown(value: string | number): string {
+  return typeof value === "number" ? String(value) : JSON.stringify(value);
+}
+
+function parseBound(which: "start" | "end", value: Bound) {
+  if (value === undefined) return { ok: true as const, line: undefined, hash: undefined };
+  const parsed = parseLineRef(value);
+  if (parsed.ok) return { ok: true as const, line: parsed.line, hash: parsed.hash };
+  const zero = typeof value === "number" ? value === 0 : /^\s*[+-]?0+\s*$/.test(value) || /^\s*[+-]?0+\s*:/.test(value);
+  if (zero) {
+    const fix = which === "start"
+      ? 'use "start": 1 for the first line (negative numbers count from the end: -1 is the last line)'
+      : 'use "end": -1 for the last line, or a line number from 1';
+    return { ok: false as const, message: `${which} ${shown(value)}: lines are 1-indexed, so there is no line 0; ${fix}.` };
+  }
+  return { ok: false as const, message: `${which} ${shown(value)}: ${parsed.message}.` };
+}
+
+/**
+ * Resolve `start`/`end` against a file of `total` lines. `hashAt(n)` gives
+ * line n's id hash (1-based), so an id whose line has since changed gets a
+ * note with its current id. A non-empty file yields `1 <= from <= to <=
+ * total`; an empty one yields `from = 1, to = 0`.
+ */
+export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (line: number) => number): ResolvedRange {
+  const s = parseBound("start", start);
+  if (!s.ok) return s;
+  const e = parseBound("end", end);
+  if (!e.ok) return e;
+  if (total === 0) return { ok: true, from: 1, to: 0, notes: [] };
+
+  const from = s.line === undefined ? 1 : resolveLineRef(s.line, total);
+  const to = e.line === undefined ? total : resolveLineRef(e.line, total);
+  if (from > to) {
+    const at = (value: string | number, line: number) =>
+      typeof value === "number" && value > 0 ? shown(value) : `${shown(value)} (line ${line} of ${total})`;
+    return {
+      ok: false,
+      message:
+        `start ${at(start!, from)} comes after end ${at(end!, to)}, so the range is empty. ` +
+        `Swap them: "start": ${shown(end!)}, "end": ${shown(start!)}.`,
+    };
+  }
+
+  const notes: string[] = [];
+  const lines = `the file has ${total} ${total === 1 ? "line" : "lines"}`;
+  let first = from;
+  let last = to;
+  if (from < 1) {
+    notes.push(`start ${shown(start!)} reaches before line 1 (${lines}); showing from line 1`);
+    first = 1;
+  } else if (from > total) {
+    notes.push(`start ${shown(start!)} is past the end (${lines}); showing the last line`);
+    first = total;
+  }
+  if (to > total) {
+    if (from <= total) notes.push(`end ${shown(end!)} is past the end (${lines}); showing up to line ${total}`);
+    last = total;
+  } else if (to < 1) {
+    notes.push(`end ${shown(end!)} reaches before line 1 (${lines}); showing up to line 1`);
+    last = 1;
+  }
+  for (const [which, bound, line] of [["start", s, from], ["end", e, to]] as const) {
+    if (bound.hash === undefined || line < 1 || line > total) continue;
+    const now = hashAt(line);
+    if (now !== bound.hash) {
+      notes.push(
+        `${which} id ${formatId(line, bound.hash)} is out of date: line ${line} has changed since (now ${line}:${formatHash(now)})`,
+      );
+    }
+  }
+  return { ok: true, from: first, to: last, notes };
+}

@@ -1,0 +1,410 @@
+/**
+ * `view` with `content`: search one file, or every text file under a
+ * directory (walked like a listing: .gitignore, hidden, pattern, depth).
+ *
+ * Output: a bracketed header (what was searched, how, and the totals), then
+ * per file its path on a line of its own followed by rows in the view format
+ * `N:hh|content`, so every id can be copied into an edit. With `context`,
+ * matching rows start with "> " and context rows with two spaces; groups
+ * whose context touches are merged, and "--" separates the rest. Bounded:
+ * {@link MAX_SHOWN_MATCHES} matching lines in all, {@link PER_FILE_MATCHES}
+ * per file in a directory search, and the output byte limit; what is left
+ * out is counted and the footer says how to narrow or continue.
+ *
+ * Files are read one at a time, so memory holds one file. After the shown
+ * bound is reached the search keeps counting (to {@link COUNT_CAP} matching
+ * lines), then says "at least".
+ *
+ * Observations. A file whose lines this search showed is recorded as
+ * present(version of the bytes searched), like a ranged view: the ids shown
+ * come from that version, so an edit naming them is proven by content, and a
+ * partial view already counts as an observation under DESIGN.md's policy.
+ * Files searched without a line shown are not recorded (the model saw
+ * nothing of them), and a missing path is recorded absent like any view.
+ */
+
+import { formatHash, lineHash } from "../../hash/fnv.ts";
+import { fail, ok, type ToolResult } from "../../result.ts";
+import { decodeText } from "../../text/document.ts";
+import { renderLine, utf8Length } from "../../text/render.ts";
+import { observePresent } from "../support/observe.ts";
+import { shownPath, toolError } from "../support/remedy.ts";
+import type { ToolContext } from "../types.ts";
+import { MAX_DEPTH } from "./args.ts";
+import { entryFilter } from "./directory.ts";
+import { invalidArgument, notFound, notTextResult } from "./errors.ts";
+import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
+import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
+import { resolveRange } from "./range.ts";
+import { walkStats, walkTree } from "./walk.ts";
+
+/** Most matching lines one search shows. */
+export const MAX_SHOWN_MATCHES = 200;
+/** Most matching lines shown per file when searching a directory. */
+export const PER_FILE_MATCHES = 50;
+/** Matching lines counted before the search stops and says "at least". */
+export const COUNT_CAP = 10_000;
+/** Most entries a directory search walks. */
+export const SEARCH_WALK_ENTRIES = 50_000;
+/** Most bytes one search reads in all. */
+export const SEARCH_READ_BYTES = 512 * 1024 * 1024;
+/** A file may be this many times `maxFileBytes` and still be searched (search never renders it whole). */
+export const SEARCH_SIZE_FACTOR = 4;
+const META_RESERVE_BYTES = 2048;
+
+/** Search arguments, as given. */
+export interface SearchArgs {
+  readonly content: string;
+  readonly regex?: boolean;
+  readonly case_sensitive?: boolean;
+  readonly context?: number;
+  readonly start?: string | number;
+  readonly end?: string | number;
+  readonly pattern?: string;
+  readonly depth?: number;
+  readonly hidden?: boolean;
+  readonly gitignore?: boolean;
+}
+
+/** Running totals and output of one search. */
+interface Tally {
+  /** Rendered groups, one per file shown: its path line, then its rows. */
+  readonly files: string[][];
+  bytes: number;
+  readonly budget: number;
+  /** Matching lines found (counted), and how many of them were shown. */
+  matched: number;
+  shownMatches: number;
+  filesMatched: number;
+  filesShown: number;
+  filesSearched: number;
+  notText: number;
+  tooLarge: number;
+  unreadable: number;
+  bytesRead: number;
+  /** False when a cap stopped the search before every file was searched. */
+  complete: boolean;
+  stopReason?: string;
+}
+
+/** Run a search of `path` (normalised; `kind` is what stat found there). */
+export async function search(
+  ctx: ToolContext,
+  path: string,
+  kind: "file" | "directory",
+  args: SearchArgs,
+  notes: readonly string[] = [],
+): Promise<ToolResult> {
+  const made = createSearcher({
+    content: args.content,
+    regex: args.regex ?? false,
+    caseSensitive: args.case_sensitive ?? true,
+  });
+  if (!made.ok) {
+    return invalidArgument(
+      `content is not a valid regular expression: ${made.message}. The syntax is RE2 (no lookaround or ` +
+        `backreferences). Fix the pattern, or leave out "regex" to search for the text literally.`,
+    );
+  }
+  const searcher = made.searcher;
+  const context = args.context ?? 0;
+  const sizeLimit = ctx.limits.maxFileBytes * SEARCH_SIZE_FACTOR;
+  const tally: Tally = {
+    files: [],
+    bytes: 0,
+    budget: Math.max(1, ctx.limits.maxOutputBytes - Math.min(META_RESERVE_BYTES, Math.floor(ctx.limits.maxOutputBytes / 4))),
+    matched: 0,
+    shownMatches: 0,
+    filesMatched: 0,
+    filesShown: 0,
+    filesSearched: 0,
+    notText: 0,
+    tooLarge: 0,
+    unreadable: 0,
+    bytesRead: 0,
+    complete: true,
+  };
+  const repeat = {
+    content: args.content,
+    regex: args.regex || undefined,
+    case_sensitive: args.case_sensitive === false ? false : undefined,
+    context: context > 0 ? context : undefined,
+  };
+
+  if (kind === "file") {
+    let read;
+    try {
+      const stat = await ctx.storage.stat(path);
+      if (stat === null) return notFound(ctx, path);
+      if (stat.kind === "file" && stat.size > sizeLimit) return tooLargeResult(path, stat.size, sizeLimit);
+      read = await ctx.storage.read(path);
+    } catch (error) {
+      if ((error as { code?: string }).code === "FS_NOT_FOUND") return notFound(ctx, path);
+      return toolError(error, path);
+    }
+    const decoded = decodeText(read.bytes);
+    if (!decoded.ok) return notTextResult(path, decoded);
+    const text = normalizeEndings(decoded.text);
+    const index = indexLines(text);
+    const range = resolveRange(args.start, args.end, index.count, (n) => lineHash(lineAt(text, index, n - 1)));
+    if (!range.ok) return invalidArgument(range.message);
+    tally.filesSearched = 1;
+    const all = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
+    const inRange = all.filter((i) => i + 1 >= range.from && i + 1 <= range.to);
+    const ranged = range.from > 1 || range.to < index.count;
+    await showFile(ctx, path, read.version, text, index, inRange, {
+      cap: MAX_SHOWN_MATCHES,
+      context,
+      searcher,
+      tally,
+      more: (nextLine) => viewCall(path, { ...repeat, start: nextLine, end: ranged && range.to < index.count ? range.to : undefined }),
+    });
+    const where = ranged
+      ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
+      : `${shownPath(path)} (${plural(index.count, "line")})`;
+    const notesAll = [...notes, ...range.notes];
+    return ok(render(args, searcher, where, tally, context, notesAll, undefined, "file"));
+  }
+
+  // Directory search.
+  const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
+  if (filter && !filter.ok) return invalidArgument(filter.message);
+  const stats = walkStats();
+  const walk = walkTree(
+    ctx.storage,
+    path,
+    {
+      depth: args.depth ?? MAX_DEPTH,
+      hidden: args.hidden ?? false,
+      gitignore: args.gitignore ?? true,
+      maxVisited: SEARCH_WALK_ENTRIES,
+      signal: ctx.signal,
+    },
+    stats,
+  );
+  for await (const entry of walk) {
+    if (entry.kind !== "file") continue;
+    if (filter && !filter.test(entry.path)) continue;
+    if (tally.matched >= COUNT_CAP) {
+      tally.complete = false;
+      tally.stopReason = `stopped counting at ${COUNT_CAP} matching lines`;
+      break;
+    }
+    if (tally.bytesRead >= SEARCH_READ_BYTES) {
+      tally.complete = false;
+      tally.stopReason = `stopped after reading ${formatSize(SEARCH_READ_BYTES)}`;
+      break;
+    }
+    if (ctx.signal?.aborted) {
+      tally.complete = false;
+      tally.stopReason = "stopped: the call was cancelled";
+      break;
+    }
+    if (entry.size > sizeLimit) {
+      tally.tooLarge++;
+      continue;
+    }
+    let read;
+    try {
+      read = await ctx.storage.read(entry.path);
+    } catch {
+      tally.unreadable++;
+      continue;
+    }
+    tally.bytesRead += read.bytes.length;
+    if (read.bytes.length > sizeLimit) {
+      tally.tooLarge++;
+      continue;
+    }
+    const decoded = decodeText(read.bytes);
+    if (!decoded.ok) {
+      tally.notText++;
+      continue;
+    }
+    tally.filesSearched++;
+    const text = normalizeEndings(decoded.text);
+    if (!searcher.mayMatch(text)) continue;
+    const index = indexLines(text);
+    const lines = searcher.matchLines(text, index);
+    if (lines.length === 0) continue;
+    await showFile(ctx, entry.path, read.version, text, index, lines, {
+      cap: PER_FILE_MATCHES,
+      context,
+      searcher,
+      tally,
+      more: (nextLine) => viewCall(entry.path, { ...repeat, start: nextLine }),
+    });
+  }
+  if (!stats.complete && tally.complete) {
+    tally.complete = false;
+    tally.stopReason = `the walk stopped after ${SEARCH_WALK_ENTRIES} entries`;
+  }
+  const where = `${path === "" ? "./" : `${path}/`}`;
+  const skipped: string[] = [];
+  if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
+  if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
+  return ok(render(args, searcher, where, tally, context, notes, skipped, "directory"));
+}
+
+interface ShowOptions {
+  readonly cap: number;
+  readonly context: number;
+  readonly searcher: Searcher;
+  readonly tally: Tally;
+  /** The call that shows this file's matches from 1-based line `nextLine` on. */
+  readonly more: (nextLine: number) => string;
+}
+
+/**
+ * Count one file's matching lines and show as many as the bounds allow:
+ * matches in order, each with its context window; a window that touches the
+ * previous one continues it, any other starts after a "--". A match that
+ * falls inside a shown window is shown (and marked) with it.
+ */
+async function showFile(
+  ctx: ToolContext,
+  path: string,
+  version: string,
+  text: string,
+  index: LineIndex,
+  matches: readonly number[],
+  options: ShowOptions,
+): Promise<void> {
+  const { tally, context, searcher } = options;
+  if (matches.length === 0) return;
+  tally.matched += matches.length;
+  tally.filesMatched++;
+  const room = Math.min(options.cap, MAX_SHOWN_MATCHES - tally.shownMatches);
+  if (room <= 0) return;
+
+  const maxChars = ctx.limits.maxLineChars;
+  const marker = context > 0;
+  const header = `${shownPath(path)} (${plural(matches.length, "matching line")})`;
+  // The blank line before a file's group is counted with it.
+  let bytes = utf8Length(header) + (tally.files.length > 0 ? 2 : 1);
+  if (tally.bytes + bytes > tally.budget) return;
+  const rows: string[] = [header];
+  let shown = 0;
+  let lastRow = -1;
+  let next = 0; // index into `matches` of the first match not yet shown
+  while (next < matches.length && shown < room) {
+    const line = matches[next];
+    const from = Math.max(0, line - context, lastRow + 1);
+    const to = Math.min(index.count - 1, line + context);
+    const group: string[] = lastRow >= 0 && from > lastRow + 1 ? ["--"] : [];
+    let k = next;
+    for (let i = from; i <= to; i++) {
+      const match = k < matches.length && matches[k] === i;
+      if (match) k++;
+      group.push(renderRow(i + 1, lineAt(text, index, i), match, marker, searcher, maxChars));
+    }
+    let groupBytes = 0;
+    for (const row of group) groupBytes += utf8Length(row) + 1;
+    if (tally.bytes + bytes + groupBytes > tally.budget) break;
+    rows.push(...group);
+    bytes += groupBytes;
+    shown += k - next;
+    next = k;
+    lastRow = to;
+  }
+  if (shown === 0) return;
+  if (next < matches.length) {
+    const note = `[${plural(matches.length - shown, "more matching line")} in this file: ${options.more(matches[next] + 1)}]`;
+    rows.push(note);
+    bytes += utf8Length(note) + 1;
+  }
+  tally.files.push(rows);
+  tally.bytes += bytes;
+  tally.shownMatches += shown;
+  tally.filesShown++;
+  await observePresent(ctx, path, version);
+}
+
+/** One row: `N:hh|content`, marked when context is on; a long matching line is shown around its match. */
+function renderRow(
+  n: number,
+  content: string,
+  match: boolean,
+  marker: boolean,
+  searcher: Searcher | undefined,
+  maxChars: number,
+): string {
+  const h8 = lineHash(content);
+  let row: string;
+  const col = searcher && content.length > maxChars ? searcher.column(content) : -1;
+  if (col > maxChars / 2) {
+    const from = Math.max(0, Math.min(col - Math.floor(maxChars / 4), content.length - maxChars));
+    const to = Math.min(content.length, from + maxChars);
+    row = `${n}:${formatHash(h8)}|…${content.slice(from, to)}${to < content.length ? "…" : ""} [line shortened: characters ${from + 1}-${to} of ${content.length} shown]`;
+  } else {
+    row = renderLine(n, h8, content, maxChars);
+  }
+  if (!marker) return row;
+  return match ? `> ${row}` : `  ${row}`;
+}
+
+function render(
+  args: SearchArgs,
+  searcher: Searcher,
+  where: string,
+  tally: Tally,
+  context: number,
+  notes: readonly string[],
+  skipped: readonly string[] | undefined,
+  kind: "file" | "directory",
+): string {
+  const what = `${quoteArg(args.content)} (${searcher.label})`;
+  const atLeast = tally.complete ? "" : "at least ";
+  const searched = kind === "directory" ? `; ${plural(tally.filesSearched, "file")} searched` : "";
+  const out: string[] = [];
+  if (tally.matched === 0) {
+    out.push(`[search ${what} in ${where}: no match${kind === "directory" ? ` in ${plural(tally.filesSearched, "file")} searched` : ""}]`);
+  } else {
+    const inFiles = kind === "directory" ? ` in ${atLeast}${plural(tally.filesMatched, "file")}` : "";
+    const marks = context > 0 ? "; > marks matching lines" : "";
+    out.push(`[search ${what} in ${where}: ${atLeast}${plural(tally.matched, "matching line")}${inFiles}${searched}${marks}]`);
+  }
+  if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
+  if (skipped && skipped.length > 0) out.push(`[not searched: ${skipped.join(", ")}]`);
+  const unsearched: string[] = [];
+  if (tally.notText > 0) unsearched.push(`${plural(tally.notText, "binary or non-UTF-8 file")}`);
+  if (tally.tooLarge > 0) unsearched.push(`${plural(tally.tooLarge, "file")} too large to search`);
+  if (tally.unreadable > 0) unsearched.push(`${plural(tally.unreadable, "unreadable file")}`);
+  if (unsearched.length > 0) out.push(`[skipped: ${unsearched.join(", ")}]`);
+
+  // A blank line between files keeps each path visibly the start of its group.
+  tally.files.forEach((rows, i) => {
+    if (i > 0) out.push("");
+    out.push(...rows);
+  });
+
+  if (tally.matched === 0) {
+    const hints: string[] = [];
+    if (args.case_sensitive !== false) hints.push(`"case_sensitive": false`);
+    if (!args.regex && /[.*+?^$|()[\]{}\\]/.test(args.content)) hints.push(`"regex": true if content is a pattern`);
+    if (args.regex) hints.push("a simpler pattern");
+    else hints.push(`a shorter "content"`);
+    if (kind === "directory" && args.pattern !== undefined) hints.push(`a wider "pattern"`);
+    out.push(`[nothing matched. Try ${hints.join(", or ")}]`);
+  } else if (tally.shownMatches < tally.matched) {
+    const left = tally.matched - tally.shownMatches;
+    const leftFiles = tally.filesMatched - tally.filesShown;
+    const where = leftFiles > 0 ? ` (${atLeast}${plural(leftFiles, "more file")} not shown)` : "";
+    const narrow = kind === "directory"
+      ? `a subdirectory as "path", a "pattern" such as "**/*.ts", or a more specific "content"`
+      : `a more specific "content", or "start"/"end" to search part of the file`;
+    out.push(
+      `[showing ${tally.shownMatches} of ${atLeast}${tally.matched} matching lines; ${atLeast}${left} not shown${where}. Narrow it: ${narrow}]`,
+    );
+  }
+  if (tally.stopReason) out.push(`[the search ${tally.stopReason}; counts are lower bounds]`);
+  return out.join("\n");
+}
+
+function tooLargeResult(path: string, size: number, limit: number): ToolResult {
+  return fail(
+    "FS_TOO_LARGE",
+    `\`${shownPath(path)}\` is ${formatSize(size)}, over the ${formatSize(limit)} limit for searching a file. ` +
+      `Ask the server operator to raise the file size limit, or work with a smaller file.`,
+  );
+}

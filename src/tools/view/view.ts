@@ -1,0 +1,104 @@
+/**
+ * The model-facing `view` tool: read a file with line ids, list a directory,
+ * or search text in either. One tool rather than three because the model
+ * always knows the path it is curious about, rarely whether it is a file.
+ */
+
+import type { ToolResult } from "../../result.ts";
+import { argPath } from "../support/paths.ts";
+import { toolError } from "../support/remedy.ts";
+import type { ToolContext, ToolDef } from "../types.ts";
+import { type ViewArgs, ViewArgsSchema } from "./args.ts";
+import { listDirectory } from "./directory.ts";
+import { notFound } from "./errors.ts";
+import { viewFile } from "./file.ts";
+import { search } from "./search.ts";
+
+const DESCRIPTION =
+  "Read a file, list a directory, or search text. A file is shown one line per row as `N:hh|content`: " +
+  "`N:hh` is the line's id (1-based line number, colon, 2-hex hash of the line) that edit and batch_edit " +
+  "take to prove they target the line you read. Long files are cut at a bound and end with the exact call " +
+  "that continues. A directory lists its entries (dirs end with /) with size and line count, leaving out " +
+  ".gitignored and dot-files unless \"gitignore\": false / \"hidden\": true. \"content\" searches a file or " +
+  "directory (literal unless \"regex\": true) and shows each matching line with its id. Examples: " +
+  '{"path": "src/app.ts"}; {"path": "src/app.ts", "start": 120, "end": 180}; ' +
+  '{"path": "src/app.ts", "start": -50} (last 50 lines); {"path": "src", "depth": 2}; ' +
+  '{"path": ".", "pattern": "**/*.test.ts"}; {"path": "src", "content": "createServer", "context": 2}; ' +
+  '{"path": "src/app.ts", "content": "fn\\\\s+main", "regex": true}.';
+
+type Mode = "file" | "directory" | "search-file" | "search-directory";
+
+/** Arguments the model set that the mode it reached does not use: said in a note, never silently dropped. */
+function unusedArgs(args: ViewArgs, mode: Mode): string[] {
+  const notes: string[] = [];
+  const searching = mode === "search-file" || mode === "search-directory";
+  const ignored = (names: string[], why: string) => {
+    if (names.length > 0) notes.push(`ignored ${names.map((n) => `"${n}"`).join(", ")}: ${why}`);
+  };
+  if (!searching) {
+    ignored(
+      (["regex", "case_sensitive", "context"] as const).filter((k) => args[k] !== undefined),
+      'they apply to a search (give "content")',
+    );
+  }
+  if (mode === "file" || mode === "search-file") {
+    const dirOnly: string[] = [];
+    if (args.pattern !== undefined) dirOnly.push("pattern");
+    if (args.depth !== undefined) dirOnly.push("depth");
+    if (args.hidden === true) dirOnly.push("hidden");
+    if (args.gitignore === false) dirOnly.push("gitignore");
+    ignored(dirOnly, "they apply to directories, and this path is a file");
+  } else {
+    ignored(
+      (["start", "end"] as const).filter((k) => args[k] !== undefined),
+      "they select lines of a file, and this path is a directory",
+    );
+  }
+  return notes;
+}
+
+async function run(args: ViewArgs, ctx: ToolContext): Promise<ToolResult> {
+  const normalized = argPath(args.path);
+  if (!normalized.ok) return normalized.result;
+  const path = normalized.path;
+
+  if (args.content !== undefined) {
+    let stat;
+    try {
+      stat = await ctx.storage.stat(path);
+    } catch (error) {
+      return toolError(error, path);
+    }
+    if (stat === null) return notFound(ctx, path);
+    const kind = stat.kind;
+    const notes = unusedArgs(args, kind === "file" ? "search-file" : "search-directory");
+    return search(ctx, path, kind, { ...args, content: args.content }, notes);
+  }
+
+  // Most views are of files: try that first (one stat and one read), and
+  // look closer only when the answer is "a directory" or "nothing here".
+  const viewed = await viewFile(ctx, path, args, unusedArgs(args, "file"));
+  if (viewed.code === "FS_IS_DIRECTORY") return listDirectory(ctx, path, args, unusedArgs(args, "directory"));
+  if (viewed.code !== "FS_NOT_FOUND") return viewed;
+  try {
+    // Object stores have no directory objects: a prefix reads as "not found".
+    const stat = await ctx.storage.stat(path);
+    if (stat?.kind === "directory") {
+      await ctx.observations.forget(ctx.caller.session, path);
+      return listDirectory(ctx, path, args, unusedArgs(args, "directory"));
+    }
+  } catch {
+    // Fall through to the not-found answer, which still holds.
+  }
+  return notFound(ctx, path);
+}
+
+/** The `view` tool. */
+export const viewTool: ToolDef<typeof ViewArgsSchema> = {
+  name: "view",
+  description: DESCRIPTION,
+  schema: ViewArgsSchema,
+  annotations: { readOnlyHint: true },
+  scope: "read",
+  run,
+};

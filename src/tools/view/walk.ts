@@ -1,0 +1,143 @@
+/**
+ * The directory walk behind listings and directory searches: depth-first,
+ * siblings in name order (so a directory's contents follow it), one `list`
+ * call per directory, never entering what is hidden, gitignored, beyond the
+ * depth, or one of the bulk directories below. Counts what it left out so
+ * the output can say so.
+ */
+
+import type { ListEntry, Storage } from "../../storage/types.ts";
+import { type IgnoreLayer, ignoreLayer, isIgnored } from "./gitignore.ts";
+
+/**
+ * Directories whose contents are never walked unless named as the path:
+ * VCS metadata and installed dependencies are huge and rarely what a model
+ * is looking for. They are still listed (and marked) so their existence is
+ * not hidden.
+ */
+export const UNEXPANDED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
+
+/** What the walk may enter and show. */
+export interface WalkOptions {
+  /** Levels below the root to report (1 = the root's own entries). */
+  readonly depth: number;
+  readonly hidden: boolean;
+  readonly gitignore: boolean;
+  /** Stop after looking at this many entries (shown or not). */
+  readonly maxVisited: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One entry the walk reached. */
+export interface WalkEntry extends ListEntry {
+  /** 1 for the root's own entries. */
+  readonly depth: number;
+  /** A directory the walk would have entered but did not (see {@link UNEXPANDED_DIRS}). */
+  readonly unexpanded: boolean;
+}
+
+/** What the walk left out, filled in as it goes. */
+export interface WalkStats {
+  visited: number;
+  hidden: number;
+  ignored: number;
+  /** False when `maxVisited` or the abort signal stopped the walk early. */
+  complete: boolean;
+}
+
+/** A fresh {@link WalkStats}. */
+export function walkStats(): WalkStats {
+  return { visited: 0, hidden: 0, ignored: 0, complete: true };
+}
+
+const decoder = new TextDecoder();
+
+async function readIgnoreFile(storage: Storage, dir: string): Promise<IgnoreLayer | undefined> {
+  const path = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
+  try {
+    const { bytes } = await storage.read(path);
+    return ignoreLayer(dir, decoder.decode(bytes));
+  } catch {
+    // No .gitignore (or an unreadable one) means no rules from here, as for git.
+    return undefined;
+  }
+}
+
+/**
+ * The .gitignore layers that apply inside `root` from the directories above
+ * it, shallowest first. Empty when `root` is itself excluded by them: naming
+ * an ignored directory is asking to see it.
+ */
+async function ancestorLayers(storage: Storage, root: string): Promise<IgnoreLayer[]> {
+  if (root === "") return [];
+  const layers: IgnoreLayer[] = [];
+  const parts = root.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const layer = await readIgnoreFile(storage, parts.slice(0, i).join("/"));
+    if (layer) layers.push(layer);
+  }
+  return isIgnored(layers, root, true) ? [] : layers;
+}
+
+/**
+ * Walk the directory `root` (normalised; must exist). Yields entries in
+ * tree order; `stats` counts what was left out. Storage errors below the
+ * root (a directory removed mid-walk) skip that directory.
+ */
+export async function* walkTree(
+  storage: Storage,
+  root: string,
+  options: WalkOptions,
+  stats: WalkStats,
+): AsyncGenerator<WalkEntry> {
+  const layers = options.gitignore ? await ancestorLayers(storage, root) : [];
+
+  async function* visit(dir: string, depth: number): AsyncGenerator<WalkEntry> {
+    if (options.signal?.aborted) {
+      stats.complete = false;
+      return;
+    }
+    let entries: ListEntry[];
+    try {
+      ({ entries } = await storage.list(dir, { limit: Math.max(1, options.maxVisited - stats.visited + 1) }));
+    } catch (error) {
+      if (dir === root) throw error;
+      return;
+    }
+    let pushed = false;
+    if (options.gitignore && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
+      const layer = await readIgnoreFile(storage, dir);
+      if (layer) {
+        layers.push(layer);
+        pushed = true;
+      }
+    }
+    try {
+      for (const entry of entries) {
+        if (stats.visited >= options.maxVisited) {
+          stats.complete = false;
+          return;
+        }
+        stats.visited++;
+        if (!options.hidden && entry.name.startsWith(".")) {
+          stats.hidden++;
+          continue;
+        }
+        const isDir = entry.kind === "directory";
+        if (options.gitignore && isIgnored(layers, entry.path, isDir)) {
+          stats.ignored++;
+          continue;
+        }
+        const enter = isDir && depth < options.depth;
+        const unexpanded = enter && UNEXPANDED_DIRS.has(entry.name);
+        yield { ...entry, depth, unexpanded };
+        if (enter && !unexpanded) yield* visit(entry.path, depth + 1);
+        if (!stats.complete) return;
+      }
+    } finally {
+      if (pushed) layers.pop();
+    }
+  }
+
+  yield* visit(root, 1);
+}
