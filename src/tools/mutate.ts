@@ -19,7 +19,7 @@ import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
 import type { ToolContext } from "./types.ts";
 
 /** Most read-plan-write rounds before a mutation gives up on a file other writers keep changing. */
-export const MAX_ATTEMPTS = 12;
+export const MAX_ATTEMPTS = 24;
 
 /** A text file as one attempt saw it. */
 export interface FileSnapshot {
@@ -173,6 +173,6 @@ function lostEveryRace(path: string, attempts: number, tool: string): ToolResult
  * every lost race means another writer succeeded, so contention drains.
  */
 function backoff(attempt: number): Promise<void> {
-  const ceiling = Math.min(64, 2 ** attempt);
+  const ceiling = Math.min(100, 2 ** attempt);
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
