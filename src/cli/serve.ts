@@ -1,0 +1,204 @@
+/**
+ * `toolwarden serve`: one local directory over HTTP (REST + MCP). Everything
+ * but the listening itself is here, so Bun (src/cli.ts) and Deno
+ * (src/deno.ts) serve exactly the same app.
+ */
+import { DEFAULT_CALL_TIMEOUT_MS, createApp, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
+import { createMemoryObservationStore } from "../policy/memory.ts";
+import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
+import { baseUrl, renderBanner } from "./banner.ts";
+import { readConfigFile } from "./config-file.ts";
+import { StartupError } from "./errors.ts";
+import { createInflight } from "./inflight.ts";
+import type { CliIO, Listen } from "./io.ts";
+import { loadHasher } from "./hasher.ts";
+import { formatCallLine } from "./log.ts";
+import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings } from "./settings.ts";
+import { generateToken } from "./token.ts";
+import { buildPipeline } from "./toolset.ts";
+import { SERVE_USAGE } from "./usage.ts";
+import { readVersion } from "./version.ts";
+import { openWorkspaces } from "./workspaces.ts";
+
+/** Flags of `serve`. */
+export const SERVE_FLAGS: FlagSpec = {
+  port: "port",
+  host: "string",
+  token: "string",
+  "no-auth": "boolean",
+  "allow-shell": "boolean",
+  config: "string",
+  quiet: "boolean",
+};
+
+/** How long a stopping server waits for calls in flight before giving up on them. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+/** After the calls finished: how long their responses get to reach the clients. */
+const FLUSH_TIMEOUT_MS = 2_000;
+
+/** A server that is up: its URL, and a promise of the exit code once a stop signal has been handled. */
+export interface RunningServer {
+  readonly url: string;
+  readonly done: Promise<number>;
+}
+
+/**
+ * Run `serve` with `argv` (the words after `serve`). Resolves with the exit
+ * code after a stop signal (0 when every call in flight finished). Throws
+ * UsageError / StartupError / ConfigError for the caller to report.
+ */
+export async function runServe(argv: readonly string[], io: CliIO, listen: Listen): Promise<number> {
+  const started = await startServe(argv, io, listen);
+  return started === undefined ? 0 : started.done;
+}
+
+/** Start serving (see {@link runServe}); undefined when only help was asked for. */
+export async function startServe(argv: readonly string[], io: CliIO, listen: Listen): Promise<RunningServer | undefined> {
+  const { flags, positionals } = parseArgs(argv, SERVE_FLAGS);
+  if (flags.help) {
+    io.out(SERVE_USAGE);
+    return undefined;
+  }
+  if (positionals.length > 1) throw new UsageError(`serve takes one directory (got ${positionals.length}: ${positionals.join(" ")})`);
+  const configPath = flags.config as string | undefined;
+  const config = configPath === undefined ? undefined : await readConfigFile(configPath);
+  const settings = resolveServeSettings({
+    flags,
+    dir: positionals[0],
+    config,
+    configPath,
+    env: io.env,
+    cwd: io.cwd,
+    generateToken,
+  });
+  const extraHosts = checkHosts(settings);
+
+  const workspaces = await openWorkspaces(workspaceDirs(settings));
+  const root = workspaces.get(settings.root)!.real;
+  const callTimeoutMs = settings.limits.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const pipeline = buildPipeline(settings, root, callTimeoutMs);
+  const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
+  const observations = createMemoryObservationStore();
+  const inflight = createInflight();
+  const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
+
+  let stopping = false;
+  let fetch: ((request: Request) => Promise<Response>) | undefined;
+  const listener = await listen(
+    (request) => {
+      if (stopping || !fetch) return Promise.resolve(unavailable());
+      return inflight.track(() => fetch!(request));
+    },
+    { hostname: settings.host, port: settings.port, requestTimeoutMs: callTimeoutMs },
+  );
+
+  const app = createApp({
+    pipeline,
+    auth: authOptions(settings),
+    storageFor: (workspace) => {
+      const opened = workspaces.get(workspace);
+      if (!opened) throw new Error(`no storage for workspace ${workspace}`);
+      return opened.storage;
+    },
+    observations,
+    hasher,
+    limits: settings.limits,
+    version,
+    allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
+    mcp: { mode: "stateful" },
+    onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
+    onError: (error) => io.err(`${new Date().toISOString()} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+  });
+  fetch = (request) => Promise.resolve(app.fetch(request));
+
+  const url = baseUrl(settings.host, listener.port);
+  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : settings.auth.grants[0].scopes;
+  io.out(
+    renderBanner({
+      version,
+      root,
+      url,
+      auth: settings.auth,
+      tools: pipeline.tools.map((t) => t.name),
+      scopes,
+      ...(isLoopbackHost(settings.host) ? {} : { exposedNote: exposedNote(extraHosts) }),
+    }),
+  );
+
+  const done = new Promise<number>((resolve) => {
+    const unsubscribe = io.onStopSignal((signal) => {
+      if (stopping) {
+        // A second signal: the user does not want to wait.
+        io.err(`toolwarden: ${signal} again: exiting now with ${inflight.size} call(s) unfinished\n`);
+        unsubscribe();
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      const count = inflight.size;
+      if (!settings.quiet || count > 0) {
+        io.err(`toolwarden: ${signal}: stopping${count > 0 ? `, waiting for ${count} call(s) in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s)` : ""}\n`);
+      }
+      const closed = listener.close();
+      void drain(closed).then((code) => {
+        unsubscribe();
+        resolve(code);
+      });
+    });
+  });
+
+  async function drain(closed: Promise<void>): Promise<number> {
+    const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
+    if (!finished) {
+      io.err(`toolwarden: ${inflight.size} call(s) still running after ${DRAIN_TIMEOUT_MS / 1000} s; exiting without them\n`);
+      return 1;
+    }
+    // The handlers are done; give their responses a moment to reach the clients.
+    await Promise.race([closed.catch(() => {}), new Promise((r) => setTimeout(r, FLUSH_TIMEOUT_MS))]);
+    return 0;
+  }
+
+  return { url, done };
+}
+
+/** Every directory a token reaches (the served DIR first). */
+function workspaceDirs(settings: ServeSettings): string[] {
+  const dirs = [settings.root];
+  if (settings.auth.mode === "bearer") for (const grant of settings.auth.grants) dirs.push(grant.workspace);
+  return dirs;
+}
+
+function authOptions(settings: ServeSettings): AuthOptions {
+  if (settings.auth.mode === "none") {
+    return { mode: "none", workspace: settings.root, scopes: localScopes(settings.shell.enabled) };
+  }
+  return {
+    mode: "bearer",
+    tokens: settings.auth.grants.map((g) => ({ token: g.token, workspace: g.workspace, scopes: g.scopes, ...(g.label ? { label: g.label } : {}) })),
+  };
+}
+
+/** Host header values to accept besides loopback: the configured ones and a non-loopback --host. Checked before binding. */
+function checkHosts(settings: ServeSettings): string[] {
+  const extra = [...settings.extraHosts];
+  const wildcard = settings.host === "0.0.0.0" || settings.host === "::" || settings.host === "[::]";
+  if (!isLoopbackHost(settings.host) && !wildcard) extra.push(settings.host.includes(":") && !settings.host.startsWith("[") ? `[${settings.host}]` : settings.host);
+  try {
+    hostMatcher(extra);
+  } catch (error) {
+    throw new StartupError(`allowedHosts: ${error instanceof Error ? error.message.replace(/^allowedHosts: /, "") : String(error)}`);
+  }
+  return extra;
+}
+
+function exposedNote(extraHosts: readonly string[]): string {
+  const names = extraHosts.length ? `${extraHosts.join(", ")} and the loopback names` : "only the loopback names (add others with allowedHosts in a config file)";
+  return `reachable beyond this machine; Host headers accepted: ${names}`;
+}
+
+function unavailable(): Response {
+  return new Response(
+    JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
+    { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
+  );
+}

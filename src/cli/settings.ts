@@ -1,0 +1,167 @@
+/**
+ * What the flags, the environment and the config file add up to. Flags win
+ * over the environment, which wins over the file, which wins over the
+ * defaults. Pure: the caller passes the environment, the working directory
+ * and the token generator.
+ */
+import { dirname, resolve } from "node:path";
+import type { Config, ConfigToken } from "../config/mod.ts";
+import type { HttpLimits, Scope } from "../http/mod.ts";
+import type { LoudFailureConfig } from "../rules/mod.ts";
+import { UsageError, type FlagValues } from "./args.ts";
+import { StartupError } from "./errors.ts";
+
+/** Default port of `serve`. */
+export const DEFAULT_PORT = 7878;
+/** Default bind address of `serve`: loopback only. */
+export const DEFAULT_HOST = "127.0.0.1";
+/** Environment variable that supplies the token when `--token` is not given. */
+export const TOKEN_ENV = "TOOLWARDEN_TOKEN";
+
+/** What both `serve` and `call` need: where, how big, and which tools. */
+export interface ToolSettings {
+  /** Absolute path of the served directory (the default workspace). */
+  readonly root: string;
+  readonly limits: HttpLimits;
+  readonly shell: { readonly enabled: boolean; readonly timeoutMs?: number };
+  readonly rules: LoudFailureConfig;
+}
+
+/** One token the server accepts. */
+export interface Grant {
+  readonly token: string;
+  readonly scopes: readonly Scope[];
+  /** Absolute directory path. */
+  readonly workspace: string;
+  readonly label?: string;
+}
+
+/** Where the tokens came from (the banner says so). */
+export type TokenSource = "flag" | "env" | "config" | "generated";
+
+/** How `serve` authenticates. */
+export type ServeAuth =
+  | { readonly mode: "none" }
+  | { readonly mode: "bearer"; readonly grants: readonly Grant[]; readonly source: TokenSource };
+
+/** Everything `serve` needs to start. */
+export interface ServeSettings extends ToolSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly auth: ServeAuth;
+  /** Host header values accepted besides the loopback names on the bound port. */
+  readonly extraHosts: readonly string[];
+  readonly quiet: boolean;
+}
+
+/** Inputs of {@link resolveServeSettings}. */
+export interface ServeInputs {
+  readonly flags: FlagValues;
+  /** The DIR argument, if given. */
+  readonly dir?: string;
+  readonly config?: Config;
+  /** Path of the config file, for resolving its relative workspaces. */
+  readonly configPath?: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** A fresh random token (called only when no token is configured). */
+  readonly generateToken: () => string;
+}
+
+/** The scopes of local mode's own token (and of everyone without auth): exec only with the shell. */
+export function localScopes(shellEnabled: boolean): Scope[] {
+  return shellEnabled ? ["read", "write", "exec"] : ["read", "write"];
+}
+
+/** Whether `host` names this machine only (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return name === "localhost" || name === "::1" || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/** The settings shared with `call`: root, limits, shell and rules. */
+export function resolveToolSettings(
+  flags: FlagValues,
+  dir: string | undefined,
+  config: Config | undefined,
+  cwd: string,
+): ToolSettings {
+  const limits = config?.limits ?? {};
+  return {
+    root: resolve(cwd, dir ?? "."),
+    limits,
+    shell: {
+      enabled: flags["allow-shell"] === true || config?.shell?.enabled === true,
+      ...(config?.shell?.timeoutMs !== undefined ? { timeoutMs: config.shell.timeoutMs } : {}),
+    },
+    rules: config?.rules ?? {},
+  };
+}
+
+/** Resolve `serve`'s settings. Throws UsageError for contradictory flags, StartupError for refused settings. */
+export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
+  const { flags, config, env } = inputs;
+  const tools = resolveToolSettings(flags, inputs.dir, config, inputs.cwd);
+  const host = (flags.host as string | undefined) ?? config?.host ?? DEFAULT_HOST;
+  const port = (flags.port as number | undefined) ?? config?.port ?? DEFAULT_PORT;
+  const scopes = localScopes(tools.shell.enabled);
+
+  let auth: ServeAuth;
+  if (flags["no-auth"] === true) {
+    if (flags.token !== undefined) throw new UsageError("--token and --no-auth cannot be used together");
+    if (!isLoopbackHost(host)) {
+      throw new StartupError(
+        `--no-auth is refused on ${host}: without a token anyone who can reach that address could change files. ` +
+          "Bind to 127.0.0.1 (or localhost), or use a token.",
+      );
+    }
+    auth = { mode: "none" };
+  } else if (flags.token !== undefined) {
+    auth = { mode: "bearer", source: "flag", grants: [{ token: checkToken(flags.token as string, "--token"), scopes, workspace: tools.root }] };
+  } else if (env[TOKEN_ENV]) {
+    auth = { mode: "bearer", source: "env", grants: [{ token: checkToken(env[TOKEN_ENV]!, TOKEN_ENV), scopes, workspace: tools.root }] };
+  } else if (config?.tokens) {
+    const base = inputs.configPath ? dirname(resolve(inputs.cwd, inputs.configPath)) : inputs.cwd;
+    const source = inputs.configPath ?? "config";
+    auth = { mode: "bearer", source: "config", grants: config.tokens.map((t, i) => grantOf(t, i, base, tools.root, env, source)) };
+  } else {
+    auth = { mode: "bearer", source: "generated", grants: [{ token: inputs.generateToken(), scopes, workspace: tools.root }] };
+  }
+
+  return {
+    ...tools,
+    host,
+    port,
+    auth,
+    extraHosts: config?.allowedHosts ?? [],
+    quiet: flags.quiet === true,
+  };
+}
+
+function checkToken(token: string, where: string): string {
+  if (!/^\S+$/.test(token)) throw new StartupError(`${where}: a token cannot be empty or contain whitespace`);
+  return token;
+}
+
+function grantOf(
+  entry: ConfigToken,
+  index: number,
+  base: string,
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  source: string,
+): Grant {
+  let token = entry.token;
+  if (token === undefined) {
+    const name = entry.tokenEnv!;
+    token = env[name];
+    if (!token) throw new StartupError(`${source}: tokens[${index}].tokenEnv: environment variable ${name} is not set`);
+    checkToken(token, `${source}: tokens[${index}].tokenEnv (${name})`);
+  }
+  return {
+    token,
+    scopes: entry.scopes,
+    workspace: entry.workspace === undefined ? root : resolve(base, entry.workspace),
+    ...(entry.label !== undefined ? { label: entry.label } : {}),
+  };
+}

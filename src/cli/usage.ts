@@ -1,0 +1,61 @@
+/** Help texts of the commands. Each ends with a newline. */
+
+/** `toolwarden --help`. */
+export const MAIN_USAGE = `Usage: toolwarden <command> [options]
+
+Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over HTTP and MCP.
+
+Commands:
+  serve [DIR]          Serve DIR (default .) on http://127.0.0.1:7878 for agents
+  call TOOL [JSON]     Run one tool call on a directory and print what the model would see
+
+Options:
+  -h, --help           Show help (also: toolwarden <command> --help)
+  --version            Print the version
+
+Examples:
+  toolwarden serve ~/src/myapp
+  toolwarden call view '{"path": "README.md"}' --root ~/src/myapp
+`;
+
+/** `toolwarden serve --help`. */
+export const SERVE_USAGE = `Usage: toolwarden serve [DIR] [options]
+
+Serve DIR (default: the current directory) over HTTP: REST at /v1/tools/{name}, MCP at /mcp.
+Prints the URL, the token and an MCP client configuration to paste, then logs one line per call on
+stderr. Ctrl-C (SIGINT) or SIGTERM stops accepting, lets calls in flight finish (up to 10 s), and exits.
+
+Options:
+  --port N         Port to listen on (default 7878; 0 picks a free port)
+  --host H         Address to bind (default 127.0.0.1)
+  --token T        Bearer token to require (default: $TOOLWARDEN_TOKEN, else the config's tokens,
+                   else a random one printed at start)
+  --no-auth        Require no token (only on a loopback address)
+  --allow-shell    Also serve the bash tool (commands run in DIR; the token gets the exec scope)
+  --config FILE    JSON config file (port, host, tokens, limits, shell, rules); flags win over it
+  --quiet          No per-call log lines
+  -h, --help       Show this help
+`;
+
+/** `toolwarden call --help`. */
+export const CALL_USAGE = `Usage: toolwarden call TOOL [JSON] [options]
+
+Run one tool call on a directory, in this process, through the same checks and rules as the server,
+and print exactly the text the model would see. JSON is the tool's arguments (default {}; - reads
+them from stdin). Exit status: 0 ok, 1 the tool reported an error (its code is printed on stderr as
+"code: X"), 2 bad usage or configuration.
+
+Edits need an earlier view of the file in the same session. Each call is a new process, so keep the
+session in a file to carry it from one call to the next:
+
+  toolwarden call view '{"path": "a.txt"}' --session-file /tmp/tw.json
+  toolwarden call edit '{"path": "a.txt", "old_string": "foo", "new_string": "bar"}' --session-file /tmp/tw.json
+
+Options:
+  --root DIR            Directory to work on (default: the current directory)
+  --session-file FILE   Load the session (what was viewed) from FILE before the call and save it
+                        after (default: $TOOLWARDEN_SESSION_FILE; without either, nothing is kept)
+  --allow-shell         Make the bash tool available
+  --config FILE         JSON config file (limits, shell, rules)
+  -h, --help            Show this help
+`;

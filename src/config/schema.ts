@@ -1,0 +1,116 @@
+/**
+ * The server configuration file (`toolwarden serve --config FILE`): JSON,
+ * validated with valibot. Every object is strict, so a misspelt field is
+ * refused with its path instead of being silently ignored.
+ */
+import * as v from "valibot";
+import { LoudFailureConfigSchema } from "../rules/mod.ts";
+
+/** The scopes a token may carry (same set as the HTTP layer's). */
+export const CONFIG_SCOPES = ["read", "write", "exec"] as const;
+
+/** A strict object whose unknown-field message lists the fields it knows. */
+function strict<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  const known = Object.keys(entries).join(", ");
+  return v.strictObject(entries, (issue) =>
+    issue.received === "undefined" ? `missing required field ${issue.expected}` : `unknown field (known fields: ${known})`,
+  );
+}
+
+function positiveInt(name: string) {
+  return v.pipe(
+    v.number(`${name} must be a number`),
+    v.integer(`${name} must be an integer`),
+    v.minValue(1, `${name} must be 1 or more`),
+  );
+}
+
+const TokenSchema = v.pipe(
+  strict({
+    token: v.optional(
+      v.pipe(
+        v.string("token must be a string"),
+        v.minLength(1, "token must not be empty"),
+        v.regex(/^\S+$/, "token must not contain whitespace"),
+        v.description("The bearer token itself. Prefer tokenEnv, which keeps the secret out of the file."),
+      ),
+    ),
+    tokenEnv: v.optional(
+      v.pipe(
+        v.string("tokenEnv must be a string"),
+        v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "tokenEnv must be an environment variable name"),
+        v.description("Name of the environment variable holding the token."),
+      ),
+    ),
+    scopes: v.pipe(
+      v.array(
+        v.picklist(CONFIG_SCOPES, (issue) => `scopes entries must be read, write or exec (got ${issue.received})`),
+        "scopes must be a list like [\"read\", \"write\"]",
+      ),
+      v.minLength(1, "scopes must name at least one scope"),
+    ),
+    workspace: v.optional(
+      v.pipe(
+        v.string("workspace must be a string"),
+        v.minLength(1, "workspace must not be empty"),
+        v.description("Directory this token reaches, relative to the config file. Default: the served DIR."),
+      ),
+    ),
+    label: v.optional(v.pipe(v.string("label must be a string"), v.description("Name shown in the call log instead of a token hash."))),
+  }),
+  v.check(
+    (grant) => (grant.token === undefined) !== (grant.tokenEnv === undefined),
+    "give exactly one of token and tokenEnv",
+  ),
+);
+
+const LimitsSchema = strict({
+  maxBodyBytes: v.optional(positiveInt("maxBodyBytes")),
+  maxFileBytes: v.optional(positiveInt("maxFileBytes")),
+  maxViewLines: v.optional(positiveInt("maxViewLines")),
+  maxOutputBytes: v.optional(positiveInt("maxOutputBytes")),
+  maxLineChars: v.optional(positiveInt("maxLineChars")),
+  callTimeoutMs: v.optional(
+    v.pipe(
+      v.number("callTimeoutMs must be a number"),
+      v.integer("callTimeoutMs must be an integer"),
+      v.minValue(0, "callTimeoutMs must be 0 (no limit) or more"),
+    ),
+  ),
+});
+
+const ShellSchema = strict({
+  enabled: v.optional(v.boolean("enabled must be a boolean")),
+  timeoutMs: v.optional(positiveInt("timeoutMs")),
+});
+
+/** The whole configuration file. */
+export const ConfigSchema = strict({
+  $schema: v.optional(v.string("$schema must be a string")),
+  port: v.optional(
+    v.pipe(
+      v.number("port must be a number"),
+      v.integer("port must be an integer"),
+      v.minValue(0, "port must be 0 (any free port) to 65535"),
+      v.maxValue(65535, "port must be 0 (any free port) to 65535"),
+    ),
+  ),
+  host: v.optional(v.pipe(v.string("host must be a string"), v.minLength(1, "host must not be empty"))),
+  allowedHosts: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string("allowedHosts entries must be strings"), v.minLength(1)), "allowedHosts must be a list"),
+      v.description("Extra Host header values to accept (e.g. a LAN name when binding 0.0.0.0)."),
+    ),
+  ),
+  tokens: v.optional(v.pipe(v.array(TokenSchema, "tokens must be a list"), v.minLength(1, "tokens must not be empty"))),
+  limits: v.optional(LimitsSchema),
+  shell: v.optional(ShellSchema),
+  rules: v.optional(LoudFailureConfigSchema),
+});
+
+/** A configuration file as written. */
+export type ConfigInput = v.InferInput<typeof ConfigSchema>;
+/** A validated configuration (rules defaults applied). */
+export type Config = v.InferOutput<typeof ConfigSchema>;
+/** One token entry of {@link Config}. */
+export type ConfigToken = NonNullable<Config["tokens"]>[number];
