@@ -7,9 +7,10 @@
 import type { ToolDef } from "./types.ts";
 import { batchEditTool } from "./batch-edit/tool.ts";
 import { editTool } from "./edit.ts";
+import { viewTool } from "./view/view.ts";
 import { writeTool } from "./write.ts";
 
-export { batchEditTool, editTool, writeTool };
+export { batchEditTool, editTool, viewTool, writeTool };
 
 /** Every file tool, in the order clients list them. */
-export const fileTools: ToolDef[] = [writeTool, editTool, batchEditTool];
+export const fileTools: ToolDef[] = [viewTool, writeTool, editTool, batchEditTool];
