@@ -52,7 +52,8 @@ export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (l
 
   const from = s.line === undefined ? 1 : resolveLineRef(s.line, total);
   const to = e.line === undefined ? total : resolveLineRef(e.line, total);
-  if (from > to) {
+  // Only two explicit bounds can contradict each other; a lone bound past the file is clamped below.
+  if (start !== undefined && end !== undefined && from > to) {
     const at = (value: string | number, line: number) =>
       typeof value === "number" && value > 0 ? shown(value) : `${shown(value)} (line ${line} of ${total})`;
     return {
@@ -81,6 +82,7 @@ export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (l
     notes.push(`end ${shown(end!)} reaches before line 1 (${lines}); showing up to line 1`);
     last = 1;
   }
+  if (last < first) last = first;
   for (const [which, bound, line] of [["start", s, from], ["end", e, to]] as const) {
     if (bound.hash === undefined || line < 1 || line > total) continue;
     const now = hashAt(line);
