@@ -87,6 +87,8 @@ export async function listDirectory(
   let matched = 0;
   let dirs = 0;
   let files = 0;
+  // A directory whose contents this listing walked: listing it alone is a narrower view.
+  let firstDir: string | undefined;
   const walk = walkTree(
     ctx.storage,
     path,
@@ -102,8 +104,10 @@ export async function listDirectory(
   for await (const entry of walk) {
     if (filter && !filter.test(entry.path)) continue;
     matched++;
-    if (entry.kind === "directory") dirs++;
-    else files++;
+    if (entry.kind === "directory") {
+      dirs++;
+      if (firstDir === undefined && !entry.unexpanded && entry.depth < depth) firstDir = entry.path;
+    } else files++;
     if (shown.length < MAX_LIST_ENTRIES) shown.push(entry);
   }
 
@@ -153,7 +157,7 @@ export async function listDirectory(
   if (rows.length < matched) {
     const left = matched - rows.length;
     const suggestions = [
-      dirs > 0 ? `one subdirectory (${viewCall(firstDirectory(shown) ?? path)})` : undefined,
+      firstDir !== undefined ? `one subdirectory (${viewCall(firstDir)})` : undefined,
       depth > 1 ? `a smaller "depth"` : undefined,
       args.pattern === undefined ? `a "pattern" such as "**/*.ts"` : `a narrower "pattern"`,
     ].filter((s) => s !== undefined);
@@ -165,10 +169,6 @@ export async function listDirectory(
     out.push(`[the walk stopped after ${MAX_WALK_ENTRIES} entries; list a subdirectory or use a "pattern" to see the rest]`);
   }
   return ok(out.join("\n"));
-}
-
-function firstDirectory(entries: readonly WalkEntry[]): string | undefined {
-  return entries.find((e) => e.kind === "directory" && !e.unexpanded)?.path;
 }
 
 function renderEntry(entry: WalkEntry, detail: string | undefined): string {
