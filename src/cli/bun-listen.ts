@@ -1,5 +1,5 @@
 /** Serving on Bun (`Bun.serve`), typed structurally so this file also type-checks where Bun's types are absent. */
-import { StartupError } from "./errors.ts";
+import { listenError, StartupError } from "./errors.ts";
 import type { Listen } from "./io.ts";
 
 interface BunServer {
@@ -45,13 +45,3 @@ export const bunListen: Listen = (handler, options) => {
   }
   return Promise.resolve({ port: server.port, close: async () => void (await server.stop(false)) });
 };
-
-/** A bind failure as one line. */
-export function listenError(error: unknown, hostname: string, port: number): StartupError {
-  const code = (error as { code?: unknown } | null)?.code;
-  const text = error instanceof Error ? error.message : String(error);
-  if (code === "EADDRINUSE" || /in use|AddrInUse/i.test(text) || (error as { name?: unknown } | null)?.name === "AddrInUse") {
-    return new StartupError(`port ${port} on ${hostname} is already in use; pick another with --port (0 picks a free one)`, 1);
-  }
-  return new StartupError(`cannot listen on ${hostname}:${port} (${text})`, 1);
-}

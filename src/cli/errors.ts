@@ -13,3 +13,13 @@ export class StartupError extends Error {
     this.exitCode = exitCode;
   }
 }
+
+/** A bind failure as one line. */
+export function listenError(error: unknown, hostname: string, port: number): StartupError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const text = error instanceof Error ? error.message : String(error);
+  if (code === "EADDRINUSE" || /in use|AddrInUse/i.test(text) || (error as { name?: unknown } | null)?.name === "AddrInUse") {
+    return new StartupError(`port ${port} on ${hostname} is already in use; pick another with --port (0 picks a free one)`, 1);
+  }
+  return new StartupError(`cannot listen on ${hostname}:${port} (${text})`, 1);
+}
