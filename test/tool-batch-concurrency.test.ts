@@ -36,7 +36,7 @@ const providers: [string, () => Promise<Storage>][] = [
   ["local", localStorage],
 ];
 
-describe.each(providers)("16 concurrent edits of one file (%s storage)", (_name, make) => {
+for (const [name, make] of providers) describe(`16 concurrent edits of one file (${name} storage)`, () => {
   test("batch_edit: every session's line lands, none lost or duplicated", async () => {
     const base = makeContext({ storage: await make() });
     await seed(base.storage, { "shared.txt": ORIGINAL });
