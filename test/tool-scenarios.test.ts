@@ -97,6 +97,11 @@ describe("scenario: a second agent edits the same file", () => {
     expect(afterAlice).toBe(afterBob.replace("  await db.put(row);", "  await db.put(row, { durable: true });"));
     expect(afterAlice).toContain("const cache = new Map();");
 
+    // Alice has still not seen Bob's insert: a whole-file write from her copy would drop it, so it is refused.
+    const aliceCopy = SERVICE.replace("  await db.put(row);", "  await db.put(row, { durable: true });").replace("load", "fetch");
+    expectFail(await write(alice, "svc.ts", aliceCopy), "FS_STALE_VERSION");
+    expect(await readText(base.storage, "svc.ts")).toBe(afterAlice);
+
     // Carol viewed before both edits and writes the whole file from her copy: refused, both edits kept.
     const before = await snapshot(base, "svc.ts");
     const refused = expectFail(await write(carol, "svc.ts", SERVICE.replace("load", "fetch")), "FS_STALE_VERSION");

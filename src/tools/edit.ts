@@ -105,7 +105,7 @@ function success(
   if (report.shifts) parts.push(report.shifts);
   if (landed.changedSinceView) {
     parts.push(
-      `Note: \`${shownPath(path)}\` had changed since your last view (another writer); old_string was found in the current content, and the ids above are current.`,
+      `Note: \`${shownPath(path)}\` had changed since your last view (another writer); old_string was found in the current content, and the ids above are current. View the file before any whole-file write.`,
     );
   }
   return ok(capOutput(parts.join("\n"), ctx.limits.maxOutputBytes));

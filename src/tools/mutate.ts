@@ -56,8 +56,15 @@ export interface MutateOptions {
  * session: refuse unless the policy allows it (`decideEdit`), then up to
  * `maxAttempts` rounds of load -> `plan` -> write with `ifVersion` of the
  * version just loaded. A lost race (FS_STALE_VERSION from the write) waits a
- * random, growing moment and plans again on the new content. A successful
- * write records present(new version).
+ * random, growing moment and plans again on the new content.
+ *
+ * A successful write records present(new version) when it was applied to
+ * the version the session had seen: the session then knows the whole new
+ * content (its view plus its own change). When another writer had changed
+ * the file in between, the session has not seen those changes, so its
+ * observation is left as it was: further content-proven edits still work,
+ * but a whole-file `write` from the session's stale copy is refused
+ * (FS_STALE_VERSION) instead of silently dropping the other writer's work.
  */
 export async function mutateFile(
   ctx: ToolContext,
@@ -86,7 +93,7 @@ export async function mutateFile(
     if (next.kind === "stop") return next.result;
     try {
       const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
-      await observePresent(ctx, path, written.version);
+      if (!decision.changedSinceView) await observePresent(ctx, path, written.version);
       return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);

@@ -128,7 +128,7 @@ function success(
   if (report.shifts) parts.push(report.shifts);
   if (landed.changedSinceView) {
     parts.push(
-      `Note: \`${shownPath(path)}\` had changed since your last view (another writer); every line id was verified against the current content, so the operations landed on the lines you named.`,
+      `Note: \`${shownPath(path)}\` had changed since your last view (another writer); every line id was verified against the current content, so the operations landed on the lines you named. View the file before any whole-file write.`,
     );
   }
   return ok(capOutput(parts.join("\n"), ctx.limits.maxOutputBytes));
