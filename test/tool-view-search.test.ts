@@ -314,3 +314,26 @@ describe("view search: observations", () => {
     expect(await ctx.observations.get(ctx.caller.session, "src/nope.ts")).toEqual({ kind: "absent" });
   });
 });
+
+describe("view search: context windows", () => {
+  test("a match inside a window extends it by its own context", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "f.txt": "hit\nhit\nafter\nlater\n" });
+    const out = await view(ctx, { path: "f.txt", content: "hit", context: 1 });
+    expect(idRows(out.text)).toEqual([`> ${row(1, "hit")}`, `> ${row(2, "hit")}`, `  ${row(3, "after")}`]);
+  });
+
+  test("a file where every line matches still stops at the cap, with the continuation after the last shown row", async () => {
+    const ctx = makeContext();
+    const lines = Array.from({ length: MAX_SHOWN_MATCHES + 20 }, (_, i) => `hit ${i}`);
+    await seed(ctx.storage, { "all.txt": `${lines.join("\n")}\n` });
+    const out = await view(ctx, { path: "all.txt", content: "hit", context: 2 });
+    const shown = idRows(out.text);
+    expect(shown.length).toBeGreaterThanOrEqual(MAX_SHOWN_MATCHES);
+    expect(shown.length).toBeLessThanOrEqual(MAX_SHOWN_MATCHES + 2);
+    const rest = lines.length - shown.length;
+    expect(out.text).toContain(
+      `[${rest} more matching lines in this file: view {"path": "all.txt", "content": "hit", "context": 2, "start": ${shown.length + 1}}]`,
+    );
+  });
+});

@@ -290,12 +290,16 @@ async function showFile(
   while (next < matches.length && shown < room) {
     const line = matches[next];
     const from = Math.max(0, line - context, lastRow + 1);
-    const to = Math.min(index.count - 1, line + context);
+    let to = Math.min(index.count - 1, line + context);
     const group: string[] = lastRow >= 0 && from > lastRow + 1 ? ["--"] : [];
     let k = next;
     for (let i = from; i <= to; i++) {
       const match = k < matches.length && matches[k] === i;
-      if (match) k++;
+      if (match) {
+        k++;
+        // A match inside the window brings its own context, until the cap stops the window growing.
+        if (shown + (k - next) < room) to = Math.max(to, Math.min(index.count - 1, i + context));
+      }
       group.push(renderRow(i + 1, lineAt(text, index, i), match, marker, searcher, maxChars));
     }
     let groupBytes = 0;
