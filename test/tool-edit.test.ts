@@ -169,6 +169,24 @@ describe("edit: applying", () => {
     expect(await readText(ctx.storage, "a.ts")).toBe(CODE.replace("const q = 3;", "const q = 99;"));
   });
 
+  test("a call cancelled by the host (timeout) does not write on its retry", async () => {
+    const memory = createMemoryStorage();
+    await seed(memory, { "a.ts": CODE });
+    const controller = new AbortController();
+    const ctx = makeContext({
+      signal: controller.signal,
+      storage: racingStorage(memory, async (path, n) => {
+        if (n === 1) {
+          await memory.write(path, utf8(`// racer\n${CODE}`));
+          controller.abort();
+        }
+      }),
+    });
+    await markViewed(ctx, "a.ts");
+    expectFail(await edit(ctx, "a.ts", "const q = 3;", "const q = 4;"), "TIMEOUT");
+    expect(await readText(ctx.storage, "a.ts")).toBe(`// racer\n${CODE}`);
+  });
+
   test("losing every race gives up with FS_STALE_VERSION and the re-read remedy", async () => {
     const memory = createMemoryStorage();
     await seed(memory, { "a.ts": CODE });

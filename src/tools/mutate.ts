@@ -80,6 +80,7 @@ export async function mutateFile(
   }
   const maxAttempts = Math.max(1, options.maxAttempts ?? MAX_ATTEMPTS);
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (ctx.signal?.aborted) return cancelled(path);
     const loaded = await loadTextFile(ctx, path);
     if (!loaded.ok) {
       if (loaded.result.code !== "FS_NOT_FOUND") return loaded.result;
@@ -91,6 +92,8 @@ export async function mutateFile(
 
     const next = await plan({ doc: loaded.doc, version: loaded.version });
     if (next.kind === "stop") return next.result;
+    // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
+    if (ctx.signal?.aborted) return cancelled(path);
     try {
       const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
       if (!decision.changedSinceView) await observePresent(ctx, path, written.version);
@@ -163,6 +166,10 @@ export function editRefusalText(path: string, decision: Extract<EditDecision, { 
         `To find the file you meant: view {"path": ${JSON.stringify(shownPath(parentPath(path)))}} lists what exists there.`
       );
   }
+}
+
+function cancelled(path: string): ToolResult {
+  return fail("TIMEOUT", `The call was cancelled before \`${shownPath(path)}\` was written; nothing was written.`);
 }
 
 function lostEveryRace(path: string, attempts: number, tool: string): ToolResult {
