@@ -10,9 +10,8 @@ import type { TextDocument } from "../../text/document.ts";
 import { formatHash } from "../../hash/fnv.ts";
 import { formatId } from "../../text/ids.ts";
 import { renderLines } from "../../text/render.ts";
-import type { IdCheck } from "./verify.ts";
-import { RELOCATE_WINDOW, relocate } from "./verify.ts";
 import type { OpFailure } from "./parse.ts";
+import { type IdCheck, RELOCATE_WINDOW, relocate } from "./verify.ts";
 
 /** Lines shown either side of a stale target. */
 const AROUND = 2;
