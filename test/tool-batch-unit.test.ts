@@ -346,7 +346,7 @@ describe("planBatch and the refusal text", () => {
     expect(text).toContain('\noperations[2] (replace 4:00) [EDIT_STALE_LINE_ID]:\n- start "4:00" does not match the file');
     expect(text).not.toContain("operations[1]");
     expect(text.split("\n").at(-1)).toBe(
-      "Nothing was written. Fix these and send the whole batch again; the other operations verified as given.",
+      "Nothing was written. Fix these and send the whole batch again (operations not listed here passed their checks).",
     );
     expect(refusalCode(plan.failures)).toBe("EDIT_STALE_LINE_ID");
   });

@@ -115,7 +115,7 @@ export function renderRefusal(failures: readonly OpFailure[], total: number): st
   out.push(
     "",
     indices.length < total
-      ? "Nothing was written. Fix these and send the whole batch again; the other operations verified as given."
+      ? "Nothing was written. Fix these and send the whole batch again (operations not listed here passed their checks)."
       : "Nothing was written. Fix these and send the batch again.",
   );
   return out.join("\n");
