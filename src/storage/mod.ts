@@ -14,3 +14,4 @@ export { createKeyedLock, type KeyedLock } from "./lock.ts";
 export { contentVersion } from "./version.ts";
 export { isInside } from "./containment.ts";
 export { checkListOptions, compareCodeUnits, finishListing, listDepth } from "./listing.ts";
+export { createS3Storage, s3ConfigFromEnv, type S3Config, type S3Storage } from "./s3/mod.ts";

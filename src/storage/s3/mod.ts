@@ -1,0 +1,6 @@
+/**
+ * The S3 provider's public surface. Web-standard only (fetch + aws4fetch),
+ * so it is safe to re-export from the runtime-neutral storage module.
+ */
+export { createS3Storage, type S3Storage } from "./provider.ts";
+export { s3ConfigFromEnv, type S3Config } from "./config.ts";
