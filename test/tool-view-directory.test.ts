@@ -299,3 +299,24 @@ describe("view: .gitignore (local storage on a temp dir)", () => {
     ]);
   });
 });
+
+describe("view: storage failures", () => {
+  test("a storage error while listing becomes a coded result, never a throw", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "d/a.txt": "a\n" });
+    const failing = {
+      ...ctx,
+      storage: {
+        ...ctx.storage,
+        list: async () => {
+          throw Object.assign(new Error("backend unavailable"), { code: "FS_IO_ERROR" });
+        },
+      },
+    };
+    const out = await view(failing, { path: "d" });
+    expect(out.result.code).toBe("FS_IO_ERROR");
+    expect(out.text).toBe(
+      "Storage error on `d`. [backend unavailable] The storage failed; retrying the same call once is safe — nothing was changed.",
+    );
+  });
+});

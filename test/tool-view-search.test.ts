@@ -337,3 +337,19 @@ describe("view search: context windows", () => {
     );
   });
 });
+
+describe("view search: directories it does not enter", () => {
+  test("node_modules is named as not searched, with how to search it", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "node_modules/pkg/index.js": "foo\n", "src/a.ts": "foo\n" });
+    const out = await view(ctx, { path: ".", content: "foo" });
+    expect(out.text.split("\n").slice(0, 2)).toEqual([
+      '[search "foo" (literal, case-sensitive) in ./: 1 matching line in 1 file; 1 file searched]',
+      '[not searched: node_modules/ (search it by naming it as "path")]',
+    ]);
+    const inside = await view(ctx, { path: "node_modules", content: "foo" });
+    expect(inside.text.split("\n")[0]).toBe(
+      '[search "foo" (literal, case-sensitive) in node_modules/: 1 matching line in 1 file; 1 file searched]',
+    );
+  });
+});

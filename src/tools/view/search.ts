@@ -243,6 +243,8 @@ export async function search(
   const skipped: string[] = [];
   if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
   if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
+  for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path")`);
+  if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
   return ok(render(args, searcher, where, tally, context, notes, skipped, "directory"));
 }
 

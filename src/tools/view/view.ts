@@ -61,6 +61,15 @@ async function run(args: ViewArgs, ctx: ToolContext): Promise<ToolResult> {
   const normalized = argPath(args.path);
   if (!normalized.ok) return normalized.result;
   const path = normalized.path;
+  try {
+    return await dispatch(args, path, ctx);
+  } catch (error) {
+    // A storage failure mid-listing or mid-search is still an answer the model can act on.
+    return toolError(error, path);
+  }
+}
+
+async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise<ToolResult> {
 
   if (args.content !== undefined) {
     let stat;

@@ -41,13 +41,15 @@ export interface WalkStats {
   visited: number;
   hidden: number;
   ignored: number;
+  /** Directories reached but not entered (see {@link UNEXPANDED_DIRS}). */
+  readonly unexpanded: string[];
   /** False when `maxVisited` or the abort signal stopped the walk early. */
   complete: boolean;
 }
 
 /** A fresh {@link WalkStats}. */
 export function walkStats(): WalkStats {
-  return { visited: 0, hidden: 0, ignored: 0, complete: true };
+  return { visited: 0, hidden: 0, ignored: 0, unexpanded: [], complete: true };
 }
 
 const decoder = new TextDecoder();
@@ -130,6 +132,7 @@ export async function* walkTree(
         }
         const enter = isDir && depth < options.depth;
         const unexpanded = enter && UNEXPANDED_DIRS.has(entry.name);
+        if (unexpanded) stats.unexpanded.push(entry.path);
         yield { ...entry, depth, unexpanded };
         if (enter && !unexpanded) yield* visit(entry.path, depth + 1);
         if (!stats.complete) return;
