@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { lineHash } from "../src/hash/fnv.ts";
+import { describeTool } from "../src/http/catalog.ts";
 import { formatId } from "../src/text/ids.ts";
 import { viewTool } from "../src/tools/view/view.ts";
 import { makeContext, seed } from "./helpers/tool-context.ts";
@@ -21,6 +22,15 @@ describe("view: the tool definition", () => {
     expect(viewTool.annotations).toEqual({ readOnlyHint: true });
     expect(viewTool.description).toContain("`N:hh|content`");
     expect(viewTool.description).toContain('{"path": "src/app.ts", "start": 120, "end": 180}');
+  });
+
+  test("the JSON Schema clients see describes every argument", () => {
+    const schema = describeTool(viewTool).inputSchema as { properties: Record<string, { description?: string }>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual([
+      "path", "start", "end", "content", "regex", "case_sensitive", "context", "pattern", "depth", "hidden", "gitignore",
+    ]);
+    for (const [name, property] of Object.entries(schema.properties)) expect([name, (property.description?.length ?? 0) > 20]).toEqual([name, true]);
+    expect(schema.required).toEqual(["path"]);
   });
 
   test("unknown arguments are refused by the schema before the tool runs", async () => {

@@ -19,7 +19,7 @@ const lineRef = (which: "start" | "end", example: string) =>
     ),
     v.description(
       which === "start"
-        ? 'First line to show: 1-based; negative counts from the end (-50 = the last 50 lines); a line id like "12:a3" uses its number. Files only.'
+        ? 'First line to show: 1-based; negative counts from the end (-50 = the last 50 lines); a line id like "12:a3" uses its number. For a file (a view, or a search of part of it).'
         : 'Last line to show, inclusive; same forms as start (-1 = the last line). Default: as far as the output bound allows.',
     ),
   );
