@@ -87,6 +87,18 @@ interface Tally {
   stopReason?: string;
 }
 
+/** What every search step needs: the compiled search, the caller's context and the running tally. */
+interface Run {
+  readonly ctx: ToolContext;
+  readonly args: SearchArgs;
+  readonly searcher: Searcher;
+  readonly context: number;
+  readonly sizeLimit: number;
+  readonly tally: Tally;
+  /** The arguments a continuation call repeats (defaults left out). */
+  readonly repeat: Readonly<Record<string, unknown>>;
+}
+
 /** Run a search of `path` (normalised; `kind` is what stat found there). */
 export async function search(
   ctx: ToolContext,
@@ -106,67 +118,75 @@ export async function search(
         `backreferences). Fix the pattern, or leave out "regex" to search for the text literally.`,
     );
   }
-  const searcher = made.searcher;
   const context = args.context ?? 0;
-  const sizeLimit = ctx.limits.maxFileBytes * SEARCH_SIZE_FACTOR;
-  const tally: Tally = {
-    files: [],
-    bytes: 0,
-    budget: Math.max(1, ctx.limits.maxOutputBytes - Math.min(META_RESERVE_BYTES, Math.floor(ctx.limits.maxOutputBytes / 4))),
-    matched: 0,
-    shownMatches: 0,
-    filesMatched: 0,
-    filesShown: 0,
-    filesSearched: 0,
-    notText: 0,
-    tooLarge: 0,
-    unreadable: 0,
-    bytesRead: 0,
-    complete: true,
+  const run: Run = {
+    ctx,
+    args,
+    searcher: made.searcher,
+    context,
+    sizeLimit: ctx.limits.maxFileBytes * SEARCH_SIZE_FACTOR,
+    tally: {
+      files: [],
+      bytes: 0,
+      budget: Math.max(1, ctx.limits.maxOutputBytes - Math.min(META_RESERVE_BYTES, Math.floor(ctx.limits.maxOutputBytes / 4))),
+      matched: 0,
+      shownMatches: 0,
+      filesMatched: 0,
+      filesShown: 0,
+      filesSearched: 0,
+      notText: 0,
+      tooLarge: 0,
+      unreadable: 0,
+      bytesRead: 0,
+      complete: true,
+    },
+    repeat: {
+      content: args.content,
+      regex: args.regex || undefined,
+      case_sensitive: args.case_sensitive === false ? false : undefined,
+      context: context > 0 ? context : undefined,
+    },
   };
-  const repeat = {
-    content: args.content,
-    regex: args.regex || undefined,
-    case_sensitive: args.case_sensitive === false ? false : undefined,
-    context: context > 0 ? context : undefined,
-  };
+  return kind === "file" ? searchFile(run, path, notes) : searchDirectory(run, path, notes);
+}
 
-  if (kind === "file") {
-    let read;
-    try {
-      const stat = await ctx.storage.stat(path);
-      if (stat === null) return notFound(ctx, path);
-      if (stat.kind === "file" && stat.size > sizeLimit) return tooLargeResult(path, stat.size, sizeLimit);
-      read = await ctx.storage.read(path);
-    } catch (error) {
-      if ((error as { code?: string }).code === "FS_NOT_FOUND") return notFound(ctx, path);
-      return toolError(error, path);
-    }
-    const decoded = decodeText(read.bytes);
-    if (!decoded.ok) return notTextResult(path, decoded);
-    const text = normalizeEndings(decoded.text);
-    const index = indexLines(text);
-    const range = resolveRange(args.start, args.end, index.count, (n) => lineHash(lineAt(text, index, n - 1)));
-    if (!range.ok) return invalidArgument(range.message);
-    tally.filesSearched = 1;
-    const all = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
-    const inRange = all.filter((i) => i + 1 >= range.from && i + 1 <= range.to);
-    const ranged = range.from > 1 || range.to < index.count;
-    await showFile(ctx, path, read.version, text, index, inRange, {
-      cap: MAX_SHOWN_MATCHES,
-      context,
-      searcher,
-      tally,
-      more: (nextLine) => viewCall(path, { ...repeat, start: nextLine, end: ranged && range.to < index.count ? range.to : undefined }),
-    });
-    const where = ranged
-      ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
-      : `${shownPath(path)} (${plural(index.count, "line")})`;
-    const notesAll = [...notes, ...range.notes];
-    return ok(render(args, searcher, where, tally, context, notesAll, undefined, "file"));
+/** Search one file, within `start`/`end` when given; failures are the same coded results a view gives. */
+async function searchFile(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
+  const { ctx, args, searcher, tally } = run;
+  let read;
+  try {
+    const stat = await ctx.storage.stat(path);
+    if (stat === null) return notFound(ctx, path);
+    if (stat.kind === "file" && stat.size > run.sizeLimit) return tooLargeResult(path, stat.size, run.sizeLimit);
+    read = await ctx.storage.read(path);
+  } catch (error) {
+    if ((error as { code?: string }).code === "FS_NOT_FOUND") return notFound(ctx, path);
+    return toolError(error, path);
   }
+  const decoded = decodeText(read.bytes);
+  if (!decoded.ok) return notTextResult(path, decoded);
+  const text = normalizeEndings(decoded.text);
+  const index = indexLines(text);
+  const range = resolveRange(args.start, args.end, index.count, (n) => lineHash(lineAt(text, index, n - 1)));
+  if (!range.ok) return invalidArgument(range.message);
+  tally.filesSearched = 1;
+  const all = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
+  const inRange = all.filter((i) => i + 1 >= range.from && i + 1 <= range.to);
+  const ranged = range.from > 1 || range.to < index.count;
+  const end = ranged && range.to < index.count ? range.to : undefined;
+  await showFile(run, path, read.version, text, index, inRange, {
+    cap: MAX_SHOWN_MATCHES,
+    more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine, end }),
+  });
+  const where = ranged
+    ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
+    : `${shownPath(path)} (${plural(index.count, "line")})`;
+  return ok(render(run, where, [...notes, ...range.notes], [], "file"));
+}
 
-  // Directory search.
+/** Search every text file the walk reaches, one at a time, until done or a cap stops it. */
+async function searchDirectory(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
+  const { ctx, args, searcher, tally } = run;
   const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
   if (filter && !filter.ok) return invalidArgument(filter.message);
   const stats = walkStats();
@@ -182,25 +202,26 @@ export async function search(
     },
     stats,
   );
+  const stop = (reason: string) => {
+    tally.complete = false;
+    tally.stopReason = reason;
+  };
   for await (const entry of walk) {
     if (entry.kind !== "file") continue;
     if (filter && !filter.test(entry.path)) continue;
     if (tally.matched >= COUNT_CAP) {
-      tally.complete = false;
-      tally.stopReason = `stopped counting at ${COUNT_CAP} matching lines`;
+      stop(`stopped counting at ${COUNT_CAP} matching lines`);
       break;
     }
     if (tally.bytesRead >= SEARCH_READ_BYTES) {
-      tally.complete = false;
-      tally.stopReason = `stopped after reading ${formatSize(SEARCH_READ_BYTES)}`;
+      stop(`stopped after reading ${formatSize(SEARCH_READ_BYTES)}`);
       break;
     }
     if (ctx.signal?.aborted) {
-      tally.complete = false;
-      tally.stopReason = "stopped: the call was cancelled";
+      stop("stopped: the call was cancelled");
       break;
     }
-    if (entry.size > sizeLimit) {
+    if (entry.size > run.sizeLimit) {
       tally.tooLarge++;
       continue;
     }
@@ -212,7 +233,7 @@ export async function search(
       continue;
     }
     tally.bytesRead += read.bytes.length;
-    if (read.bytes.length > sizeLimit) {
+    if (read.bytes.length > run.sizeLimit) {
       tally.tooLarge++;
       continue;
     }
@@ -225,34 +246,23 @@ export async function search(
     const text = normalizeEndings(decoded.text);
     if (!searcher.mayMatch(text)) continue;
     const index = indexLines(text);
-    const lines = searcher.matchLines(text, index);
-    if (lines.length === 0) continue;
-    await showFile(ctx, entry.path, read.version, text, index, lines, {
+    await showFile(run, entry.path, read.version, text, index, searcher.matchLines(text, index), {
       cap: PER_FILE_MATCHES,
-      context,
-      searcher,
-      tally,
-      more: (nextLine) => viewCall(entry.path, { ...repeat, start: nextLine }),
+      more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
     });
   }
-  if (!stats.complete && tally.complete) {
-    tally.complete = false;
-    tally.stopReason = `the walk stopped after ${SEARCH_WALK_ENTRIES} entries`;
-  }
-  const where = `${path === "" ? "./" : `${path}/`}`;
+  if (!stats.complete && tally.complete) stop(`the walk stopped after ${SEARCH_WALK_ENTRIES} entries`);
   const skipped: string[] = [];
   if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
   if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
   for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path")`);
   if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
-  return ok(render(args, searcher, where, tally, context, notes, skipped, "directory"));
+  return ok(render(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory"));
 }
 
 interface ShowOptions {
+  /** Most matching lines to show from this file. */
   readonly cap: number;
-  readonly context: number;
-  readonly searcher: Searcher;
-  readonly tally: Tally;
   /** The call that shows this file's matches from 1-based line `nextLine` on. */
   readonly more: (nextLine: number) => string;
 }
@@ -264,7 +274,7 @@ interface ShowOptions {
  * falls inside a shown window is shown (and marked) with it.
  */
 async function showFile(
-  ctx: ToolContext,
+  run: Run,
   path: string,
   version: string,
   text: string,
@@ -272,7 +282,7 @@ async function showFile(
   matches: readonly number[],
   options: ShowOptions,
 ): Promise<void> {
-  const { tally, context, searcher } = options;
+  const { ctx, tally, context, searcher } = run;
   if (matches.length === 0) return;
   tally.matched += matches.length;
   tally.filesMatched++;
@@ -349,16 +359,15 @@ function renderRow(
   return match ? `> ${row}` : `  ${row}`;
 }
 
+/** The whole search result: header, notes, what was skipped, the file groups, and the closing advice. */
 function render(
-  args: SearchArgs,
-  searcher: Searcher,
+  run: Run,
   where: string,
-  tally: Tally,
-  context: number,
   notes: readonly string[],
-  skipped: readonly string[] | undefined,
+  skipped: readonly string[],
   kind: "file" | "directory",
 ): string {
+  const { args, searcher, tally, context } = run;
   const what = `${quoteArg(args.content)} (${searcher.label})`;
   const atLeast = tally.complete ? "" : "at least ";
   const searched = kind === "directory" ? `; ${plural(tally.filesSearched, "file")} searched` : "";
@@ -371,7 +380,7 @@ function render(
     out.push(`[search ${what} in ${where}: ${atLeast}${plural(tally.matched, "matching line")}${inFiles}${searched}${marks}]`);
   }
   if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
-  if (skipped && skipped.length > 0) out.push(`[not searched: ${skipped.join(", ")}]`);
+  if (skipped.length > 0) out.push(`[not searched: ${skipped.join(", ")}]`);
   const unsearched: string[] = [];
   if (tally.notText > 0) unsearched.push(`${plural(tally.notText, "binary or non-UTF-8 file")}`);
   if (tally.tooLarge > 0) unsearched.push(`${plural(tally.tooLarge, "file")} too large to search`);
