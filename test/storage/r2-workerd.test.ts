@@ -1,0 +1,85 @@
+/**
+ * The R2 provider inside workerd (Miniflare's R2): the shared conformance
+ * suite, once with R2's full 1000-key pages and once with 2-key pages so
+ * that every listing pages through cursors, plus what is particular to R2.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { guardStorage } from "../../src/storage/guard.ts";
+import { Cond } from "../../src/storage/types.ts";
+import { startStorageWorker, type StorageWorker } from "../helpers/worker-storage.ts";
+import { storageConformance } from "./conformance.ts";
+
+let started: Promise<StorageWorker> | undefined;
+const worker = () => (started ??= startStorageWorker());
+afterAll(async () => {
+  await (await started)?.dispose();
+});
+
+// Every test gets a fresh prefix in the one bucket, which also shows that workspaces never see each other's keys.
+let next = 0;
+const fresh = () => `t${++next}`;
+
+const options = { casWriters: 20, counterWorkers: 20, creators: 20, timeoutMs: 30_000 };
+storageConformance("r2 (workerd)", async () => ({ storage: (await worker()).storage(fresh()) }), options);
+storageConformance("r2 (workerd, 2-key list pages)", async () => ({ storage: (await worker()).storage(fresh(), { pageSize: 2 }) }), options);
+
+const text = (s: string) => new TextEncoder().encode(s);
+const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+
+describe("r2 (workerd) specifics", () => {
+  test("a version that is not an ETag never matches: '*' and lists cannot bypass the compare-and-swap", async () => {
+    const storage = guardStorage((await worker()).storage(fresh()));
+    const { version } = await storage.write("f", text("one"));
+    for (const bogus of ["*", `${version}, *`, `"${version}"`, `W/"${version}"`]) {
+      await expect(storage.write("f", text("pwned"), Cond.ifVersion(bogus))).rejects.toMatchObject({ code: "FS_STALE_VERSION" });
+    }
+    expect(decode((await storage.read("f")).bytes)).toBe("one");
+  });
+
+  test("versions are content ETags: identical bytes keep the version, and a compare-and-swap on it still holds", async () => {
+    const storage = guardStorage((await worker()).storage(fresh()));
+    const first = await storage.write("f", text("same"));
+    expect(first.version).toMatch(/^[0-9a-f]{32}$/);
+    const again = await storage.write("f", text("same"));
+    expect(again.version).toBe(first.version);
+    const changed = await storage.write("f", text("other"), Cond.ifVersion(first.version));
+    expect(changed.version).not.toBe(first.version);
+  });
+
+  test("a workspace prefix is a boundary: ws1 sees nothing of ws10 or of the bare bucket", async () => {
+    const w = await worker();
+    const ws1 = guardStorage(w.storage("iso/ws1"));
+    const ws10 = guardStorage(w.storage("iso/ws10/"));
+    await ws10.write("secret.txt", text("ws10"));
+    await w.storage("iso").write("ws1.txt", text("beside"));
+    expect(await ws1.list("", { recursive: true })).toEqual({ entries: [], truncated: false });
+    expect(await ws1.stat("secret.txt")).toBeNull();
+    await ws1.write("mine.txt", text("ws1"));
+    expect((await ws10.list("")).entries.map((e) => e.path)).toEqual(["secret.txt"]);
+  });
+
+  test("a path whose key would pass R2's 1024-byte limit is an invalid path, refused before R2 is asked", async () => {
+    const storage = guardStorage((await worker()).storage(fresh()));
+    const long = Array.from({ length: 4 }, (_, i) => String(i).repeat(255)).join("/"); // 1023 bytes, valid as a path
+    await expect(storage.write(long, text("x"))).rejects.toMatchObject({ code: "FS_INVALID_PATH" });
+    await expect(storage.read(long)).rejects.toMatchObject({ code: "FS_INVALID_PATH" });
+    expect(await storage.list("", { recursive: true })).toEqual({ entries: [], truncated: false });
+  });
+
+  test("listings with small pages and a limit agree with full pages", async () => {
+    const w = await worker();
+    const prefix = fresh();
+    const names = ["a!", "a/b", "a0", "a-x/y", "a.b/c/d", "b", "\u00e9/x", "\ud83d\ude80", "\uff01", "z/z/z"];
+    const full = guardStorage(w.storage(prefix));
+    for (const name of names) await full.write(name, text(name));
+    const paged = guardStorage(w.storage(prefix, { pageSize: 1 }));
+    for (const options of [{}, { recursive: true }, { recursive: true, depth: 2 }]) {
+      const all = await full.list("", options);
+      for (const limit of [0, 1, 2, 3, 5, 8, 13, 20]) {
+        const expected = { entries: all.entries.slice(0, limit), truncated: all.entries.length > limit };
+        expect(await paged.list("", { ...options, limit })).toEqual(expected);
+        expect(await full.list("", { ...options, limit })).toEqual(expected);
+      }
+    }
+  });
+});
