@@ -1,0 +1,275 @@
+/**
+ * Observation state on Cloudflare Workers: a Durable Object per observation
+ * session, and an {@link ObservationStore} client that talks to it.
+ *
+ * Why one object per SESSION (not per workspace): a session's reads and
+ * writes are the only ones that ever consult its observations (the policy
+ * never looks across sessions), so nothing needs a workspace-wide view.
+ * Per-session objects spread load over many objects instead of funnelling a
+ * busy workspace through one single-threaded object, keep each object's
+ * table small, and let an idle session's object delete itself. The session
+ * key already starts with the workspace (see `sessionKey` in src/http), so
+ * two workspaces never share an object.
+ *
+ * Isolates share no memory, so the object is what makes a `view` answered by
+ * one isolate count for a `write` answered by another. State lives in the
+ * object's SQLite storage, so it survives eviction and restarts; each session
+ * keeps at most `maxPathsPerSession` paths (least recently recorded are
+ * forgotten first) and is deleted entirely after `idleSeconds` without a
+ * recorded observation. Forgetting only ever costs the model one extra `view`.
+ *
+ * The object speaks a tiny JSON protocol over `fetch` (no `cloudflare:`
+ * import), so this module type-checks and loads on every runtime.
+ */
+import * as v from "valibot";
+import { CodedError } from "../errors.ts";
+import type { Observation, ObservationStore } from "./types.ts";
+
+/** Default most paths remembered per session. */
+export const DEFAULT_MAX_PATHS_PER_SESSION = 10_000;
+/** Default idle time after which a session's object deletes its state: one day. */
+export const DEFAULT_SESSION_IDLE_SECONDS = 24 * 60 * 60;
+
+/** The bounds of one session's state. */
+export interface ObservationLimits {
+  readonly maxPathsPerSession: number;
+  readonly idleSeconds: number;
+}
+
+/** The vars that tune {@link ObservationLimits} (all optional, decimal integers). */
+export interface ObservationEnv {
+  readonly TOOLWARDEN_MAX_PATHS_PER_SESSION?: string;
+  readonly TOOLWARDEN_SESSION_IDLE_SECONDS?: string;
+}
+
+function positiveInteger(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new Error(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** Read the limits from the Worker's vars; throws naming the var when one is malformed. */
+export function observationLimitsFromEnv(env: ObservationEnv): ObservationLimits {
+  return {
+    maxPathsPerSession: positiveInteger(env.TOOLWARDEN_MAX_PATHS_PER_SESSION, DEFAULT_MAX_PATHS_PER_SESSION, "TOOLWARDEN_MAX_PATHS_PER_SESSION"),
+    idleSeconds: positiveInteger(env.TOOLWARDEN_SESSION_IDLE_SECONDS, DEFAULT_SESSION_IDLE_SECONDS, "TOOLWARDEN_SESSION_IDLE_SECONDS"),
+  };
+}
+
+/** The slice of `SqlStorage` used here. */
+export interface SqlStorageLike {
+  exec(query: string, ...bindings: unknown[]): { toArray(): Record<string, unknown>[] };
+}
+
+/** The slice of `DurableObjectState` used here (the real one is assignable). */
+export interface DurableObjectStateLike {
+  readonly storage: {
+    readonly sql: SqlStorageLike;
+    setAlarm(scheduledTime: number): Promise<void>;
+    deleteAll(): Promise<void>;
+  };
+}
+
+/** The request the client sends to an object's `fetch`. */
+export interface StubRequestInit {
+  readonly method: "POST";
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** The part of a stub's response the client reads. */
+export interface StubResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/**
+ * The slice of `DurableObjectNamespace` the client uses. Plain shapes rather
+ * than DOM `RequestInit`/`Response`, so the runtime's own namespace type (with
+ * its own Request/Response) is assignable.
+ */
+export interface DurableObjectNamespaceLike<Id = unknown> {
+  idFromName(name: string): Id;
+  get(id: Id): { fetch(input: string, init: StubRequestInit): Promise<StubResponse> };
+}
+
+const ObservationSchema = v.variant("kind", [
+  v.strictObject({ kind: v.literal("present"), version: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({ kind: v.literal("absent") }),
+]);
+
+const RequestSchema = v.variant("op", [
+  v.strictObject({ op: v.literal("get"), path: v.string() }),
+  v.strictObject({ op: v.literal("set"), path: v.string(), observation: ObservationSchema }),
+  v.strictObject({ op: v.literal("forget"), path: v.string() }),
+]);
+
+/** One request of the object's protocol. */
+export type ObservationRequest = v.InferOutput<typeof RequestSchema>;
+
+/** The object's answer: the observation for `get`, null otherwise or when unseen. */
+interface ObservationResponse {
+  readonly observation: Observation | null;
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+/**
+ * The Durable Object class holding one session's observations (bind it as
+ * `OBSERVATIONS`, SQLite-backed: `new_sqlite_classes` in wrangler.toml).
+ */
+export class ObservationsDO {
+  readonly #state: DurableObjectStateLike;
+  readonly #limits: ObservationLimits;
+  #ready = false;
+  #count = 0;
+  /** Last `touched` stamp: milliseconds since the epoch, forced strictly increasing. */
+  #clock = 0;
+  /** When the scheduled alarm fires (0: not known to be scheduled). */
+  #alarmAt = 0;
+
+  constructor(state: DurableObjectStateLike, env: ObservationEnv) {
+    this.#state = state;
+    this.#limits = observationLimitsFromEnv(env ?? {});
+  }
+
+  /** The table, created on first use (and again after an idle session was deleted). */
+  #sql(): SqlStorageLike {
+    let sql: SqlStorageLike | undefined;
+    try {
+      sql = this.#state.storage.sql;
+    } catch {
+      // A key-value-backed object throws here rather than returning nothing.
+    }
+    if (!sql) throw new Error("ObservationsDO needs SQLite storage: declare it under new_sqlite_classes in the migrations");
+    if (!this.#ready) {
+      // `touched` is a timestamp, so the alarm can tell how long the session has been idle.
+      sql.exec("CREATE TABLE IF NOT EXISTS observations (path TEXT PRIMARY KEY, version TEXT, touched INTEGER NOT NULL)");
+      sql.exec("CREATE INDEX IF NOT EXISTS observations_touched ON observations (touched)");
+      const row = sql.exec("SELECT COUNT(*) AS n, COALESCE(MAX(touched), 0) AS t FROM observations").toArray()[0];
+      this.#count = Number(row?.n ?? 0);
+      this.#clock = Number(row?.t ?? 0);
+      this.#ready = true;
+    }
+    return sql;
+  }
+
+  #get(path: string): Observation | null {
+    const row = this.#sql().exec("SELECT version FROM observations WHERE path = ?", path).toArray()[0];
+    if (!row) return null;
+    return typeof row.version === "string" ? { kind: "present", version: row.version } : { kind: "absent" };
+  }
+
+  async #set(path: string, observation: Observation): Promise<void> {
+    const sql = this.#sql();
+    const known = sql.exec("SELECT 1 FROM observations WHERE path = ?", path).toArray().length > 0;
+    this.#clock = Math.max(Date.now(), this.#clock + 1);
+    const version = observation.kind === "present" ? observation.version : null;
+    sql.exec(
+      "INSERT INTO observations (path, version, touched) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, touched = excluded.touched",
+      path,
+      version,
+      this.#clock,
+    );
+    if (!known && ++this.#count > this.#limits.maxPathsPerSession) {
+      const excess = this.#count - this.#limits.maxPathsPerSession;
+      sql.exec("DELETE FROM observations WHERE path IN (SELECT path FROM observations ORDER BY touched LIMIT ?)", excess);
+      this.#count -= excess;
+    }
+    await this.#keepAlive();
+  }
+
+  #forget(path: string): void {
+    const sql = this.#sql();
+    const known = sql.exec("SELECT 1 FROM observations WHERE path = ?", path).toArray().length > 0;
+    if (!known) return;
+    sql.exec("DELETE FROM observations WHERE path = ?", path);
+    this.#count--;
+  }
+
+  /** Push the expiry alarm out, but only once it is within half the idle time (one alarm write per half period). */
+  async #keepAlive(): Promise<void> {
+    const idleMs = this.#limits.idleSeconds * 1000;
+    if (this.#alarmAt - Date.now() > idleMs / 2) return;
+    this.#alarmAt = Date.now() + idleMs;
+    await this.#state.storage.setAlarm(this.#alarmAt);
+  }
+
+  /** Protocol entry: POST a JSON {@link ObservationRequest}. */
+  async fetch(request: Request): Promise<Response> {
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return json(400, { error: "the body must be JSON" });
+    }
+    const parsed = v.safeParse(RequestSchema, body);
+    if (!parsed.success) return json(400, { error: `bad request: ${v.summarize(parsed.issues)}` });
+    const call = parsed.output;
+    try {
+      let answer: ObservationResponse = { observation: null };
+      if (call.op === "get") answer = { observation: this.#get(call.path) };
+      else if (call.op === "set") await this.#set(call.path, call.observation);
+      else this.#forget(call.path);
+      return json(200, answer);
+    } catch (error) {
+      return json(500, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Expiry: delete the session once nothing was recorded for the idle time; otherwise wake again later. */
+  async alarm(): Promise<void> {
+    const sql = this.#sql();
+    const row = sql.exec("SELECT COALESCE(MAX(touched), 0) AS t FROM observations").toArray()[0];
+    const last = Number(row?.t ?? 0);
+    const due = last + this.#limits.idleSeconds * 1000;
+    if (last > 0 && due > Date.now()) {
+      this.#alarmAt = due;
+      await this.#state.storage.setAlarm(due);
+      return;
+    }
+    await this.#state.storage.deleteAll();
+    this.#ready = false;
+    this.#alarmAt = 0;
+  }
+}
+
+/**
+ * An {@link ObservationStore} backed by {@link ObservationsDO}: one object
+ * per session, addressed by name. Rejects with INTERNAL_ERROR when the
+ * object cannot answer (the tool reports it; nothing is written without its
+ * observation check).
+ */
+export function createDurableObservationStore(namespace: DurableObjectNamespaceLike): ObservationStore {
+  async function call(session: string, request: ObservationRequest): Promise<Observation | null> {
+    const stub = namespace.get(namespace.idFromName(session));
+    const response = await stub.fetch("https://observations.internal/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    if (!response.ok) {
+      const detail = await response.text().catch(() => "");
+      throw new CodedError("INTERNAL_ERROR", `observation store failed (${response.status}): ${detail}`);
+    }
+    return ((await response.json()) as ObservationResponse).observation;
+  }
+  return {
+    async get(session, path) {
+      return (await call(session, { op: "get", path })) ?? undefined;
+    },
+    async set(session, path, observation) {
+      await call(session, { op: "set", path, observation });
+    },
+    async forget(session, path) {
+      await call(session, { op: "forget", path });
+    },
+  };
+}
