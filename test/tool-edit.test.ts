@@ -195,6 +195,8 @@ describe("edit: applying", () => {
       storage: racingStorage(memory, async (path) => {
         await memory.write(path, utf8(`// churn ${++n}\n${CODE}`));
       }),
+      // No time budget beyond the minimum rounds, so the test does not wait it out.
+      limits: { casRetryMs: 0 },
     });
     await markViewed(ctx, "a.ts");
     const text = expectFail(await edit(ctx, "a.ts", "const q = 3;", "const q = 4;"), "FS_STALE_VERSION");

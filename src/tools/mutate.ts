@@ -18,8 +18,18 @@ import { observed, observePresent } from "./support/observe.ts";
 import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
 import type { ToolContext } from "./types.ts";
 
-/** Most read-plan-write rounds before a mutation gives up on a file other writers keep changing. */
+/**
+ * Fewest read-plan-write rounds before a mutation gives up on a file other
+ * writers keep changing. A count alone is not enough: on a loaded machine
+ * each round takes longer and more writers overlap it, so rounds also go on
+ * for {@link RETRY_BUDGET_MS} (every lost round means someone else landed,
+ * so contention drains), up to {@link MAX_ROUNDS}.
+ */
 export const MAX_ATTEMPTS = 24;
+/** Time rounds may keep going after {@link MAX_ATTEMPTS}, in ms (`limits.casRetryMs` overrides). */
+export const RETRY_BUDGET_MS = 5_000;
+/** Hard cap on rounds, whatever the time budget. */
+export const MAX_ROUNDS = 200;
 
 /** A text file as one attempt saw it. */
 export interface FileSnapshot {
@@ -45,7 +55,7 @@ export interface Landed {
 
 /** Options of {@link mutateFile}. */
 export interface MutateOptions {
-  /** Default {@link MAX_ATTEMPTS}. */
+  /** Exact number of rounds; default: at least {@link MAX_ATTEMPTS}, then on within the time budget. */
   readonly maxAttempts?: number;
   /** The tool's name, for messages. */
   readonly tool: string;
@@ -78,8 +88,13 @@ export async function mutateFile(
     const gate = await gateUnseen(ctx, path, observation, options.tool);
     if (gate !== undefined) return gate;
   }
-  const maxAttempts = Math.max(1, options.maxAttempts ?? MAX_ATTEMPTS);
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  const minAttempts = Math.max(1, options.maxAttempts ?? MAX_ATTEMPTS);
+  const deadline = Date.now() + (ctx.limits.casRetryMs ?? RETRY_BUDGET_MS);
+  const mayRetry = (attempt: number) =>
+    attempt < minAttempts || (options.maxAttempts === undefined && attempt < MAX_ROUNDS && Date.now() < deadline);
+  let attempt = 0;
+  while (true) {
+    attempt++;
     if (ctx.signal?.aborted) return cancelled(path);
     const loaded = await loadTextFile(ctx, path);
     if (!loaded.ok) {
@@ -101,9 +116,10 @@ export async function mutateFile(
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);
     }
-    if (attempt < maxAttempts) await backoff(attempt);
+    if (!mayRetry(attempt)) break;
+    await backoff(attempt);
   }
-  return lostEveryRace(path, maxAttempts, options.tool);
+  return lostEveryRace(path, attempt, options.tool);
 }
 
 /** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */

@@ -14,6 +14,11 @@ export interface ToolLimits {
   readonly maxOutputBytes: number;
   /** Longest line shown before it is truncated with a marker (default 2000 chars). */
   readonly maxLineChars: number;
+  /**
+   * How long a content-proven edit keeps retrying a compare-and-swap that
+   * other writers keep winning, after its first rounds (default 5000 ms).
+   */
+  readonly casRetryMs?: number;
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
