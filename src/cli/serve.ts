@@ -33,6 +33,8 @@ export const SERVE_FLAGS: FlagSpec = {
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
 export const DRAIN_TIMEOUT_MS = 10_000;
+/** A repeated stop signal within this long of the first is the same one, forwarded by a wrapper. */
+const REPEAT_WINDOW_MS = 1_000;
 /** After the calls finished: how long their responses get to reach the clients. */
 const FLUSH_TIMEOUT_MS = 2_000;
 
@@ -83,6 +85,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
   let stopping = false;
+  let stopAt = 0;
   let fetch: ((request: Request) => Promise<Response>) | undefined;
   const listener = await listen(
     (request) => {
@@ -111,6 +114,32 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   });
   fetch = (request) => Promise.resolve(app.fetch(request));
 
+  // Listening for signals before the banner: whoever reads it may signal at once.
+  const done = new Promise<number>((resolve) => {
+    const unsubscribe = io.onStopSignal((signal) => {
+      if (stopping) {
+        // A wrapper (npm, deno task) forwards the signal its process group already got: the same
+        // Ctrl-C arrives twice within moments. Only a later one means "do not wait".
+        if (performance.now() - stopAt < REPEAT_WINDOW_MS) return;
+        io.err(`toolwarden: ${signal} again: exiting now with ${inflight.size} call(s) unfinished\n`);
+        unsubscribe();
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      stopAt = performance.now();
+      const count = inflight.size;
+      if (!settings.quiet || count > 0) {
+        io.err(`toolwarden: ${signal}: stopping${count > 0 ? `, waiting for ${count} call(s) in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s)` : ""}\n`);
+      }
+      const closed = listener.close();
+      void drain(closed).then((code) => {
+        unsubscribe();
+        resolve(code);
+      });
+    });
+  });
+
   const url = baseUrl(settings.host, listener.port);
   const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : settings.auth.grants[0].scopes;
   io.out(
@@ -124,28 +153,6 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       ...(isLoopbackHost(settings.host) ? {} : { exposedNote: exposedNote(extraHosts) }),
     }),
   );
-
-  const done = new Promise<number>((resolve) => {
-    const unsubscribe = io.onStopSignal((signal) => {
-      if (stopping) {
-        // A second signal: the user does not want to wait.
-        io.err(`toolwarden: ${signal} again: exiting now with ${inflight.size} call(s) unfinished\n`);
-        unsubscribe();
-        resolve(1);
-        return;
-      }
-      stopping = true;
-      const count = inflight.size;
-      if (!settings.quiet || count > 0) {
-        io.err(`toolwarden: ${signal}: stopping${count > 0 ? `, waiting for ${count} call(s) in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s)` : ""}\n`);
-      }
-      const closed = listener.close();
-      void drain(closed).then((code) => {
-        unsubscribe();
-        resolve(code);
-      });
-    });
-  });
 
   async function drain(closed: Promise<void>): Promise<number> {
     const finished = await inflight.idle(DRAIN_TIMEOUT_MS);

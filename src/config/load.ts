@@ -45,22 +45,25 @@ export function loadConfig(text: string, source: string): Config {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ConfigError(source, "", "must be a JSON object like {\"port\": 7878}");
   }
-  // The rule table first: its errors name the rule by id, which a schema path (rules[3]) cannot.
+  // Rules first: their errors name the rule by id, which a schema path (rules.rules[3]) cannot.
+  // Settings errors are left to the schema, whose path names the field.
   const rules = (raw as { rules?: unknown }).rules;
-  if (rules !== undefined) checkRules(rules, source);
+  if (rules !== undefined) checkRules(rules, source, true);
   const parsed = v.safeParse(ConfigSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     throw new ConfigError(source, issuePath(issue), problemOf(issue));
   }
+  if (parsed.output.rules) checkRules(parsed.output.rules, source, false);
   return parsed.output;
 }
 
-function checkRules(rules: unknown, source: string): void {
+function checkRules(rules: unknown, source: string, onlyRuleErrors: boolean): void {
   try {
     loadRules(rules);
   } catch (error) {
     if (!(error instanceof RuleConfigError)) throw error;
+    if (error.ruleId === undefined && onlyRuleErrors) return;
     throw new ConfigError(source, error.ruleId === undefined ? "rules" : `rules: rule "${error.ruleId}"`, error.problem);
   }
 }
