@@ -1,0 +1,5 @@
+/** Bundlers for Workers (wrangler's CompiledWasm rule) import a `.wasm` file as a compiled module. */
+declare module "*.wasm" {
+  const module: WebAssembly.Module;
+  export default module;
+}
