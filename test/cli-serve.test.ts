@@ -215,6 +215,22 @@ describe("auth modes", () => {
   });
 });
 
+describe("binding", () => {
+  test("--host 127.0.0.2 serves there and accepts that Host header; a foreign Host is refused", async () => {
+    const dir = tempDir();
+    const server = await startServe([dir.path, "--port", "0", "--token", TOKEN, "--host", "127.0.0.2"]);
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
+      expect((await restCall(server.url, TOKEN, "view", { path: "." })).status).toBe(200);
+      const rebound = await fetch(`${server.url}/healthz`, { headers: { host: "attacker.example" } });
+      expect(rebound.status).toBe(403);
+    } finally {
+      server.kill();
+      dir.remove();
+    }
+  });
+});
+
 describe("the shell", () => {
   test("--allow-shell adds bash behind the guard, with the exec scope on the token", async () => {
     const dir = tempDir();
@@ -340,6 +356,19 @@ describe("config file", () => {
       await server.waitForStderr(/ rest view ok \d+ms reader\n/);
     } finally {
       server.kill();
+      dir.remove();
+    }
+  });
+
+  test("the same token twice fails start-up, before anything listens", async () => {
+    const dir = tempDir();
+    try {
+      const config = join(dir.path, "tw.json");
+      writeFileSync(config, JSON.stringify({ tokens: [{ token: "same", scopes: ["read"] }, { token: "same", scopes: ["write"] }] }));
+      const r = await runCli(["serve", dir.path, "--config", config, "--port", "0"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`toolwarden: ${config}: token #2: the same token is configured twice\n`);
+    } finally {
       dir.remove();
     }
   });

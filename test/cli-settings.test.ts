@@ -3,7 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { UsageError, type FlagValues } from "../src/cli/args.ts";
 import { StartupError } from "../src/cli/errors.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, resolveServeSettings, type ServeInputs } from "../src/cli/settings.ts";
+import { callTimeoutFor } from "../src/cli/toolset.ts";
 import { loadConfig } from "../src/config/mod.ts";
+import { MAX_BASH_TIMEOUT_MS } from "../src/tools/bash.ts";
 
 function settings(flags: FlagValues, more: Partial<ServeInputs> = {}) {
   return resolveServeSettings({ flags, env: {}, cwd: "/work", generateToken: () => "generated", ...more });
@@ -77,5 +79,19 @@ describe("isLoopbackHost", () => {
   test("loopback names and addresses", () => {
     for (const host of ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "::1", "[::1]"]) expect(isLoopbackHost(host)).toBe(true);
     for (const host of ["0.0.0.0", "::", "192.168.0.1", "localhost.evil.com", "128.0.0.1", "example.com"]) expect(isLoopbackHost(host)).toBe(false);
+  });
+});
+
+describe("callTimeoutFor", () => {
+  const base = { root: "/r", limits: {}, shell: { enabled: false }, rules: {} };
+  test("one minute by default; with the shell, longer than the longest command a call may ask for", () => {
+    expect(callTimeoutFor(base)).toBe(60_000);
+    expect(callTimeoutFor({ ...base, shell: { enabled: true } })).toBeGreaterThan(MAX_BASH_TIMEOUT_MS);
+    expect(callTimeoutFor({ ...base, shell: { enabled: true, timeoutMs: 900_000 } })).toBeGreaterThan(900_000);
+  });
+
+  test("a configured limit wins, 0 (none) included", () => {
+    expect(callTimeoutFor({ ...base, limits: { callTimeoutMs: 0 }, shell: { enabled: true } })).toBe(0);
+    expect(callTimeoutFor({ ...base, limits: { callTimeoutMs: 5_000 } })).toBe(5_000);
   });
 });

@@ -3,7 +3,6 @@
  * same pipeline and listeners as the server, printing exactly what the
  * model would read.
  */
-import { DEFAULT_CALL_TIMEOUT_MS } from "../http/mod.ts";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import type { ToolResult } from "../result.ts";
 import { DEFAULT_LIMITS, type ToolContext, type ToolLimits } from "../tools/types.ts";
@@ -13,7 +12,7 @@ import { loadHasher } from "./hasher.ts";
 import type { CliIO } from "./io.ts";
 import { openSessionFile, SESSION_FILE_ENV } from "./session-file.ts";
 import { localScopes, resolveToolSettings } from "./settings.ts";
-import { buildPipeline } from "./toolset.ts";
+import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { CALL_USAGE } from "./usage.ts";
 import { openWorkspace } from "./workspaces.ts";
 
@@ -52,7 +51,7 @@ export async function runCall(argv: readonly string[], io: CliIO): Promise<numbe
   const workspace = await openWorkspace(settings.root, false);
   const sessionPath = (flags["session-file"] as string | undefined) ?? (io.env[SESSION_FILE_ENV] || undefined);
   const session = sessionPath === undefined ? undefined : await openSessionFile(sessionPath, workspace.real);
-  const pipeline = buildPipeline(settings, workspace.real, settings.limits.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+  const pipeline = buildPipeline(settings, workspace.real, callTimeoutFor(settings));
 
   const ctx: ToolContext = {
     storage: workspace.storage,

@@ -3,7 +3,7 @@
  * but the listening itself is here, so Bun (src/cli.ts) and Deno
  * (src/deno.ts) serve exactly the same app.
  */
-import { DEFAULT_CALL_TIMEOUT_MS, createApp, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
+import { createApp, createAuthenticator, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
@@ -15,7 +15,7 @@ import { loadHasher } from "./hasher.ts";
 import { formatCallLine } from "./log.ts";
 import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings } from "./settings.ts";
 import { generateToken } from "./token.ts";
-import { buildPipeline } from "./toolset.ts";
+import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces } from "./workspaces.ts";
@@ -74,10 +74,17 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     generateToken,
   });
   const extraHosts = checkHosts(settings);
+  const auth = authOptions(settings);
+  try {
+    createAuthenticator(auth);
+  } catch (error) {
+    // e.g. the same token twice in the config: refused now, not on every request later.
+    throw new StartupError(`${configPath ?? "tokens"}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 
   const workspaces = await openWorkspaces(workspaceDirs(settings));
   const root = workspaces.get(settings.root)!.real;
-  const callTimeoutMs = settings.limits.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, root, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
   const observations = createMemoryObservationStore();
@@ -97,7 +104,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
 
   const app = createApp({
     pipeline,
-    auth: authOptions(settings),
+    auth,
     storageFor: (workspace) => {
       const opened = workspaces.get(workspace);
       if (!opened) throw new Error(`no storage for workspace ${workspace}`);
@@ -185,11 +192,13 @@ function authOptions(settings: ServeSettings): AuthOptions {
   };
 }
 
-/** Host header values to accept besides loopback: the configured ones and a non-loopback --host. Checked before binding. */
+/** Host header values to accept besides the loopback names: the configured ones and the bound --host. Checked before binding. */
 function checkHosts(settings: ServeSettings): string[] {
   const extra = [...settings.extraHosts];
   const wildcard = settings.host === "0.0.0.0" || settings.host === "::" || settings.host === "[::]";
-  if (!isLoopbackHost(settings.host) && !wildcard) extra.push(settings.host.includes(":") && !settings.host.startsWith("[") ? `[${settings.host}]` : settings.host);
+  // loopbackHosts() covers these three names; any other bound address (127.0.0.2, a LAN IP) is added.
+  const named = ["localhost", "127.0.0.1", "::1", "[::1]"].includes(settings.host.toLowerCase());
+  if (!named && !wildcard) extra.push(settings.host.includes(":") && !settings.host.startsWith("[") ? `[${settings.host}]` : settings.host);
   try {
     hostMatcher(extra);
   } catch (error) {

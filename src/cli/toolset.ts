@@ -7,16 +7,26 @@ import { createPipeline, type Pipeline } from "../pipeline/mod.ts";
 import { installLoudFailure } from "../pipeline/loud-failure.ts";
 import { installShellGuard } from "../pipeline/shell-guard.ts";
 import { RuleConfigError } from "../rules/mod.ts";
-import { createBashTool } from "../tools/bash.ts";
+import { DEFAULT_CALL_TIMEOUT_MS } from "../http/mod.ts";
+import { createBashTool, MAX_BASH_TIMEOUT_MS } from "../tools/bash.ts";
 import { fileTools } from "../tools/mod.ts";
 import type { ToolDef } from "../tools/types.ts";
-import { viewTool } from "../tools/view/view.ts";
 import { StartupError } from "./errors.ts";
 import type { ToolSettings } from "./settings.ts";
 
-/** The file tools, `view` first (added here until `fileTools` carries it). */
-function baseTools(): ToolDef[] {
-  return fileTools.some((t) => t.name === viewTool.name) ? [...fileTools] : [viewTool as ToolDef, ...fileTools];
+/** Room for the bash tool to report its own timeout before the call's limit cuts it off. */
+const SHELL_MARGIN_MS = 5_000;
+
+/**
+ * The per-call time limit: the configured one, else the HTTP default (one
+ * minute), raised with the shell so that the longest command a call may ask
+ * for ends with bash's own "[timed out after Nms]" report rather than being
+ * cut off by the call's limit.
+ */
+export function callTimeoutFor(settings: ToolSettings): number {
+  if (settings.limits.callTimeoutMs !== undefined) return settings.limits.callTimeoutMs;
+  if (!settings.shell.enabled) return DEFAULT_CALL_TIMEOUT_MS;
+  return Math.max(MAX_BASH_TIMEOUT_MS, settings.shell.timeoutMs ?? 0) + SHELL_MARGIN_MS;
 }
 
 /**
@@ -27,7 +37,7 @@ function baseTools(): ToolDef[] {
  * rule table that does not load, naming the rule.
  */
 export function buildPipeline(settings: ToolSettings, root: string, timeoutMs?: number): Pipeline {
-  const tools = baseTools();
+  const tools: ToolDef[] = [...fileTools];
   if (settings.shell.enabled) {
     tools.push(createBashTool({ root, ...(settings.shell.timeoutMs !== undefined ? { timeoutMs: settings.shell.timeoutMs } : {}) }) as ToolDef);
   }
