@@ -86,19 +86,20 @@ export interface SeenRequest {
 
 /**
  * A fetch that records every request and lets a test answer some of them
- * itself (`intercept` returns a Response, or throws to fake a network error,
- * or returns undefined to pass the request on to `inner`).
+ * itself: `intercept` returns a Response, throws to fake a network error, or
+ * returns undefined to pass the request on to `inner`; `send` passes it on
+ * and hands back the real answer (to let a request land and lose its answer).
  */
 export function recordingFetch(
   inner: typeof fetch = globalThis.fetch,
-  intercept?: (request: SeenRequest, index: number) => Response | undefined,
+  intercept?: (request: SeenRequest, index: number, send: () => Promise<Response>) => Response | undefined | Promise<Response | undefined>,
 ): { fetch: typeof fetch; requests: SeenRequest[] } {
   const requests: SeenRequest[] = [];
   const wrapped = async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = input instanceof Request ? input : new Request(input, init);
     const seen = { method: request.method, url: new URL(request.url), headers: request.headers };
     requests.push(seen);
-    const answer = intercept?.(seen, requests.length - 1);
+    const answer = await intercept?.(seen, requests.length - 1, () => inner(request.clone()));
     if (answer) return answer;
     return inner(request);
   };

@@ -312,6 +312,34 @@ describe("s3: retries and unknown outcomes", () => {
     expect(fake.requests.length - before).toBe(1);
   });
 
+  test("a body that breaks off mid-read is FS_IO_ERROR, not a bare stream error", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("x"));
+    fake.intercept = (request) => {
+      if (request.method !== "GET" || request.key === undefined) return undefined;
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(text("partial"));
+          controller.error(new TypeError("stream reset"));
+        },
+      });
+      return new Response(body, { status: 200, headers: { etag: '"abc"' } });
+    };
+    const failure = await failureOf(storage.read("f"));
+    expect(failure.code).toBe("FS_IO_ERROR");
+    expect(failure.message).toContain("the response body broke off");
+  });
+
+  test("a version no ETag could be is stale without a request", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("x"));
+    const before = fake.requests.length;
+    expect((await failureOf(storage.write("f", text("y"), Cond.ifVersion("line\nbreak")))).code).toBe("FS_STALE_VERSION");
+    expect(fake.requests.length).toBe(before);
+  });
+
   test("an unconditional write answered 500 once is sent again", async () => {
     const fake = createFakeS3();
     const storage = await connect(fake);

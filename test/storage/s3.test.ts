@@ -85,6 +85,21 @@ if (!live) {
       expect(requests.length).toBe(1);
     });
 
+    test("a conditional write whose answer is lost is still reported as the success it was", async () => {
+      const prefix = fresh();
+      let lose = true;
+      const { fetch } = recordingFetch(globalThis.fetch, async (request, _index, send) => {
+        if (request.method !== "PUT" || !lose) return undefined;
+        lose = false;
+        await send();
+        throw new TypeError("socket hang up");
+      });
+      const storage = await createS3Storage({ ...config, prefix, fetch, skipProbe: true });
+      const result = await storage.write("f", text("mine"), Cond.ifAbsent);
+      expect(result.created).toBe(true);
+      expect((await storage.read("f")).version).toBe(result.version);
+    });
+
     test("a CAS with the version read wins; the loser sees FS_STALE_VERSION (radosgw: 412)", async () => {
       const storage = await createS3Storage({ ...config, prefix: fresh(), skipProbe: true });
       const { version } = await storage.write("f", text("base"));

@@ -50,6 +50,8 @@ export interface S3Client {
   send(request: S3Request): Promise<Response>;
   /** Turn an unexpected response into an FsError (reads and discards its body). */
   failure(response: Response, operation: string, path: string): Promise<FsError>;
+  /** Read a successful response's body; a body that breaks off is FS_IO_ERROR, not a bare TypeError. */
+  bytes(response: Response, operation: string, path: string): Promise<Uint8Array>;
 }
 
 const RETRY_DELAY_MS = 50;
@@ -126,5 +128,17 @@ export function createS3Client(config: ResolvedS3Config): S3Client {
     return new FsError(code, `s3 ${operation} ${path} at ${where}: ${cause.message}`, { cause, path });
   }
 
-  return { where, send, failure };
+  async function bytes(response: Response, operation: string, path: string): Promise<Uint8Array> {
+    try {
+      return new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new FsError("FS_IO_ERROR", `s3 ${operation} ${path} at ${where}: the response body broke off: ${reason}`, {
+        cause: error,
+        path,
+      });
+    }
+  }
+
+  return { where, send, failure, bytes };
 }

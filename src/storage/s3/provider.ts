@@ -81,6 +81,10 @@ const CONDITIONAL_ATTEMPTS = 3;
 /** At most this many ancestor HEADs are in flight for one write. */
 const ANCESTOR_CONCURRENCY = 8;
 
+const decoder = new TextDecoder();
+/** What an ETag can look like; any other "version" can never match, so it is stale without asking. */
+const ETAG_TEXT = /^[\x21-\x7e]+$/;
+
 const isOk = (status: number) => status >= 200 && status < 300;
 const conditionFailed = (status: number) => status === 412 || status === 409;
 
@@ -136,7 +140,7 @@ function s3Storage(client: S3Client, prefix: string, pageSize: number, condition
     if (options.token !== undefined) query.push(["continuation-token", options.token]);
     const response = await client.send({ method: "GET", query, retry: true });
     if (!isOk(response.status)) throw await client.failure(response, "list", path);
-    const body = await response.text();
+    const body = decoder.decode(await client.bytes(response, "list", path));
     try {
       return parseListObjectsV2(body);
     } catch (error) {
@@ -285,12 +289,15 @@ function s3Storage(client: S3Client, prefix: string, pageSize: number, condition
       }
       if (!isOk(response.status)) throw await client.failure(response, "read", path);
       const version = versionOf(response, "read", path);
-      return { bytes: new Uint8Array(await response.arrayBuffer()), version };
+      return { bytes: await client.bytes(response, "read", path), version };
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       if (path === "") throw isDirectoryError(path);
-      if (condition.kind === "ifVersion") return conditionalPut(path, bytes, condition);
+      if (condition.kind === "ifVersion") {
+        if (!ETAG_TEXT.test(condition.version)) throw new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
+        return conditionalPut(path, bytes, condition);
+      }
 
       const ifAbsent = condition.kind === "ifAbsent";
       const [directory, ancestor, existing] = await Promise.all([
