@@ -22,7 +22,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function mcp(token = TOKENS.full): Promise<Client> {
+async function mcp(token: string = TOKENS.full): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
@@ -36,7 +36,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return (await client.callTool({ name, arguments: args })) as CallResult;
 }
 
-async function rest(name: string, args: unknown, session: string, token = TOKENS.full) {
+async function rest(name: string, args: unknown, session: string, token: string = TOKENS.full) {
   const res = await fetch(`${server.url}/v1/tools/${name}`, {
     method: "POST",
     headers: jsonHeaders(token, session),
