@@ -51,6 +51,29 @@ describe("createWorkerFetch", () => {
     });
   }
 
+  test("a bucket that ignores conditional puts: every request is a 500, logged once", async () => {
+    const { handle, env, lines } = setup();
+    const environment = env({ TOOLWARDEN_TOKENS: GOOD, FILES: createFakeR2("ignore") });
+    for (let i = 0; i < 3; i++) expect((await handle(get("/healthz"), environment)).status).toBe(500);
+    const errors = lines.filter((l) => l.startsWith("error "));
+    expect(errors).toEqual([expect.stringMatching(/storage refused.*overwrote an existing key/)]);
+  });
+
+  test("R2 unreachable at the first request: 503 with Retry-After, and the next request probes again and serves", async () => {
+    const { handle, env } = setup();
+    const files = createFakeR2();
+    const put = files.put.bind(files);
+    let down = true;
+    files.put = (key, value, options) => (down ? Promise.reject(new Error("R2 unavailable")) : put(key, value, options));
+    const environment = env({ TOOLWARDEN_TOKENS: GOOD, FILES: files });
+    const first = await handle(get("/healthz"), environment);
+    expect(first.status).toBe(503);
+    expect(first.headers.get("retry-after")).toBe("5");
+    expect(((await first.json()) as { error: { code: string } }).error.code).toBe("FS_IO_ERROR");
+    down = false;
+    expect((await handle(get("/healthz"), environment)).status).toBe(200);
+  });
+
   test("a fixed secret is picked up by the next request", async () => {
     const { handle, env } = setup();
     const files = createFakeR2();

@@ -5,7 +5,10 @@
  *
  * A broken configuration never yields an open or half-configured server:
  * every request is answered 500 with a JSON error body, and the reason goes
- * to the log (once per isolate), without any token in it.
+ * to the log (once per isolate), without any token in it. The same holds for
+ * an R2 bucket that does not enforce conditional puts (probed once per
+ * isolate, see src/storage/r2-probe.ts); a probe that merely could not reach
+ * R2 answers 503 and is retried by the next request.
  */
 import type { Hono } from "hono";
 import { createHasher } from "../hash/loader.ts";
@@ -16,6 +19,7 @@ import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
 import type { R2BucketLike } from "../storage/r2-bucket.ts";
+import { probeR2Conditions, R2ConditionsIgnoredError } from "../storage/r2-probe.ts";
 import { createR2Storage } from "../storage/r2.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
@@ -73,6 +77,24 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
     error: (message, detail) => (detail === undefined ? console.error(message) : console.error(message, detail)),
   };
   let hasher: Promise<LineHasher> | undefined;
+  let probed: Promise<void> | undefined;
+
+  /** The R2 probe, once per isolate; a failure to reach R2 is forgotten so the next request retries. */
+  function probe(bucket: R2BucketLike): Promise<void> {
+    if (!probed) {
+      const attempt = probeR2Conditions(bucket);
+      probed = attempt;
+      attempt.catch((error: unknown) => {
+        if (error instanceof R2ConditionsIgnoredError) {
+          log.error(`toolwarden: storage refused, answering every request with 500: ${error.message}`);
+        } else {
+          if (probed === attempt) probed = undefined;
+          log.error("toolwarden: the R2 start-up probe could not reach the bucket; the next request retries", error);
+        }
+      });
+    }
+    return probed;
+  }
   let built: { readonly key: string; readonly app: Promise<Hono<AppEnv>> } | undefined;
 
   async function build(env: WorkerEnv): Promise<Hono<AppEnv>> {
@@ -139,6 +161,14 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       app = await built.app;
     } catch {
       return errorResponse(500, "INTERNAL_ERROR", MISCONFIGURED);
+    }
+    try {
+      await probe(env.FILES);
+    } catch (error) {
+      if (error instanceof R2ConditionsIgnoredError) return errorResponse(500, "INTERNAL_ERROR", MISCONFIGURED);
+      return errorResponse(503, "FS_IO_ERROR", "File storage (R2) is unreachable at the moment, so nothing was done. Retry in a few seconds.", {
+        "retry-after": "5",
+      });
     }
     return app.fetch(request, env);
   };

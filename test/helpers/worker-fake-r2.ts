@@ -31,8 +31,11 @@ export interface FakeR2 extends R2BucketLike {
   seed(key: string, bytes?: Uint8Array): void;
 }
 
+/** How the fake treats `onlyIf`: as R2 does, not at all, or backwards (as an old Miniflare once did). */
+export type FakeConditions = "enforce" | "ignore" | "reversed";
+
 /** An empty fake bucket. */
-export function createFakeR2(): FakeR2 {
+export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
   const objects = new Map<string, { bytes: Uint8Array; etag: string }>();
   const listCalls: R2ListOptionsLike[] = [];
   let counter = 0;
@@ -57,8 +60,9 @@ export function createFakeR2(): FakeR2 {
     async put(key, value, options?: { onlyIf?: R2ConditionalLike }) {
       const existing = objects.get(key);
       const only = options?.onlyIf;
-      if (only?.etagDoesNotMatch === "*" && existing) return null;
-      if (only?.etagMatches !== undefined && existing?.etag !== only.etagMatches) return null;
+      const holds = (condition: boolean) => (conditions === "ignore" ? true : conditions === "reversed" ? !condition : condition);
+      if (only?.etagDoesNotMatch === "*" && !holds(!existing)) return null;
+      if (only?.etagMatches !== undefined && !holds(existing?.etag === only.etagMatches)) return null;
       store(key, value);
       return meta(key);
     },

@@ -55,6 +55,8 @@ export interface StorageWorker {
   readonly url: URL;
   /** The R2 provider for keys under `prefix`, running in workerd. */
   storage(prefix: string, options?: { pageSize?: number }): Storage;
+  /** Run the R2 start-up probe in workerd; rejects with its error. */
+  probe(): Promise<void>;
   /** The Durable Object observation store, running in workerd. */
   readonly observations: ObservationStore;
   dispose(): Promise<void>;
@@ -129,6 +131,11 @@ export async function startStorageWorker(options: StorageWorkerOptions = {}): Pr
   return {
     url,
     storage,
+    async probe() {
+      const response = await fetch(new URL("/probe", url), { method: "POST" });
+      if (response.status === 409) rethrow(await response.json());
+      if (!response.ok) throw new Error(`fixture worker failed (${response.status}): ${await response.text()}`);
+    },
     observations: {
       get: (session, path) => obs({ op: "get", session, path }),
       set: async (session, path, observation) => void (await obs({ op: "set", session, path, observation })),

@@ -30,6 +30,13 @@ const text = (s: string) => new TextEncoder().encode(s);
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
 describe("r2 (workerd) specifics", () => {
+  test("the start-up probe passes against workerd's R2 and leaves no key behind", async () => {
+    const w = await worker();
+    await w.probe();
+    const root = await w.storage("").list("", { recursive: true });
+    expect(root.entries.filter((e) => e.name.startsWith(".toolwarden-probe"))).toEqual([]);
+  });
+
   test("a version that is not an ETag never matches: '*' and lists cannot bypass the compare-and-swap", async () => {
     const storage = guardStorage((await worker()).storage(fresh()));
     const { version } = await storage.write("f", text("one"));
