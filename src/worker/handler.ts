@@ -78,6 +78,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
   };
   let hasher: Promise<LineHasher> | undefined;
   let probed: Promise<void> | undefined;
+  let built: { readonly key: string; readonly app: Promise<Hono<AppEnv>> } | undefined;
 
   /** The R2 probe, once per isolate; a failure to reach R2 is forgotten so the next request retries. */
   function probe(bucket: R2BucketLike): Promise<void> {
@@ -95,7 +96,6 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
     }
     return probed;
   }
-  let built: { readonly key: string; readonly app: Promise<Hono<AppEnv>> } | undefined;
 
   async function build(env: WorkerEnv): Promise<Hono<AppEnv>> {
     if (!env.FILES) throw new WorkerConfigError("The R2 binding FILES is missing: add [[r2_buckets]] binding = \"FILES\" to wrangler.toml.");
