@@ -123,7 +123,9 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
   } else if (config?.tokens) {
     const base = inputs.configPath ? dirname(resolve(inputs.cwd, inputs.configPath)) : inputs.cwd;
     const source = inputs.configPath ?? "config";
-    auth = { mode: "bearer", source: "config", grants: config.tokens.map((t, i) => grantOf(t, i, base, tools.root, env, source)) };
+    const grants = config.tokens.map((t, i) => grantOf(t, i, base, tools.root, env, source));
+    if (tools.shell.enabled) refuseForeignExec(grants, tools.root, source);
+    auth = { mode: "bearer", source: "config", grants };
   } else {
     auth = { mode: "bearer", source: "generated", grants: [{ token: inputs.generateToken(), scopes, workspace: tools.root }] };
   }
@@ -141,6 +143,23 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
 function checkToken(token: string, where: string): string {
   if (!/^\S+$/.test(token)) throw new StartupError(`${where}: a token cannot be empty or contain whitespace`);
   return token;
+}
+
+/**
+ * The shell runs every command in the served directory with the user's own
+ * rights: exec cannot be confined to another workspace. A token of another
+ * directory holding it would run its commands in the served one (and could
+ * change its files), so such a config is refused at start-up.
+ */
+function refuseForeignExec(grants: readonly Grant[], root: string, source: string): void {
+  grants.forEach((grant, i) => {
+    if (grant.scopes.includes("exec") && grant.workspace !== root) {
+      throw new StartupError(
+        `${source}: tokens[${i}]: the exec scope runs bash in the served directory ${root}, not in this token's workspace ` +
+          `${grant.workspace}; give exec only to tokens of the served directory, or turn the shell off`,
+      );
+    }
+  });
 }
 
 function grantOf(
