@@ -9,28 +9,27 @@
  *   2. The host copies the bytes there and calls `hashLines(len)`, which
  *      returns the line count (or -1 when memory cannot grow).
  *   3. `startsPtr()`, `endsPtr()`, `hashesPtr()` then locate three arrays of
- *      `count` entries: u32 line start offsets, u32 content-end offsets
- *      (before "\r\n" / "\n"), and u8 folded hashes. They stay valid until the
- *      next `prepare`; the host copies them out.
+ *      `count` entries, back to back: u32 line start offsets, u32 content-end
+ *      offsets (before "\r\n" / "\n"), and u8 folded hashes. They stay valid
+ *      until the next `prepare`; the host copies them out in one block.
  *
  * Memory layout, from `__heap_base` (16-aligned):
- *   [scratch 64 KiB][input len + SLACK][starts u32 x (count+1)][ends u32 x count][hashes u8 x count]
- * starts[count] is a sentinel: the offset where a line after the last one
- * would start (len, or len + 1 when the last line has no "\n"). Outputs are
- * sized by the real line count, so memory stays near 1.25x the input for
- * source code (wasm memory never shrinks; Workers have 128 MB).
+ *   [scratch 64 KiB][input len + SLACK][starts u32 x count][ends u32 x count][hashes u8 x count]
+ * Outputs are sized by the real line count (counted first), so memory stays
+ * near 1.2x the input for source code (wasm memory never shrinks; Workers
+ * have 128 MB).
  *
  * Speed: FNV-1a is a serial chain (xor then multiply per byte), so one line
- * runs at about 1 byte per multiply latency. The fast path therefore hashes
- * 8 parts of the file at once: two i32x4 states, each lane walking its own
- * chunk of whole lines, resetting to the offset basis right after each "\n"
+ * runs at about 1 byte per multiply latency. The fast path therefore splits
+ * the file into 16 chunks of whole lines and hashes them at once in four
+ * i32x4 states, one lane per chunk (4 bytes per lane gathered with
+ * load32_lane), each lane resetting to the offset basis right after a "\n"
  * (branch-free via bitselect) and snapshotting its state every step into a
- * small ring from which the per-line hashes are read back. Bytes are gathered
- * 8 at a time per lane (v128.load64_lane) and regrouped by two shuffles so
- * each i32 lane holds 4 bytes of its own chunk; this beat 8 load8_lane per
- * step by 8% (Node), 21% (Deno), 17% (Bun). Newlines are found first by a
- * SIMD scan (i8x16.eq + bitmask, 64 bytes per iteration), which also sizes
- * the outputs exactly.
+ * small ring. After each block of steps, the bytes the lanes just read (still
+ * in L1) are scanned for "\n" and every line's hash is picked from the ring,
+ * so the input is read from memory twice in all: a branch-free count of the
+ * lines per chunk (which sizes the outputs exactly), then the hashing pass.
+ * Measured numbers: wasm/README.md.
  */
 
 const BASIS: u32 = 0x811c9dc5;
@@ -38,14 +37,29 @@ const PRIME: u32 = 0x01000193;
 /** PRIME^-1 mod 2^32: undoes the last step when a "\r" turns out to be part of "\r\n". */
 const PRIME_INV: u32 = 0x359c449b;
 
-/** Bytes past the input that the 64-byte scan may read. */
+/** Parallel lanes: four i32x4 states. */
+const LANES: usize = 16;
+/** Bytes past the input that the vector loads may read. */
 const SLACK: usize = 64;
-/** Scratch region before the input: snapshot ring + lane table. */
+/** Scratch region before the input: constants, lane table, snapshot ring. */
 const SCRATCH: usize = 65536;
-/** Steps per snapshot block (32 bytes of snapshot per step: 8 lanes x u32). */
-const BLOCK: usize = 1024;
-/** Below this size the 8-lane setup costs more than it saves. */
+/** Steps per snapshot block (64 bytes of snapshot per step: 16 lanes x u32); the ring stays in L1. */
+const BLOCK: usize = 512;
+/** Below this size one lane hashes everything: the 16-lane setup costs more than it saves. */
 const MIN_LANES_LEN: u32 = 4096;
+
+// Scratch layout (offsets from align16(__heap_base)).
+/** Vector constants, read through memory so V8 keeps them in registers instead of rebuilding them per use. */
+const K_CONST: usize = 0;
+/** Lane table, u32 x LANES per column. */
+const T_CHUNK: usize = 64; // chunk start (absolute byte offset)
+const T_END: usize = T_CHUNK + LANES * 4; // chunk end
+const T_OUT: usize = T_END + LANES * 4; // next output index
+const T_LINE: usize = T_OUT + LANES * 4; // start offset of the line being hashed
+/** Ring of lane states; slot -1 (the last one of the previous block) sits just before it. */
+const RING: usize = 512;
+/** Steps of the "\n" bytes one lane found in one block (u32 x (BLOCK + 64)). */
+const LIST: usize = RING + BLOCK * 64;
 
 let inputPtr: usize = 0;
 let startsP: usize = 0;
@@ -67,7 +81,7 @@ function ensure(limit: u64): bool {
 /** Make room for `len` input bytes; returns where to write them, or 0. */
 export function prepare(len: u32): usize {
   inputPtr = align16(__heap_base) + SCRATCH;
-  if (!ensure(<u64>inputPtr + <u64>len + <u64>SLACK + 256)) return 0;
+  if (!ensure(<u64>inputPtr + <u64>len + <u64>SLACK)) return 0;
   startsP = endsP = hashesP = 0;
   return inputPtr;
 }
@@ -89,10 +103,13 @@ export function hashesPtr(): usize {
 
 /** Hash every line of the `len` bytes written at `prepare(len)`; returns the line count or -1. */
 export function hashLines(len: u32): i32 {
-  const count = scanLines(len);
-  if (count < 0 || !placeOutputs(count)) return -1;
-  if (len < MIN_LANES_LEN) hashRange(0, count, len);
-  else hashEightLanes(count, len);
+  const scratch = align16(__heap_base);
+  const count = splitChunks(scratch, len);
+  startsP = align16(inputPtr + <usize>len + SLACK);
+  endsP = startsP + (<usize>count << 2);
+  hashesP = endsP + (<usize>count << 2);
+  if (!ensure(<u64>hashesP + <u64>count + 16)) return -1;
+  hashChunks(scratch, len);
   return count;
 }
 
@@ -101,242 +118,284 @@ export function hashLines(len: u32): i32 {
   return ((h16 >>> 8) ^ h16) & 0xff;
 }
 
-@inline function hashBytes(h: u32, p: usize, end: usize): u32 {
-  for (; p < end; p++) h = (h ^ <u32>load<u8>(p)) * PRIME;
-  return h;
-}
-
-/** Content end of a line starting at `start` whose successor starts at `next`. */
-@inline function lineEnd(start: u32, next: u32, len: u32): u32 {
-  let e = next - 1;
-  // only a real "\n" (e < len) has a terminator "\r"; a trailing lone "\r" stays in the line
-  if (e < len && e > start && load<u8>(inputPtr + <usize>e - 1) == 13) e--;
-  return e;
-}
-
-/** Write starts[0..count] (plus the sentinel) after the input; returns count or -1. */
-function scanLines(len: u32): i32 {
-  const base = inputPtr;
-  const end = base + <usize>len;
-  let out = align16(end + SLACK);
-  startsP = out;
-  let limit = <usize>(<u64>memory.size() << 16);
-  if (out + 256 > limit) {
-    if (!ensure(<u64>out + 256)) return -1;
-    limit = <usize>(<u64>memory.size() << 16);
-  }
-  store<u32>(out, 0);
-  out += 4;
+/** Number of "\n" bytes in [p, end). */
+function countNewlines(p: usize, end: usize): u32 {
   const nl = i8x16.splat(10);
-  for (let p = base; p < end; p += 64) {
-    // a 64-byte block adds at most 64 entries (256 bytes)
-    if (out + 256 > limit) {
-      if (!ensure(<u64>out + 256 + <u64>((end - p) >>> 3))) return -1;
-      limit = <usize>(<u64>memory.size() << 16);
-    }
-    let m: u64 =
+  let n: u32 = 0;
+  for (; p + 64 <= end; p += 64) {
+    const m =
       <u64>i8x16.bitmask(i8x16.eq(v128.load(p), nl)) |
       (<u64>i8x16.bitmask(i8x16.eq(v128.load(p, 16), nl)) << 16) |
       (<u64>i8x16.bitmask(i8x16.eq(v128.load(p, 32), nl)) << 32) |
       (<u64>i8x16.bitmask(i8x16.eq(v128.load(p, 48), nl)) << 48);
-    const next = <u32>(p - base) + 1;
-    while (m) {
-      store<u32>(out, next + <u32>ctz<u64>(m));
-      out += 4;
-      m &= m - 1;
-    }
+    n += <u32>popcnt<u64>(m);
   }
-  // the last block may have read stale bytes past the input: drop what it found there
-  while (load<u32>(out - 4) > len) out -= 4;
-  let count = <i32>((out - startsP) >>> 2) - 1;
-  if (load<u32>(out - 4) < len) {
-    // a last line without "\n": sentinel as if a "\n" sat at len
-    store<u32>(out, len + 1);
-    count++;
-  }
-  return count;
-}
-
-/** Place ends and hashes after starts and grow memory for them. */
-function placeOutputs(count: i32): bool {
-  endsP = align16(startsP + ((<usize>count + 1) << 2));
-  hashesP = endsP + (<usize>count << 2);
-  return ensure(<u64>hashesP + <u64>count + 16);
-}
-
-/** Single-lane hashing of lines [from, to). */
-function hashRange(from: i32, to: i32, len: u32): void {
-  const base = inputPtr;
-  for (let i = from; i < to; i++) {
-    const at = startsP + (<usize>i << 2);
-    const s = load<u32>(at);
-    const e = lineEnd(s, load<u32>(at, 4), len);
-    store<u32>(endsP + (<usize>i << 2), e);
-    store<u8>(hashesP + <usize>i, fold8(hashBytes(BASIS, base + <usize>s, base + <usize>e)));
-  }
-}
-
-/** First line index whose start offset is >= value. */
-function lowerBound(count: i32, value: u32): i32 {
-  let lo = 0;
-  let hi = count;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (load<u32>(startsP + (<usize>mid << 2)) < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  for (; p < end; p++) n += <u32>(load<u8>(p) == 10);
+  return n;
 }
 
 /**
- * The fast path. Lane j owns lines [first_j, first_{j+1}) starting at byte
- * chunk_j; all lanes advance one byte per step for `steps` = the shortest
- * chunk, then each lane finishes its own chunk single-lane.
- *
- * Lane table (u32 x 8 each, at `table`): +0 chunk start, +32 next line to
- * read back, +64 line limit.
+ * Cut the input into LANES chunks of whole lines of about equal size (a chunk
+ * is empty when one long line spans its share), count each chunk's lines and
+ * fill the lane table; returns the total line count.
  */
-function hashEightLanes(count: i32, len: u32): void {
+function splitChunks(scratch: usize, len: u32): i32 {
   const base = inputPtr;
-  const ring = align16(__heap_base) + 32; // slot -1 lives at ring - 32
-  const table = ring + BLOCK * 32;
-  const eighth = len >>> 3;
-  let steps: u32 = 0xffffffff;
-  let prevChunk: u32 = 0;
-  for (let j: u32 = 0; j < 8; j++) {
-    const first = j == 0 ? 0 : lowerBound(count, eighth * j);
-    const chunk = j == 0 ? 0 : min<u32>(load<u32>(startsP + (<usize>first << 2)), len);
-    store<u32>(table + (<usize>j << 2), chunk);
-    store<u32>(table + (<usize>j << 2), <u32>first, 32);
-    if (j > 0) {
-      store<u32>(table + (<usize>(j - 1) << 2), <u32>first, 64);
-      steps = min<u32>(steps, chunk - prevChunk);
+  const lanes: u32 = len < MIN_LANES_LEN ? 1 : <u32>LANES;
+  let at: u32 = 0;
+  let out: u32 = 0;
+  for (let j: u32 = 0; j < <u32>LANES; j++) {
+    const t = (<usize>j << 2);
+    let end = len;
+    if (j + 1 < lanes) {
+      // the first line start at or after this chunk's share of the bytes
+      end = max<u32>(at, <u32>((<u64>len * (j + 1)) / lanes));
+      while (end < len && load<u8>(base + <usize>end - 1) != 10) end++;
     }
-    prevChunk = chunk;
+    if (j >= lanes) end = at;
+    store<u32>(scratch + t, at, T_CHUNK);
+    store<u32>(scratch + t, end, T_END);
+    store<u32>(scratch + t, out, T_OUT);
+    store<u32>(scratch + t, at, T_LINE);
+    out += countNewlines(base + <usize>at, base + <usize>end);
+    at = end;
   }
-  store<u32>(table + 28, <u32>count, 64);
-  steps = min<u32>(steps, len - prevChunk);
+  // a last line without "\n"
+  if (len > 0 && load<u8>(base + <usize>len - 1) != 10) out++;
+  return <i32>out;
+}
 
-  const p0 = base + <usize>load<u32>(table, 0);
-  const p1 = base + <usize>load<u32>(table, 4);
-  const p2 = base + <usize>load<u32>(table, 8);
-  const p3 = base + <usize>load<u32>(table, 12);
-  const p4 = base + <usize>load<u32>(table, 16);
-  const p5 = base + <usize>load<u32>(table, 20);
-  const p6 = base + <usize>load<u32>(table, 24);
-  const p7 = base + <usize>load<u32>(table, 28);
-  const P = i32x4.splat(PRIME);
-  const B = i32x4.splat(BASIS);
-  const NL = i32x4.splat(10);
+/** Record line `i`: [start, e) with hash state h. */
+@inline function emit(i: u32, start: u32, e: u32, h: u32): void {
+  store<u32>(startsP + (<usize>i << 2), start);
+  store<u32>(endsP + (<usize>i << 2), e);
+  store<u8>(hashesP + <usize>i, fold8(h));
+}
+
+/**
+ * Single-lane hashing of lane j's bytes [from, chunk end) with state `h`, for
+ * what is left after the shared steps (or all of a small input).
+ */
+function finishLane(scratch: usize, j: usize, from: u32, h: u32, len: u32): void {
+  const base = inputPtr;
+  const t = j << 2;
+  const end = load<u32>(scratch + t, T_END);
+  let i = load<u32>(scratch + t, T_OUT);
+  let start = load<u32>(scratch + t, T_LINE);
+  for (let p = from; p < end; p++) {
+    const b = <u32>load<u8>(base + <usize>p);
+    if (b == 10) {
+      let e = p;
+      if (e > start && load<u8>(base + <usize>e - 1) == 13) {
+        e--;
+        h = (h * PRIME_INV) ^ 13; // the "\r" was hashed as read: take it back out
+      }
+      emit(i++, start, e, h);
+      start = p + 1;
+      h = BASIS;
+    } else {
+      h = (h ^ b) * PRIME;
+    }
+  }
+  // only the last chunk can end without "\n"
+  if (end == len && start < len) emit(i, start, len, h);
+}
+
+/**
+ * The lanes advance one byte each per step for `steps` = the shortest
+ * non-empty chunk; an empty chunk's lane reads the start of the input and is
+ * never read back. Then each lane finishes its chunk single-lane.
+ */
+function hashChunks(scratch: usize, len: u32): void {
+  const base = inputPtr;
+  let steps: u32 = 0xffffffff;
+  for (let j: usize = 0; j < LANES; j++) {
+    const size = load<u32>(scratch + (j << 2), T_END) - load<u32>(scratch + (j << 2), T_CHUNK);
+    if (size > 0) steps = min<u32>(steps, size);
+  }
+  if (len < MIN_LANES_LEN || steps == 0xffffffff) steps = 0;
+  const ring = scratch + RING;
+
+  v128.store(scratch + K_CONST, i32x4.splat(0xff));
+  v128.store(scratch + K_CONST, i32x4.splat(BASIS), 16);
+  v128.store(scratch + K_CONST, i32x4.splat(PRIME), 32);
+  v128.store(scratch + K_CONST, i32x4.splat(10), 48);
+  const M = v128.load(scratch + K_CONST);
+  const B = v128.load(scratch + K_CONST, 16);
+  const P = v128.load(scratch + K_CONST, 32);
+  const NL = v128.load(scratch + K_CONST, 48);
   const Z = i32x4.splat(0);
-  const M = i32x4.splat(0xff);
+
+  const p0 = lanePtr(scratch, 0);
+  const p1 = lanePtr(scratch, 1);
+  const p2 = lanePtr(scratch, 2);
+  const p3 = lanePtr(scratch, 3);
+  const p4 = lanePtr(scratch, 4);
+  const p5 = lanePtr(scratch, 5);
+  const p6 = lanePtr(scratch, 6);
+  const p7 = lanePtr(scratch, 7);
+  const p8 = lanePtr(scratch, 8);
+  const p9 = lanePtr(scratch, 9);
+  const p10 = lanePtr(scratch, 10);
+  const p11 = lanePtr(scratch, 11);
+  const p12 = lanePtr(scratch, 12);
+  const p13 = lanePtr(scratch, 13);
+  const p14 = lanePtr(scratch, 14);
+  const p15 = lanePtr(scratch, 15);
   let a = B;
   let b = B;
+  let c = B;
+  let d = B;
   for (let k0: usize = 0; k0 < <usize>steps; k0 += BLOCK) {
     const kEnd = min<usize>(k0 + BLOCK, <usize>steps);
     let slot = ring;
     let k = k0;
-    for (const kEnd8 = k0 + ((kEnd - k0) & ~(<usize>7)); k < kEnd8; k += 8) {
-      // gather 8 bytes per lane, then regroup so each i32 lane holds 4 bytes of one line-lane
-      let v01 = v128.load64_zero(p0 + k);
-      v01 = v128.load64_lane(p1 + k, v01, 1);
-      let v23 = v128.load64_zero(p2 + k);
-      v23 = v128.load64_lane(p3 + k, v23, 1);
-      let v45 = v128.load64_zero(p4 + k);
-      v45 = v128.load64_lane(p5 + k, v45, 1);
-      let v67 = v128.load64_zero(p6 + k);
-      v67 = v128.load64_lane(p7 + k, v67, 1);
-      const a0 = i8x16.shuffle(v01, v23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-      const a1 = i8x16.shuffle(v01, v23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-      const b0 = i8x16.shuffle(v45, v67, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-      const b1 = i8x16.shuffle(v45, v67, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-      v128.store(slot, a); v128.store(slot, b, 16);
-      a = adv(a, v128.and(a0, M)); b = adv(b, v128.and(b0, M));
-      v128.store(slot, a, 32); v128.store(slot, b, 48);
-      a = adv(a, v128.and(i32x4.shr_u(a0, 8), M)); b = adv(b, v128.and(i32x4.shr_u(b0, 8), M));
-      v128.store(slot, a, 64); v128.store(slot, b, 80);
-      a = adv(a, v128.and(i32x4.shr_u(a0, 16), M)); b = adv(b, v128.and(i32x4.shr_u(b0, 16), M));
-      v128.store(slot, a, 96); v128.store(slot, b, 112);
-      a = adv(a, i32x4.shr_u(a0, 24)); b = adv(b, i32x4.shr_u(b0, 24));
-      v128.store(slot, a, 128); v128.store(slot, b, 144);
-      a = adv(a, v128.and(a1, M)); b = adv(b, v128.and(b1, M));
-      v128.store(slot, a, 160); v128.store(slot, b, 176);
-      a = adv(a, v128.and(i32x4.shr_u(a1, 8), M)); b = adv(b, v128.and(i32x4.shr_u(b1, 8), M));
-      v128.store(slot, a, 192); v128.store(slot, b, 208);
-      a = adv(a, v128.and(i32x4.shr_u(a1, 16), M)); b = adv(b, v128.and(i32x4.shr_u(b1, 16), M));
-      v128.store(slot, a, 224); v128.store(slot, b, 240);
-      a = adv(a, i32x4.shr_u(a1, 24)); b = adv(b, i32x4.shr_u(b1, 24));
+    for (const kEnd4 = k0 + ((kEnd - k0) & ~(<usize>3)); k < kEnd4; k += 4) {
+      // 4 bytes per lane: i32 lane l of a0 holds steps k..k+3 of lane l
+      const a0 = quad(p0, p1, p2, p3, k);
+      const b0 = quad(p4, p5, p6, p7, k);
+      const c0 = quad(p8, p9, p10, p11, k);
+      const d0 = quad(p12, p13, p14, p15, k);
+      snap(slot, a, b, c, d, 0);
+      a = adv(a, v128.and(a0, M), B, P, NL); b = adv(b, v128.and(b0, M), B, P, NL);
+      c = adv(c, v128.and(c0, M), B, P, NL); d = adv(d, v128.and(d0, M), B, P, NL);
+      snap(slot, a, b, c, d, 64);
+      a = adv(a, byteAt(a0, 8, M), B, P, NL); b = adv(b, byteAt(b0, 8, M), B, P, NL);
+      c = adv(c, byteAt(c0, 8, M), B, P, NL); d = adv(d, byteAt(d0, 8, M), B, P, NL);
+      snap(slot, a, b, c, d, 128);
+      a = adv(a, byteAt(a0, 16, M), B, P, NL); b = adv(b, byteAt(b0, 16, M), B, P, NL);
+      c = adv(c, byteAt(c0, 16, M), B, P, NL); d = adv(d, byteAt(d0, 16, M), B, P, NL);
+      snap(slot, a, b, c, d, 192);
+      a = adv(a, i32x4.shr_u(a0, 24), B, P, NL); b = adv(b, i32x4.shr_u(b0, 24), B, P, NL);
+      c = adv(c, i32x4.shr_u(c0, 24), B, P, NL); d = adv(d, i32x4.shr_u(d0, 24), B, P, NL);
       slot += 256;
     }
     for (; k < kEnd; k++) {
-      let x = v128.load8_lane(p0 + k, Z, 0);
-      x = v128.load8_lane(p1 + k, x, 4);
-      x = v128.load8_lane(p2 + k, x, 8);
-      x = v128.load8_lane(p3 + k, x, 12);
-      let y = v128.load8_lane(p4 + k, Z, 0);
-      y = v128.load8_lane(p5 + k, y, 4);
-      y = v128.load8_lane(p6 + k, y, 8);
-      y = v128.load8_lane(p7 + k, y, 12);
-      v128.store(slot, a);
-      v128.store(slot, b, 16);
-      slot += 32;
-      a = adv(a, x);
-      b = adv(b, y);
+      snap(slot, a, b, c, d, 0);
+      a = adv(a, byte4(p0, p1, p2, p3, k, Z), B, P, NL);
+      b = adv(b, byte4(p4, p5, p6, p7, k, Z), B, P, NL);
+      c = adv(c, byte4(p8, p9, p10, p11, k, Z), B, P, NL);
+      d = adv(d, byte4(p12, p13, p14, p15, k, Z), B, P, NL);
+      slot += 64;
     }
-    readBackBlock(k0, kEnd, ring, table);
+    for (let j: usize = 0; j < LANES; j++) readBack(scratch, j, k0, kEnd);
     // keep the block's last snapshot as slot -1 for a "\r\n" split across blocks
-    const last = ring + ((kEnd - k0 - 1) << 5);
-    v128.store(ring - 32, v128.load(last));
-    v128.store(ring - 16, v128.load(last, 16));
+    const last = ring + ((kEnd - k0 - 1) << 6);
+    v128.store(ring - 64, v128.load(last));
+    v128.store(ring - 48, v128.load(last, 16));
+    v128.store(ring - 32, v128.load(last, 32));
+    v128.store(ring - 16, v128.load(last, 48));
   }
 
-  v128.store(ring, a);
-  v128.store(ring, b, 16);
-  for (let j: usize = 0; j < 8; j++) {
-    const i = <i32>load<u32>(table + (j << 2), 32);
-    const limit = <i32>load<u32>(table + (j << 2), 64);
-    if (i >= limit) continue;
-    // line i is partly hashed: lane state covers [start, chunk + steps)
-    const at = startsP + (<usize>i << 2);
-    const e = lineEnd(load<u32>(at), load<u32>(at, 4), len);
-    const pos = load<u32>(table + (j << 2)) + steps;
-    let h = load<u32>(ring + (j << 2));
-    if (pos <= e) h = hashBytes(h, base + <usize>pos, base + <usize>e);
-    else h = (h * PRIME_INV) ^ 13; // the lane already consumed the "\r" of "\r\n"
-    store<u32>(endsP + (<usize>i << 2), e);
-    store<u8>(hashesP + <usize>i, fold8(h));
-    hashRange(i + 1, limit, len);
+  snap(ring, a, b, c, d, 0);
+  for (let j: usize = 0; j < LANES; j++) {
+    const chunk = load<u32>(scratch + (j << 2), T_CHUNK);
+    if (load<u32>(scratch + (j << 2), T_END) == chunk) continue;
+    finishLane(scratch, j, chunk + steps, load<u32>(ring + (j << 2)), len);
   }
+}
+
+/**
+ * Record every line of lane j whose "\n" fell in steps [k0, kEnd): scan
+ * those bytes (just read, still in L1) for "\n" into a list of steps, then
+ * take each line's hash from the ring (the state before its "\n", or before
+ * its "\r"). Listing first keeps the per-line loop free of data-dependent
+ * branches: each 64-byte piece writes four positions unconditionally and
+ * advances by its real count (a fifth "\n" in one piece takes a short loop).
+ */
+function readBack(scratch: usize, j: usize, k0: usize, kEnd: usize): void {
+  const t = j << 2;
+  const chunk = load<u32>(scratch + t, T_CHUNK);
+  if (load<u32>(scratch + t, T_END) == chunk) return;
+  const from = inputPtr + <usize>chunk + k0;
+  const n = kEnd - k0;
+  const nl = i8x16.splat(10);
+  const list = scratch + LIST;
+  let w = list;
+  for (let q: usize = 0; q < n; q += 64) {
+    const p = from + q;
+    let m =
+      <u64>i8x16.bitmask(i8x16.eq(v128.load(p), nl)) |
+      (<u64>i8x16.bitmask(i8x16.eq(v128.load(p, 16), nl)) << 16) |
+      (<u64>i8x16.bitmask(i8x16.eq(v128.load(p, 32), nl)) << 32) |
+      (<u64>i8x16.bitmask(i8x16.eq(v128.load(p, 48), nl)) << 48);
+    // bytes past this block belong to later steps
+    if (n - q < 64) m &= (<u64>1 << <u64>(n - q)) - 1;
+    const c = <usize>popcnt<u64>(m);
+    const qq = <u32>q;
+    store<u32>(w, qq + <u32>ctz<u64>(m));
+    m &= m - 1;
+    store<u32>(w, qq + <u32>ctz<u64>(m), 4);
+    m &= m - 1;
+    store<u32>(w, qq + <u32>ctz<u64>(m), 8);
+    m &= m - 1;
+    store<u32>(w, qq + <u32>ctz<u64>(m), 12);
+    if (c > 4) {
+      let x = w + 16;
+      for (m &= m - 1; m; m &= m - 1) {
+        store<u32>(x, qq + <u32>ctz<u64>(m));
+        x += 4;
+      }
+    }
+    w += c << 2;
+  }
+  const ring = scratch + RING + t;
+  const base = inputPtr;
+  let i = load<u32>(scratch + t, T_OUT);
+  let start = load<u32>(scratch + t, T_LINE);
+  for (let r = list; r < w; r += 4) {
+    const step = <usize>load<u32>(r);
+    const newline = chunk + <u32>(k0 + step);
+    let e = newline;
+    let slot = ring + (step << 6);
+    if (e > start && load<u8>(base + <usize>e - 1) == 13) {
+      e--;
+      slot -= 64;
+    }
+    emit(i++, start, e, load<u32>(slot));
+    start = newline + 1;
+  }
+  store<u32>(scratch + t, i, T_OUT);
+  store<u32>(scratch + t, start, T_LINE);
+}
+
+/** Where lane j reads: its chunk, or the input start for an empty chunk (never read back). */
+@inline function lanePtr(scratch: usize, j: usize): usize {
+  const chunk = load<u32>(scratch + (j << 2), T_CHUNK);
+  const empty = load<u32>(scratch + (j << 2), T_END) == chunk;
+  return inputPtr + <usize>(empty ? 0 : chunk);
 }
 
 /** One FNV-1a step per lane; a lane that just read "\n" restarts at the offset basis. */
-@inline function adv(h: v128, x: v128): v128 {
-  return v128.bitselect(i32x4.splat(BASIS), i32x4.mul(v128.xor(h, x), i32x4.splat(PRIME)), i32x4.eq(x, i32x4.splat(10)));
+@inline function adv(h: v128, x: v128, B: v128, P: v128, NL: v128): v128 {
+  return v128.bitselect(B, i32x4.mul(v128.xor(h, x), P), i32x4.eq(x, NL));
 }
 
-/** Read back the hash of every line whose "\n" fell in steps [k0, kEnd). */
-function readBackBlock(k0: usize, kEnd: usize, ring: usize, table: usize): void {
-  const base = inputPtr;
-  for (let j: usize = 0; j < 8; j++) {
-    const chunk = load<u32>(table + (j << 2));
-    const limit = load<u32>(table + (j << 2), 64);
-    const blockEnd = chunk + <u32>kEnd;
-    let i = load<u32>(table + (j << 2), 32);
-    while (i < limit) {
-      const at = startsP + (<usize>i << 2);
-      const start = load<u32>(at);
-      const newline = load<u32>(at, 4) - 1;
-      if (newline >= blockEnd) break;
-      let e = newline;
-      let snap = ring + ((<usize>(newline - chunk) - k0) << 5) + (j << 2);
-      if (e > start && load<u8>(base + <usize>e - 1) == 13) {
-        e--;
-        snap -= 32;
-      }
-      store<u32>(endsP + (<usize>i << 2), e);
-      store<u8>(hashesP + <usize>i, fold8(load<u32>(snap)));
-      i++;
-    }
-    store<u32>(table + (j << 2), i, 32);
-  }
+/** 4 bytes at step k of four lanes, one lane per i32. */
+@inline function quad(p: usize, q: usize, r: usize, s: usize, k: usize): v128 {
+  let x = v128.load32_zero(p + k);
+  x = v128.load32_lane(q + k, x, 1);
+  x = v128.load32_lane(r + k, x, 2);
+  return v128.load32_lane(s + k, x, 3);
+}
+
+/** Byte `shift / 8` of each i32 lane. */
+@inline function byteAt(x: v128, shift: i32, m: v128): v128 {
+  return v128.and(i32x4.shr_u(x, shift), m);
+}
+
+/** The byte at step k of four lanes, one per i32 lane. */
+@inline function byte4(p: usize, q: usize, r: usize, s: usize, k: usize, z: v128): v128 {
+  let x = v128.load8_lane(p + k, z, 0);
+  x = v128.load8_lane(q + k, x, 4);
+  x = v128.load8_lane(r + k, x, 8);
+  return v128.load8_lane(s + k, x, 12);
+}
+
+/** Store the 16 lane states at slot + off. */
+@inline function snap(slot: usize, a: v128, b: v128, c: v128, d: v128, off: usize): void {
+  v128.store(slot + off, a);
+  v128.store(slot + off, b, 16);
+  v128.store(slot + off, c, 32);
+  v128.store(slot + off, d, 48);
 }
