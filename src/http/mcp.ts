@@ -22,6 +22,7 @@ import type { Context, Hono } from "hono";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Principal } from "./auth.ts";
+import { utf8Body } from "./body.ts";
 import type { ToolHost } from "./host.ts";
 import { authInfoFor, createMcpServer } from "./mcp-server.ts";
 import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
@@ -166,8 +167,12 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
 
 /** The parsed JSON-RPC body, or the parse-error response. */
 async function readJson(c: Context<AppEnv>): Promise<{ value: unknown } | Response> {
+  const body = await utf8Body(c.req);
+  if (body === undefined) {
+    return jsonRpcErrorResponse(400, PARSE_ERROR, "Parse error: the request body is not valid UTF-8. Send JSON-RPC messages as JSON encoded in UTF-8.");
+  }
   try {
-    return { value: JSON.parse(await c.req.text()) };
+    return { value: JSON.parse(body) };
   } catch {
     return jsonRpcErrorResponse(400, PARSE_ERROR, "Parse error: the request body is not valid JSON. Send one JSON-RPC message (or a batch array) as JSON.");
   }

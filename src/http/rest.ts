@@ -5,6 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import { closestName } from "../pipeline/suggest.ts";
+import { utf8Body } from "./body.ts";
 import { usableTools } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
 import type { AppEnv } from "./middleware.ts";
@@ -41,9 +42,18 @@ export function mountRest(app: Hono<AppEnv>, host: ToolHost): void {
           "Send the tool's arguments as a JSON object with `Content-Type: application/json`.",
       );
     }
+    const body = await utf8Body(c.req);
+    if (body === undefined) {
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        "The request body is not valid UTF-8. Send the arguments as JSON encoded in UTF-8; convert text in another encoding " +
+          "(e.g. Latin-1) first, since its characters cannot be read as sent.",
+      );
+    }
     let args: unknown;
     try {
-      args = JSON.parse(await c.req.text());
+      args = JSON.parse(body);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       return errorResponse(
