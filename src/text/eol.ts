@@ -36,6 +36,18 @@ export function dominantEol(eols: readonly Eol[]): LineEnding {
   return crlf > lf ? "\r\n" : "\n";
 }
 
+/**
+ * The terminator to write after `line` where the policy chose `eol`. A line
+ * whose content ends in "\r" needs "\r\n": followed by a bare "\n" its "\r"
+ * would read back as part of a CRLF terminator, so the line would come back
+ * one character shorter, with another id than the one just reported. (Only a
+ * last line without a final newline, or a new line, can end in "\r": a
+ * split never leaves one before a "\n".)
+ */
+export function faithfulEol(line: string, eol: Eol): Eol {
+  return eol === "\n" && line.endsWith("\r") ? "\r\n" : eol;
+}
+
 /** Whether the last line has a terminator; false for an empty file (it has no last line). */
 export function endsWithNewline(eols: readonly Eol[]): boolean {
   return eols.length > 0 && eols[eols.length - 1] !== "";
@@ -101,5 +113,6 @@ export function spliceLines(
     lines.pop();
     eols.pop();
   }
+  for (let i = 0; i < eols.length; i++) eols[i] = faithfulEol(lines[i], eols[i]);
   return { lines, eols };
 }

@@ -5,7 +5,7 @@
  * stays byte-identical and only replaced lines take the file's line ending.
  */
 
-import { detectEolStyle } from "./eol.ts";
+import { detectEolStyle, faithfulEol } from "./eol.ts";
 import type { Eol, SplitLines } from "./lines.ts";
 
 /**
@@ -51,7 +51,8 @@ export function applyLineEdits(lines: readonly string[], edits: readonly LineEdi
  * their own terminator; the k-th line of an edit reuses the terminator of the
  * k-th line it replaces, extra lines take the file's dominant ending; the
  * file's final-newline state is kept, and an empty last line left without a
- * terminator is dropped (it is no line: "a\n" has one line). Applying many
+ * terminator is dropped (it is no line: "a\n" has one line); a line ending
+ * in "\r" never gets a bare "\n" (see `faithfulEol`). Applying many
  * edits one `spliceLines` at a time would copy the file once per edit.
  *
  * Returns the edits as actually applied too: the same unless that empty line
@@ -74,6 +75,7 @@ export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[]): Sp
   const last = eols.length - 1;
   for (let i = 0; i < last; i++) if (eols[i] === "") eols[i] = style.eol;
   if (last >= 0) eols[last] = style.finalNewline ? eols[last] || style.eol : "";
+  for (let i = 0; i <= last; i++) eols[i] = faithfulEol(lines[i], eols[i]);
   if (last < 0 || lines[last] !== "" || eols[last] !== "") return { lines, eols, edits: edits.slice() };
   lines.pop();
   eols.pop();

@@ -17,7 +17,7 @@
 
 import type { DiffHunk } from "../text/diff.ts";
 import type { TextDocument } from "../text/document.ts";
-import { dominantEol } from "../text/eol.ts";
+import { dominantEol, faithfulEol } from "../text/eol.ts";
 import { type Eol, type SplitLines, splitLines } from "../text/lines.ts";
 
 /** The lines to write (with terminators) and whether to keep a BOM. */
@@ -67,5 +67,6 @@ export function styleLike(
   // The old last line may have had no terminator; only the content decides the end.
   for (let j = 0; j < n - 1; j++) if (eols[j] === "") eols[j] = eol;
   if (n > 0) eols[n - 1] = content.eols[n - 1] === "" ? "" : eols[n - 1] || eol;
+  for (let j = 0; j < n; j++) eols[j] = faithfulEol(content.lines[j], eols[j]);
   return { lines: content.lines, eols, bom: content.bom, eolApplied: eol };
 }
