@@ -16,3 +16,31 @@ export async function utf8Body(request: { arrayBuffer(): Promise<ArrayBuffer> })
     return undefined;
   }
 }
+
+/** Deepest array/object nesting a request body may have; tool arguments need a handful of levels. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `text` nests arrays/objects deeper than `max`, found by one linear
+ * scan that skips strings. `JSON.parse` of millions of nested brackets
+ * (which fit in the body limit) blocks the event loop for seconds, stalling
+ * every other call, so such a body is refused before it is parsed.
+ */
+export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}

@@ -22,7 +22,7 @@ import type { Context, Hono } from "hono";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Principal } from "./auth.ts";
-import { utf8Body } from "./body.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan, utf8Body } from "./body.ts";
 import type { ToolHost } from "./host.ts";
 import { authInfoFor, createMcpServer } from "./mcp-server.ts";
 import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
@@ -170,6 +170,13 @@ async function readJson(c: Context<AppEnv>): Promise<{ value: unknown } | Respon
   const body = await utf8Body(c.req);
   if (body === undefined) {
     return jsonRpcErrorResponse(400, PARSE_ERROR, "Parse error: the request body is not valid UTF-8. Send JSON-RPC messages as JSON encoded in UTF-8.");
+  }
+  if (nestsDeeperThan(body)) {
+    return jsonRpcErrorResponse(
+      400,
+      PARSE_ERROR,
+      `Parse error: the request body nests arrays/objects more than ${MAX_JSON_DEPTH} levels deep; no MCP message needs that. Send one JSON-RPC message (or a batch array).`,
+    );
   }
   try {
     return { value: JSON.parse(body) };

@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import { closestName } from "../pipeline/suggest.ts";
-import { utf8Body } from "./body.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan, utf8Body } from "./body.ts";
 import { usableTools } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
 import type { AppEnv } from "./middleware.ts";
@@ -49,6 +49,14 @@ export function mountRest(app: Hono<AppEnv>, host: ToolHost): void {
         "INVALID_ARGUMENT",
         "The request body is not valid UTF-8. Send the arguments as JSON encoded in UTF-8; convert text in another encoding " +
           "(e.g. Latin-1) first, since its characters cannot be read as sent.",
+      );
+    }
+    if (nestsDeeperThan(body)) {
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        `The request body nests arrays/objects more than ${MAX_JSON_DEPTH} levels deep. Tool arguments are a flat object ` +
+          `(batch_edit's operations are the deepest, at 3 levels); send them as such.`,
       );
     }
     let args: unknown;
