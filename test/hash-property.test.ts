@@ -30,3 +30,23 @@ test("JS and WASM agree with each other and with the line rules on random text",
     { numRuns: 2000 },
   );
 }, 120_000);
+
+// Texts of 8-60 KB made of short lines, so that all 16 lanes of the module
+// run for more than one 512-step block: "\r\n" pairs and runs of empty lines
+// then fall on block and lane boundaries.
+const shortPiece = fc.oneof(
+  { weight: 20, arbitrary: fc.constantFrom("\n", "\r\n", "\r", "\n\n\n\n\n\n", "é", "🚀", "ab", "    ") },
+  { weight: 10, arbitrary: fc.string({ maxLength: 60 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 200, max: 6000 }).map((n) => "w".repeat(n)) },
+);
+const longText = fc.array(shortPiece, { minLength: 1500, maxLength: 4000 }).map((pieces) => pieces.join(""));
+
+test("WASM agrees with the line rules on texts long enough for several blocks of every lane", () => {
+  fc.assert(
+    fc.property(longText, (t) => {
+      const bytes = encoder.encode(t);
+      expect(plain(wasm.hashLines(bytes))).toEqual(oracle(bytes));
+    }),
+    { numRuns: 150 },
+  );
+}, 120_000);

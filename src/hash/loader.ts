@@ -59,11 +59,14 @@ function wasmHashLines(x: FnvExports, bytes: Uint8Array): LineHashes {
   return readResults(x, count);
 }
 
-/** Big enough (> 4 KiB) for the module's multi-lane path, with every line-ending case. */
+/**
+ * Big enough for the module's 16-lane path to run more than one 512-step
+ * block per lane (> 16 x 512 bytes), with every line-ending case.
+ */
 function selfTestText(): Uint8Array {
   const endings = ["\n", "\r\n", "\r", ""];
   let text = "";
-  for (let i = 0; text.length < 6000; i++) text += `${"\u00e9".repeat(i % 7)}${i}` + endings[i % 4] + (i % 9 === 0 ? "\n" : "");
+  for (let i = 0; text.length < 20_000; i++) text += `${"\u00e9".repeat(i % 7)}${i}` + endings[i % 4] + (i % 9 === 0 ? "\n" : "");
   return new TextEncoder().encode(text);
 }
 
@@ -79,10 +82,12 @@ function selfTest(x: FnvExports): void {
 }
 
 /**
- * Below this many bytes the JS loop wins: the fixed cost of a call (copy in,
- * one output allocation) outweighs the faster loop. Measured JS/WASM time
- * ratio at 64 B: 0.55 (Node), 1.04 (Deno), 0.56 (Bun); at 256 B: 1.36, 2.11,
- * 1.00; at 1 KiB: 2.4, 3.8, 1.3.
+ * Below this many bytes the JS loop can win: the fixed cost of a call (copy
+ * in, one output allocation) outweighs the faster loop. Measured WASM/JS
+ * speed ratio of the 16-lane module (bench/hash/suite.ts text, jsBelow 0):
+ * Bun 0.24 at 64 B, 0.73 at 128 B, 1.0-1.2 at 256-512 B, 1.5 at 1 KiB; Node
+ * 1.2-3 and Deno 3-7 already at 64-256 B. The crossover is Bun's; on V8 the
+ * tiny inputs this routes to JS cost microseconds either way.
  */
 const DEFAULT_JS_BELOW = 256;
 
@@ -127,11 +132,15 @@ export interface CreateHasherOptions {
  * The line hasher to use. Never rejects: when WASM is unavailable, not
  * given, or fails to load, this returns {@link jsHasher}.
  *
- * "auto" means WASM whenever it loads. Measured on a 10 MB source-like text
- * (line lengths 0..120), end to end including copies, the module beat the
- * best JS loop on every runtime: Node 1535 vs 378 MB/s, Deno 1421 vs 282,
- * Bun 1484 vs 499 (table in wasm/README.md), so no runtime is routed to JS
- * by name; inputs under 256 bytes go to JS inside the WASM hasher itself.
+ * "auto" means WASM whenever it loads, on every runtime, because that is what
+ * measuring each runtime showed (`bun bench/hash/run.ts`, end to end through
+ * `hashLines`, median MB/s JS vs WASM, 15 runs, shared 2-core VM under load):
+ * Bun 176 vs 1006 (1 MB), 172 vs 440 (10 MB), 178 vs 608 (100 MB);
+ * Deno 93 vs 539, 113 vs 548, 115 vs 576; workerd 67 vs 1092, 51 vs 811,
+ * 52 vs 606; Node 157 vs 919, 149 vs 877, 182 vs 651. On Bun, the runtime
+ * where a plain JS loop is strongest, the module still wins 2.6-5.7x; only
+ * inputs under 256 bytes are faster in JS there, and the WASM hasher routes
+ * those to JS itself (`jsBelow`). Table and method: wasm/README.md.
  */
 export async function createHasher(options: CreateHasherOptions = {}): Promise<LineHasher> {
   const prefer = options.prefer ?? "auto";
