@@ -47,6 +47,12 @@ const SCRATCH: usize = 65536;
 const BLOCK: usize = 512;
 /** Below this size one lane hashes everything: the 16-lane setup costs more than it saves. */
 const MIN_LANES_LEN: u32 = 4096;
+/**
+ * A lane in the shared loop hashes ~1/16 of what the single-lane loop does
+ * per unit of time, so the loop runs only when at least this many chunks are
+ * long enough to share it (a minified file, one long line, stays single-lane).
+ */
+const MIN_BUSY_LANES: u32 = 6;
 
 // Scratch layout (offsets from align16(__heap_base)).
 /** Vector constants, read through memory so V8 keeps them in registers instead of rebuilding them per use. */
@@ -56,6 +62,7 @@ const T_CHUNK: usize = 64; // chunk start (absolute byte offset)
 const T_END: usize = T_CHUNK + LANES * 4; // chunk end
 const T_OUT: usize = T_END + LANES * 4; // next output index
 const T_LINE: usize = T_OUT + LANES * 4; // start offset of the line being hashed
+const T_RUN: usize = T_LINE + LANES * 4; // bytes the lane hashes in the shared steps (0: single-lane only)
 /** Ring of lane states; slot -1 (the last one of the previous block) sits just before it. */
 const RING: usize = 512;
 /** Steps of the "\n" bytes one lane found in one block (u32 x (BLOCK + 64)). */
@@ -174,7 +181,8 @@ function splitChunks(scratch: usize, len: u32): i32 {
 
 /**
  * Single-lane hashing of lane j's bytes [from, chunk end) with state `h`, for
- * what is left after the shared steps (or all of a small input).
+ * what is left after the shared steps (or all of a small input, or a chunk
+ * too short to share them).
  */
 function finishLane(scratch: usize, j: usize, from: u32, h: u32, len: u32): void {
   const base = inputPtr;
@@ -208,12 +216,23 @@ function finishLane(scratch: usize, j: usize, from: u32, h: u32, len: u32): void
  */
 function hashChunks(scratch: usize, len: u32): void {
   const base = inputPtr;
+  // chunks shorter than 1/64 of the input (cut short by long lines) would
+  // cap the shared steps; they are hashed single-lane instead
+  const minRun = max<u32>(len >>> 6, 1);
   let steps: u32 = 0xffffffff;
+  let busy: u32 = 0;
   for (let j: usize = 0; j < LANES; j++) {
     const size = load<u32>(scratch + (j << 2), T_END) - load<u32>(scratch + (j << 2), T_CHUNK);
-    if (size > 0) steps = min<u32>(steps, size);
+    if (size >= minRun) {
+      steps = min<u32>(steps, size);
+      busy++;
+    }
   }
-  if (len < MIN_LANES_LEN || steps == 0xffffffff) steps = 0;
+  if (len < MIN_LANES_LEN || busy < MIN_BUSY_LANES) steps = 0;
+  for (let j: usize = 0; j < LANES; j++) {
+    const size = load<u32>(scratch + (j << 2), T_END) - load<u32>(scratch + (j << 2), T_CHUNK);
+    store<u32>(scratch + (j << 2), size >= minRun ? steps : 0, T_RUN);
+  }
   const ring = scratch + RING;
 
   v128.store(scratch + K_CONST, i32x4.splat(0xff));
@@ -289,9 +308,9 @@ function hashChunks(scratch: usize, len: u32): void {
 
   snap(ring, a, b, c, d, 0);
   for (let j: usize = 0; j < LANES; j++) {
-    const chunk = load<u32>(scratch + (j << 2), T_CHUNK);
-    if (load<u32>(scratch + (j << 2), T_END) == chunk) continue;
-    finishLane(scratch, j, chunk + steps, load<u32>(ring + (j << 2)), len);
+    const run = load<u32>(scratch + (j << 2), T_RUN);
+    const h = run > 0 ? load<u32>(ring + (j << 2)) : BASIS;
+    finishLane(scratch, j, load<u32>(scratch + (j << 2), T_CHUNK) + run, h, len);
   }
 }
 
@@ -306,7 +325,7 @@ function hashChunks(scratch: usize, len: u32): void {
 function readBack(scratch: usize, j: usize, k0: usize, kEnd: usize): void {
   const t = j << 2;
   const chunk = load<u32>(scratch + t, T_CHUNK);
-  if (load<u32>(scratch + t, T_END) == chunk) return;
+  if (load<u32>(scratch + t, T_RUN) == 0) return;
   const from = inputPtr + <usize>chunk + k0;
   const n = kEnd - k0;
   const nl = i8x16.splat(10);
@@ -359,11 +378,10 @@ function readBack(scratch: usize, j: usize, k0: usize, kEnd: usize): void {
   store<u32>(scratch + t, start, T_LINE);
 }
 
-/** Where lane j reads: its chunk, or the input start for an empty chunk (never read back). */
+/** Where lane j reads: its chunk, or the input start for an idle lane (never read back). */
 @inline function lanePtr(scratch: usize, j: usize): usize {
-  const chunk = load<u32>(scratch + (j << 2), T_CHUNK);
-  const empty = load<u32>(scratch + (j << 2), T_END) == chunk;
-  return inputPtr + <usize>(empty ? 0 : chunk);
+  const idle = load<u32>(scratch + (j << 2), T_RUN) == 0;
+  return inputPtr + <usize>(idle ? 0 : load<u32>(scratch + (j << 2), T_CHUNK));
 }
 
 /** One FNV-1a step per lane; a lane that just read "\n" restarts at the offset basis. */
