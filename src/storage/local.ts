@@ -199,6 +199,9 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       if (isInside(realRoot, realNow, sep) && there.dev === held.dev && there.ino === held.ino) return handle;
     } catch (error) {
       await handle.close();
+      // The file we hold was renamed over (a concurrent write) or removed since the open: Bun's
+      // realpath then fails with ENOENT although a file is at the path. Look again, like a mismatch.
+      if (nodeErrorCode(error) === "ENOENT") return null;
       throw fsErrorFromNode(error, "open", path);
     }
     await handle.close();
