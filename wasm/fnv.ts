@@ -210,9 +210,10 @@ function finishLane(scratch: usize, j: usize, from: u32, h: u32, len: u32): void
 }
 
 /**
- * The lanes advance one byte each per step for `steps` = the shortest
- * non-empty chunk; an empty chunk's lane reads the start of the input and is
- * never read back. Then each lane finishes its chunk single-lane.
+ * The lanes advance one byte each per step for `steps` = the shortest chunk
+ * that shares the loop (see MIN_BUSY_LANES); an idle lane (an empty or short
+ * chunk) reads the start of the input and is never read back. Then each lane
+ * finishes its chunk single-lane.
  */
 function hashChunks(scratch: usize, len: u32): void {
   const base = inputPtr;
