@@ -161,6 +161,37 @@ describe("firstInvalidUtf8", () => {
   });
 });
 
+describe("firstInvalidUtf8 on long, unaligned input (the 8-bytes-at-a-time ASCII path)", () => {
+  test("agrees with the fatal TextDecoder wherever the bytes start in their buffer", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    const valid = (b: Uint8Array) => {
+      try {
+        fatal.decode(b);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+    const bytes = fc
+      .tuple(ascii, fc.uint8Array({ maxLength: 3 }), ascii, fc.constantFrom("", "é", "世界", "🚀"), ascii, fc.integer({ min: 0, max: 3 }))
+      .map(([a, bad, b, wide, c, shift]) => {
+        const body = Uint8Array.from([...utf8(a), ...bad, ...utf8(b + wide + c)]);
+        const buffer = new Uint8Array(body.length + shift);
+        buffer.set(body, shift);
+        return buffer.subarray(shift);
+      });
+    fc.assert(
+      fc.property(bytes, (b) => {
+        const at = firstInvalidUtf8(b);
+        expect(at === -1).toBe(valid(b));
+        if (at !== -1) expect(valid(b.subarray(0, at))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe("loadDocument", () => {
   test("lines, their own terminators and one hash per line from one hasher call", () => {
     const hasher = makeHasher();
@@ -224,6 +255,29 @@ describe("loadDocument", () => {
     } catch (e) {
       expect((e as { code?: string }).code).toBe("INTERNAL_ERROR");
     }
+  });
+
+  test("a hasher that keeps a CRLF's \"\\r\" in the content, or merges lines, is an internal error", () => {
+    const crInContent: LineHasher = {
+      backend: "wasm",
+      hashLines: (bytes) => {
+        const r = makeHasher().hashLines(bytes);
+        return { ...r, ends: r.ends.map((e, i) => (bytes[e] === 0x0d ? e + 1 : e)) };
+      },
+    };
+    expect(() => loadDocument(utf8("a\r\nb\n"), crInContent)).toThrow("the text splits into 2");
+    const merged: LineHasher = {
+      backend: "js",
+      hashLines: () => ({ count: 1, hashes: new Uint8Array(1), starts: new Uint32Array([0]), ends: new Uint32Array([2]) }),
+    };
+    expect(() => loadDocument(utf8("a\nb"), merged)).toThrow("the text splits into 2");
+  });
+
+  test("lines are split once, on first use, and agree with the offsets", () => {
+    const doc = load(utf8("x\r\ny\n"));
+    expect(doc.lines).toBe(doc.lines);
+    expect(doc.lines).toEqual(["x", "y"]);
+    expect(Array.from(doc.ends)).toEqual([1, 4]);
   });
 
   test("the document does not share the hasher's buffer", () => {

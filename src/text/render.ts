@@ -29,6 +29,12 @@ export interface RenderOptions {
    * always makes progress. Omitted: no budget.
    */
   readonly maxOutputBytes?: number;
+  /**
+   * Render the first line even when it alone exceeds `maxOutputBytes`
+   * (default true, so a view always makes progress). False when these rows
+   * continue rows already rendered under the same budget.
+   */
+  readonly firstLineAlways?: boolean;
 }
 
 /** What {@link renderLines} produced. */
@@ -46,6 +52,18 @@ export interface RenderedLines {
 }
 
 /**
+ * The line columns {@link renderLines} reads: a document, or a window of
+ * lines a streaming scan kept. `lineChars[i]`, when given and non-zero, is
+ * the UTF-16 length of line i's whole content where the bytes kept for it
+ * are only its beginning (a long line cut while streaming).
+ */
+export type RenderSource = Pick<TextDocument, "hashes" | "body" | "starts" | "ends"> & {
+  readonly lineChars?: ArrayLike<number>;
+  /** Number of the first line of the source (default 1): a window rendered with its real line numbers. */
+  readonly firstLine?: number;
+};
+
+/**
  * Render lines `from..to` (1-based, inclusive, clamped to the document) as
  * `N:hh|content` lines. A range that starts past the end renders nothing.
  *
@@ -54,38 +72,47 @@ export interface RenderedLines {
  * makes the byte budget exact. The text equals joining {@link renderLine}
  * of each line with "\n".
  */
-export function renderLines(
-  doc: Pick<TextDocument, "lines" | "eols" | "hashes" | "body" | "starts">,
+export function renderLines(doc: RenderSource, from: number, to: number, options: RenderOptions): RenderedLines {
+  const { bytes: _bytes, ...rendered } = renderRows(doc, from, to, options);
+  return rendered;
+}
+
+/** {@link renderLines}, also saying how many UTF-8 bytes the text is (for a budget shared across calls). */
+export function renderRows(
+  doc: RenderSource,
   from: number,
   to: number,
   options: RenderOptions,
-): RenderedLines {
-  const { lines, eols, hashes, body, starts } = doc;
-  const n = lines.length;
-  const first = Math.max(1, Math.trunc(from));
-  const last = Math.min(n, Math.trunc(to));
+): RenderedLines & { readonly bytes: number } {
+  const { hashes, body, starts, ends } = doc;
+  const base = (doc.firstLine ?? 1) - 1;
+  const n = hashes.length;
+  const first = Math.max(base + 1, Math.trunc(from));
+  const last = Math.min(base + n, Math.trunc(to));
   // Written as a negation so a NaN bound renders nothing rather than misbehaving.
-  if (!(last >= first)) return { text: "", from: first, to: first - 1, truncatedLines: 0, complete: true };
+  if (!(last >= first)) return { text: "", from: first, to: first - 1, truncatedLines: 0, complete: true, bytes: 0 };
 
   const maxChars = options.maxLineChars;
   const budget = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
-  const spanEnd = last < n ? starts[last] : body.length;
-  let out = scratchFor(spanEnd - starts[first - 1] + (last - first + 1) * PREFIX_MAX);
+  const i0 = first - 1 - base;
+  const mayStopAt = options.firstLineAlways === false ? i0 : i0 + 1;
+  const i1 = last - 1 - base;
+  const digits = LineNumber.at(first);
+  let out = scratchFor(ends[i1] - starts[i0] + (i1 - i0 + 1) * (String(last).length + 5));
   let p = 0;
   let truncatedLines = 0;
-  let line = first;
-  for (; line <= last; line++) {
-    const i = line - 1;
+  let i = i0;
+  for (; i <= i1; i++) {
     const s = starts[i];
-    const e = (i + 1 < n ? starts[i + 1] : body.length) - eols[i].length;
+    const e = ends[i];
     // A line of at most maxChars bytes has at most maxChars UTF-16 units: no string needed.
-    const cut = e - s > maxChars && lines[i].length > maxChars ? truncate(lines[i], maxChars) : undefined;
+    const cut = e - s > maxChars ? cutLine(doc, i, maxChars) : undefined;
     const need = PREFIX_MAX + (cut === undefined ? e - s : cut.length * 3);
     if (p + need > out.length) out = grow(out, p + need);
 
     const lineStart = p;
-    if (line > first) out[p++] = 0x0a;
-    p = writeDecimal(out, p, line);
+    if (i > i0) out[p++] = 0x0a;
+    p = digits.write(out, p);
     const h = hashes[i] * 2;
     out[p] = 0x3a; // ":"
     out[p + 1] = HEX_BYTES[h];
@@ -94,27 +121,75 @@ export function renderLines(
     p += 4;
     if (cut !== undefined) {
       p += encoder.encodeInto(cut, out.subarray(p)).written;
-    } else if (e - s <= 32) {
+    } else if (e - s <= 96) {
       // Short lines: a loop beats creating a subarray view per line.
       for (let j = s; j < e; j++) out[p++] = body[j];
     } else {
       out.set(body.subarray(s, e), p);
       p += e - s;
     }
-    if (p > budget && line > first) {
+    if (p > budget && i >= mayStopAt) {
       p = lineStart;
       break;
     }
     if (cut !== undefined) truncatedLines++;
+    digits.increment();
   }
   // Decoding copies, so the scratch buffer is free again once this returns.
   return {
     text: decoder.decode(out.subarray(0, p)),
     from: first,
-    to: line - 1,
+    to: i + base,
     truncatedLines,
-    complete: line > last,
+    complete: i > i1,
+    bytes: p,
   };
+}
+
+/** The shown text of line i when it is longer than `maxChars`, else undefined. */
+function cutLine(doc: RenderSource, i: number, maxChars: number): string | undefined {
+  const known = doc.lineChars?.[i] ?? 0;
+  const content = decoder.decode(doc.body.subarray(doc.starts[i], doc.ends[i]));
+  const total = known > 0 ? known : content.length;
+  return total > maxChars ? truncateTo(content, maxChars, total) : undefined;
+}
+
+/**
+ * The decimal digits of consecutive line numbers, incremented in place: a
+ * whole-file view writes 200k numbers, and dividing each by ten digit by
+ * digit cost more than copying its line.
+ */
+class LineNumber {
+  private readonly digits = new Uint8Array(20);
+  private width = 0;
+
+  static at(value: number): LineNumber {
+    const made = new LineNumber();
+    const text = String(value);
+    made.width = text.length;
+    for (let k = 0; k < text.length; k++) made.digits[k] = text.charCodeAt(k);
+    return made;
+  }
+
+  write(out: Uint8Array, p: number): number {
+    const { digits, width } = this;
+    for (let k = 0; k < width; k++) out[p + k] = digits[k];
+    return p + width;
+  }
+
+  increment(): void {
+    const { digits } = this;
+    let k = this.width - 1;
+    while (k >= 0 && digits[k] === 0x39) digits[k--] = 0x30;
+    if (k >= 0) {
+      digits[k]++;
+      return;
+    }
+    // 99..9 + 1: one digit more.
+    digits.copyWithin(1, 0, this.width);
+    digits[0] = 0x31;
+    this.width++;
+  }
 }
 
 /** Room for "\n" + a safe-integer line number (16 digits) + ":hh|". */
@@ -128,17 +203,6 @@ for (let i = 0; i < 256; i++) {
 const encoder = new TextEncoder();
 // Output starts with a digit, but a decoder must never eat a U+FEFF of content.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-function writeDecimal(out: Uint8Array, p: number, value: number): number {
-  let digits = 1;
-  for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
-  let v = value;
-  for (let k = p + digits - 1; k >= p; k--) {
-    out[k] = 0x30 + (v % 10);
-    v = Math.floor(v / 10);
-  }
-  return p + digits;
-}
 
 /**
  * One reusable output buffer for ordinary views (a default 256 KiB view fits):
@@ -162,11 +226,16 @@ function grow(out: Uint8Array, atLeast: number): Uint8Array {
 }
 
 function truncate(content: string, maxChars: number): string {
+  return truncateTo(content, maxChars, content.length);
+}
+
+/** `content` cut to `maxChars` with the marker naming `total`, the whole line's UTF-16 length. */
+function truncateTo(content: string, maxChars: number, total: number): string {
   let cut = maxChars > 0 ? Math.floor(maxChars) : 0;
   const code = content.charCodeAt(cut - 1);
   // Keep a surrogate pair whole rather than print half a character.
   if (cut > 0 && code >= 0xd800 && code <= 0xdbff) cut--;
-  return `${content.slice(0, cut)}… [line truncated: ${content.length} chars total]`;
+  return `${content.slice(0, cut)}… [line truncated: ${total} chars total]`;
 }
 
 /** UTF-8 length of `s` as TextEncoder would encode it (a lone surrogate becomes 3 bytes). */
