@@ -32,8 +32,13 @@ function checkVersionOption(options: { ifVersion?: Version } | undefined): void 
  * only ever sees normalised paths.
  */
 export function guardStorage(inner: Storage): Storage {
+  // Present only when the provider has it: callers test for the method to choose how to read.
+  const streaming = inner.readStream
+    ? { readStream: async (path: string) => inner.readStream!(normalizeWorkspacePath(path)) }
+    : {};
   return {
     kind: inner.kind,
+    ...streaming,
     async stat(path: string) {
       return inner.stat(normalizeWorkspacePath(path));
     },

@@ -40,12 +40,14 @@ import { checkListOptions, finishListing, listDepth } from "./listing.ts";
 import { createKeyedLock } from "./lock.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { baseName, childPath, normalizeWorkspacePath } from "./path.ts";
+import { handleStream } from "./local-stream.ts";
 import { isTempName, tempNameFor } from "./temp-name.ts";
 import type {
   ListEntry,
   ListOptions,
   ListResult,
   ReadResult,
+  ReadStreamResult,
   StatResult,
   Storage,
   Version,
@@ -358,6 +360,28 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       check(path);
       const { bytes } = await readFile(path);
       return { bytes, version: await contentVersion(bytes) };
+    },
+
+    async readStream(path: string): Promise<ReadStreamResult> {
+      check(path);
+      // The same resolution and proofs as `read`; the handle then streams (see ./local-stream.ts).
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const resolved = await resolve(path);
+        if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+        if (resolved.stats.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+        if (!resolved.stats.isFile()) throw notRegular(path);
+        const handle = await openVerified(resolved, path);
+        if (!handle) continue;
+        let size: number;
+        try {
+          size = (await handle.stat()).size;
+        } catch (error) {
+          await handle.close();
+          throw fsErrorFromNode(error, "read", path);
+        }
+        return handleStream(handle, path, size);
+      }
+      throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {

@@ -14,6 +14,7 @@ import type {
   ListOptions,
   ListResult,
   ReadResult,
+  ReadStreamResult,
   StatResult,
   Storage,
   Version,
@@ -34,13 +35,47 @@ function ancestors(path: string): string[] {
   return result;
 }
 
+/** Options of {@link createMemoryStorage}. */
+export interface MemoryStorageOptions {
+  /** Chunk size of `readStream` in bytes (default 64 KiB); tests use tiny chunks to exercise boundaries. */
+  readonly streamChunkBytes?: number;
+}
+
+/**
+ * A snapshot of `bytes` as a byte stream of at most `chunk`-byte pieces:
+ * copied into the reader's buffer (BYOB) or into fresh chunks, so a reader
+ * writing into what it got never changes the stored file.
+ */
+function chunkedStream(bytes: Uint8Array, chunk: number): ReadableStream<Uint8Array> {
+  let at = 0;
+  const source: UnderlyingByteSource = {
+    type: "bytes",
+    autoAllocateChunkSize: chunk,
+    pull(controller) {
+      const request = controller.byobRequest!;
+      if (at >= bytes.length) {
+        controller.close();
+        request.respond(0);
+        return;
+      }
+      const view = request.view as Uint8Array;
+      const n = Math.min(view.byteLength, chunk, bytes.length - at);
+      view.set(bytes.subarray(at, at + n));
+      at += n;
+      request.respond(n);
+    },
+  };
+  return new ReadableStream(source);
+}
+
 /**
  * Create an empty in-memory {@link Storage}. Bytes are copied in and out, so
  * a caller mutating its buffer never changes stored content. Versions are
  * unique per write (an instance tag plus a counter), so even rewriting the
  * same bytes mints a new version.
  */
-export function createMemoryStorage(): Storage {
+export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage {
+  const streamChunk = Math.max(1, Math.floor(options.streamChunkBytes ?? 64 * 1024));
   const files = new Map<string, FileRecord>();
   // Directory path -> number of files below it. The root ("") is implicit.
   const dirs = new Map<string, number>();
@@ -84,6 +119,16 @@ export function createMemoryStorage(): Storage {
       if (file) return { bytes: file.bytes.slice(), version: file.version };
       if (isDirectory(path)) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
       throw missing(path);
+    },
+
+    async readStream(path: string): Promise<ReadStreamResult> {
+      const file = files.get(path);
+      if (!file) {
+        if (isDirectory(path)) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+        throw missing(path);
+      }
+      // Stored bytes are never mutated (a write replaces the record): the stream reads this snapshot.
+      return { stream: chunkedStream(file.bytes, streamChunk), size: file.bytes.length, version: Promise.resolve(file.version) };
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {

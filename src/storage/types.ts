@@ -61,6 +61,29 @@ export interface ListResult {
   readonly truncated: boolean;
 }
 
+/**
+ * A file opened for streaming (see {@link Storage.readStream}). The stream
+ * must be read to its end or cancelled; cancelling releases the file.
+ */
+export interface ReadStreamResult {
+  /** The file's bytes, in chunks of the provider's choosing (never empty chunks). */
+  readonly stream: ReadableStream<Uint8Array>;
+  /**
+   * Bytes when the file was opened. A hint for choosing how to read it (and
+   * for refusing a file that is too large before reading it): a file
+   * rewritten in place while streaming may deliver more or fewer bytes.
+   */
+  readonly size: number;
+  /**
+   * The version of exactly the bytes the stream delivers. A provider with a
+   * native version (an ETag) knows it at once; local storage hashes while
+   * streaming and settles it after the last chunk. Await it only after
+   * reading the stream to its end: it rejects (FS_IO_ERROR) when the stream
+   * is cancelled or fails, and may not settle before the end is read.
+   */
+  readonly version: Promise<Version>;
+}
+
 export interface WriteResult {
   readonly version: Version;
   /** True when the path did not exist before this write. */
@@ -77,12 +100,18 @@ export interface WriteResult {
  *   FS_ALREADY_EXISTS (`ifAbsent`), with nothing written.
  * - `list` of a file: FS_NOT_DIRECTORY; of a missing path: FS_NOT_FOUND.
  * - `delete` removes a file; with `ifVersion` only if it is still that version.
+ * - `readStream` (optional) is `read` in chunks, with the same refusals
+ *   (FS_NOT_FOUND, FS_IS_DIRECTORY, ...) raised before any byte is
+ *   delivered. Tools use it to view or search a file without holding it
+ *   whole; providers without it (R2, S3 so far) are read with `read`.
  */
 export interface Storage {
   /** Short provider name for logs and errors ("memory", "local", "r2", "s3"). */
   readonly kind: string;
   stat(path: string): Promise<StatResult | null>;
   read(path: string): Promise<ReadResult>;
+  /** The file at `path` as a stream of chunks (optional; see the interface comment). */
+  readStream?(path: string): Promise<ReadStreamResult>;
   write(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
   list(path: string, options?: ListOptions): Promise<ListResult>;
   delete(path: string, options?: { ifVersion?: Version }): Promise<void>;
