@@ -6,40 +6,37 @@
  * gives the exact call that continues from there.
  */
 
-import { ok, type ToolResult } from "../../result.ts";
-import type { TextDocument } from "../../text/document.ts";
+import { fail, ok, type ToolResult } from "../../result.ts";
+import { type LineEndingCounts, lineEndingCounts } from "../../text/document.ts";
 import { renderLines } from "../../text/render.ts";
 import { loadTextFile } from "../support/load.ts";
-import { shownPath } from "../support/remedy.ts";
+import { observeAbsent, observePresent } from "../support/observe.ts";
+import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { formatSize, plural, viewCall } from "./format.ts";
 import { resolveRange } from "./range.ts";
 import { invalidArgument } from "./errors.ts";
-
-/** Room kept for the header, notes and footer inside the output byte limit. */
-const META_RESERVE_BYTES = 1024;
+import { type FileRows, lineCapOf, rowBudgetOf, streamView, type StreamedView } from "./stream-view.ts";
 
 /** Line endings and the other facts about a file's bytes worth a model's attention. */
-export function fileTraits(doc: Pick<TextDocument, "eols" | "bom">): string[] {
-  let crlf = 0;
-  let lf = 0;
-  for (const eol of doc.eols) {
-    if (eol === "\r\n") crlf++;
-    else if (eol === "\n") lf++;
-  }
+export function fileTraits(endings: LineEndingCounts, bom: boolean): string[] {
+  const { crlf, lf } = endings;
   const traits: string[] = [];
   if (crlf > 0 && lf > 0) traits.push(`mixed line endings (${crlf} CRLF, ${lf} LF)`);
   else if (crlf > 0) traits.push("CRLF line endings");
-  if (doc.bom) traits.push("UTF-8 BOM");
-  if (doc.eols.length > 0 && doc.eols[doc.eols.length - 1] === "") traits.push("no final newline");
+  if (bom) traits.push("UTF-8 BOM");
+  if (endings.unterminatedLast) traits.push("no final newline");
   return traits;
 }
 
 /**
  * View lines `start..end` of the file at `path` (normalised). Records
- * present(version) on success and absent when nothing is there (through
- * `loadTextFile`). `extraNotes` are shown under the header (e.g. arguments
- * that do not apply to a file).
+ * present(version) on success and absent when nothing is there. `extraNotes`
+ * are shown under the header (e.g. arguments that do not apply to a file).
+ *
+ * Storage that streams is read as a stream (see ./stream-view.ts): one read
+ * of the bytes, memory bounded by the rows shown, and a ranged view of a file
+ * over `maxFileBytes` works. Other storage is read whole.
  */
 export async function viewFile(
   ctx: ToolContext,
@@ -47,15 +44,53 @@ export async function viewFile(
   bounds: { start?: string | number; end?: string | number },
   extraNotes: readonly string[] = [],
 ): Promise<ToolResult> {
-  const loaded = await loadTextFile(ctx, path, { observe: true });
-  if (!loaded.ok) return loaded.result;
-  const { doc } = loaded;
-  const name = shownPath(path);
-  const total = doc.lines.length;
-  const range = resolveRange(bounds.start, bounds.end, total, (n) => doc.hashes[n - 1]);
-  if (!range.ok) return invalidArgument(range.message);
+  const rows = ctx.storage.readStream ? await streamedRows(ctx, path, bounds) : await loadedRows(ctx, path, bounds);
+  return rows.ok ? formatFileView(ctx, path, rows.rows, extraNotes) : rows.result;
+}
 
-  const traits = fileTraits(doc);
+async function streamedRows(ctx: ToolContext, path: string, bounds: { start?: string | number; end?: string | number }): Promise<StreamedView> {
+  let opened;
+  try {
+    opened = await ctx.storage.readStream!(path);
+  } catch (error) {
+    if ((error as { code?: string }).code === "FS_NOT_FOUND") await observeAbsent(ctx, path);
+    return { ok: false, result: toolError(error, path) };
+  }
+  // A whole view of a file over the limit would only be cut: say how to see part of it.
+  if (opened.size > ctx.limits.maxFileBytes && bounds.start === undefined && bounds.end === undefined) {
+    await opened.stream.cancel().catch(() => {});
+    return { ok: false, result: tooLargeToView(path, opened.size, ctx.limits.maxFileBytes) };
+  }
+  const viewed = await streamView(ctx, path, bounds, opened);
+  const version = viewed.ok ? viewed.rows.version : viewed.version;
+  if (version !== undefined) await observePresent(ctx, path, version);
+  return viewed;
+}
+
+async function loadedRows(ctx: ToolContext, path: string, bounds: { start?: string | number; end?: string | number }): Promise<StreamedView> {
+  // Bounds that do not parse are refused before reading, as the streaming path does.
+  const parsed = resolveRange(bounds.start, bounds.end, 0, () => 0);
+  if (!parsed.ok) return { ok: false, result: invalidArgument(parsed.message) };
+  const loaded = await loadTextFile(ctx, path, { observe: true });
+  if (!loaded.ok) return loaded;
+  const { doc } = loaded;
+  // Line strings are never built for a view: counts and rows come from the bytes and offsets.
+  const total = doc.hashes.length;
+  const range = resolveRange(bounds.start, bounds.end, total, (n) => doc.hashes[n - 1]);
+  if (!range.ok) return { ok: false, result: invalidArgument(range.message) };
+  const cappedTo = Math.min(range.to, range.from + lineCapOf(ctx.limits) - 1);
+  const rendered = renderLines(doc, range.from, cappedTo, {
+    maxLineChars: ctx.limits.maxLineChars,
+    maxOutputBytes: rowBudgetOf(ctx.limits),
+  });
+  return { ok: true, rows: { total, endings: lineEndingCounts(doc), bom: doc.bom, range, rendered, version: loaded.version } };
+}
+
+/** The view text: header, notes, rows, and the footers for shortened lines and a cut. */
+function formatFileView(ctx: ToolContext, path: string, rows: FileRows, extraNotes: readonly string[]): ToolResult {
+  const { total, range, rendered } = rows;
+  const name = shownPath(path);
+  const traits = fileTraits(rows.endings, rows.bom);
   const notes = [...extraNotes, ...range.notes];
   const noteLine = notes.length > 0 ? [`[note: ${notes.join("; ")}]`] : [];
   if (total === 0) {
@@ -63,21 +98,13 @@ export async function viewFile(
   }
 
   const { limits } = ctx;
-  const lineCap = Math.max(1, limits.maxViewLines);
   const wantedTo = range.to;
-  const cappedTo = Math.min(wantedTo, range.from + lineCap - 1);
-  const reserve = Math.min(META_RESERVE_BYTES, Math.floor(limits.maxOutputBytes / 4));
-  const rendered = renderLines(doc, range.from, cappedTo, {
-    maxLineChars: limits.maxLineChars,
-    maxOutputBytes: Math.max(1, limits.maxOutputBytes - reserve),
-  });
-
   const whole = rendered.from === 1 && rendered.to === total;
   const span = whole ? plural(total, "line") : `lines ${rendered.from}-${rendered.to} of ${total}`;
-  const out = [`[${name}: ${[span, ...traits].join(", ")}]`, ...noteLine, rendered.text];
-
+  const head = [`[${name}: ${[span, ...traits].join(", ")}]`, ...noteLine].join("\n");
+  const tail: string[] = [];
   if (rendered.truncatedLines > 0) {
-    out.push(
+    tail.push(
       `[${plural(rendered.truncatedLines, "line")} longer than ${limits.maxLineChars} characters shown shortened; ` +
         `ids still cover the whole line]`,
     );
@@ -87,7 +114,19 @@ export async function viewFile(
       ? `the ${limits.maxViewLines}-line limit`
       : `the ${formatSize(limits.maxOutputBytes)} output limit`;
     const next = viewCall(path, { start: rendered.to + 1, end: wantedTo < total ? wantedTo : undefined });
-    out.push(`[cut at line ${rendered.to} by ${why}; ${plural(wantedTo - rendered.to, "more line")} to show. Continue: ${next}]`);
+    tail.push(`[cut at line ${rendered.to} by ${why}; ${plural(wantedTo - rendered.to, "more line")} to show. Continue: ${next}]`);
   }
-  return ok(out.join("\n"));
+  // Concatenated, not joined: the rows may be a rope of many pieces that a join would copy whole.
+  const foot = tail.length > 0 ? `\n${tail.join("\n")}` : "";
+  return ok(head + "\n" + rendered.text + foot);
+}
+
+function tooLargeToView(path: string, size: number, limit: number): ToolResult {
+  const shown = JSON.stringify(shownPath(path));
+  return fail(
+    "FS_TOO_LARGE",
+    `\`${shownPath(path)}\` is ${formatSize(size)}, over the ${formatSize(limit)} limit for viewing a whole file. ` +
+      `Search it instead: view {"path": ${shown}, "content": "<text to find>"}, or view part of it: ` +
+      `view {"path": ${shown}, "start": -100} (the last 100 lines) or view {"path": ${shown}, "start": 1, "end": 200}.`,
+  );
 }
