@@ -1,7 +1,4 @@
-/**
- * What a crash trial writes, shared by the test process and the writer
- * process (so the writer imports nothing else of the tests).
- */
+/** What a crash trial writes: which files, and their old and new content. */
 
 /** The files one trial writes: three exist before (overwrites), one does not (a create, parents included). */
 export const TRIAL_FILES = ["a.txt", "b.txt", "deep/c.txt", "fresh/new/d.txt"] as const;

@@ -9,10 +9,10 @@
  * file, fsync, rename), but a lighter writer process (the same storage and
  * write tool through the pipeline, no HTTP) would skip part of what a user
  * runs, and measured no cheaper here: it starts in ~0.13 s of CPU against
- * the server's ~0.37 s, but a trial's time goes mostly into the writes it
- * interrupts, so 100 kills took 60 s with it and 48 s with servers. The
- * next trials' servers start while the current one runs (a pool), and a
- * trial's four writes are four chances to be cut.
+ * the server's ~0.37 s, but with the next processes starting ahead (a
+ * pool), a trial's time is mostly the writes it interrupts (one run each:
+ * 100 writer kills 60 s, 100 server kills 48 s). A trial's four writes are
+ * four chances to be cut.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
