@@ -1,0 +1,206 @@
+/**
+ * Side by side with the reference MCP filesystem server
+ * (@modelcontextprotocol/server-filesystem, stdio, on Node), both driven by
+ * the same MCP client (@modelcontextprotocol/sdk Client; for stdio with our
+ * own transport, see ./lib/stdio-transport.ts for why) over the same files:
+ * ours is `toolwarden serve` on Bun over Streamable HTTP, the way an agent
+ * reaches it, so our numbers include HTTP and the reference's only a pipe.
+ *
+ *   bun bench/vs-reference.ts [--quick] [--json out.json]
+ *
+ * Workloads (ours vs theirs):
+ *   - read a 10 MB file: view with the output bounds lifted (every line
+ *     rendered with its id) vs read_text_file;
+ *   - 200 sequential single edits of a 1k-line file: edit vs edit_file;
+ *   - 200 sequential 3-line edits: batch_edit (3 replaces by id) vs
+ *     edit_file with 3 edits;
+ *   - listing a 5,000-file tree: view with depth 20 (bounded: 500 entries
+ *     shown, line counts read for them) vs directory_tree (every entry);
+ *     and one directory of 250 entries: view vs list_directory.
+ * Contenders alternate block by block; a ratio is theirs/ours per block.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { formatHash, lineHash } from "../src/hash/fnv.ts";
+import type { ToolResult } from "../src/result.ts";
+import { codeText, tempDir, writeTree } from "./lib/fixtures.ts";
+import { ROOT } from "./lib/machine.ts";
+import { alternate } from "./lib/measure.ts";
+import { row, type Row, type Section, renderTable } from "./lib/report.ts";
+import { startServer } from "./lib/server.ts";
+import { BunStdioTransport } from "./lib/stdio-transport.ts";
+import { ratios, summarise } from "./lib/stats.ts";
+import type { SectionOptions } from "./tools.ts";
+import { UNBOUNDED } from "./tools.ts";
+import { type EditFile, writeEditFile } from "./lib/workloads.ts";
+
+const REFERENCE = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+const EDITS = 200;
+
+type Call = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
+
+async function connect(transport: BunStdioTransport | StreamableHTTPClientTransport): Promise<{ call: Call; close(): Promise<void> }> {
+  const client = new Client({ name: "toolwarden-bench", version: "1" });
+  await client.connect(transport);
+  return {
+    async call(name, args) {
+      const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })) as ToolResult;
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+      return result;
+    },
+    close: () => client.close(),
+  };
+}
+
+function toggle(k: number, state: number): string {
+  return `    let toggle${k} = ${state}; // edited by the benchmark`;
+}
+
+/** Calls that flip the edit line of `file` (ours: edit; theirs: edit_file with one edit). */
+function singleEdits(file: EditFile, call: Call, ours: boolean, abs: string) {
+  let state = 0;
+  return async () => {
+    const [from, to] = [toggle(9, state), toggle(9, 1 - state)];
+    if (ours) await call("edit", { path: file.path, old_string: from, new_string: to });
+    else await call("edit_file", { path: join(abs, file.path), edits: [{ oldText: from, newText: to }] });
+    state = 1 - state;
+  };
+}
+
+/** Calls that flip the three batch lines (ours: batch_edit by id; theirs: edit_file with three edits). */
+function tripleEdits(file: EditFile, call: Call, ours: boolean, abs: string) {
+  let state = 0;
+  return async () => {
+    if (ours) {
+      const operations = file.targets.map((line, k) => ({
+        operation: "replace",
+        start: `${line}:${formatHash(lineHash(toggle(k, state)))}`,
+        content: toggle(k, 1 - state),
+      }));
+      await call("batch_edit", { path: file.path, operations });
+    } else {
+      const edits = file.targets.map((_, k) => ({ oldText: toggle(k, state), newText: toggle(k, 1 - state) }));
+      await call("edit_file", { path: join(abs, file.path), edits });
+    }
+    state = 1 - state;
+  };
+}
+
+/** Run the reference comparison section. */
+export async function runReference(options: SectionOptions): Promise<Section> {
+  const dir = tempDir("tw-bench-ref-");
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const work = join(dir.path, "ws");
+  mkdirSync(work, { recursive: true });
+  await Bun.write(join(work, "big.txt"), codeText(200_000));
+  const bigMB = Bun.file(join(work, "big.txt")).size / 1e6;
+  const files = { ours: writeEditFile(work, "ours-1k.txt", 1_000), theirs: writeEditFile(work, "theirs-1k.txt", 1_000) };
+  writeTree(join(work, "tree"), { top: 20, sub: 10, files: 25, linesPerFile: 30 });
+
+  const server = await startServer("bun", work, UNBOUNDED);
+  const ours = await connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  const theirs = await connect(new BunStdioTransport(["node", REFERENCE, work]));
+  try {
+    // Our edits need the file seen in the session first (the reference has no such guard).
+    await ours.call("view", { path: files.ours.path, start: 1, end: 1 });
+    const compare = async (id: string, label: string, run: { ours: () => Promise<unknown>; theirs: () => Promise<unknown> }, rounds: number, perCall = 1) => {
+      const samples = await alternate(
+        [
+          { name: "ours", run: run.ours },
+          { name: "theirs", run: run.theirs },
+        ],
+        { rounds, warmup: 1 },
+      );
+      const per = (xs: number[]) => xs.map((ms) => ms / perCall);
+      rows.push(row(`${id}.ours`, `${label}: toolwarden (MCP over HTTP, Bun)`, "ms", summarise(per(samples.ours))));
+      rows.push(row(`${id}.theirs`, `${label}: reference (MCP over stdio, Node)`, "ms", summarise(per(samples.theirs))));
+      return ratios(samples.theirs, samples.ours);
+    };
+
+    const read = await compare(
+      "ref.read",
+      `read a ${bigMB.toFixed(1)} MB file`,
+      {
+        ours: () => ours.call("view", { path: "big.txt" }),
+        theirs: () => theirs.call("read_text_file", { path: join(work, "big.txt") }),
+      },
+      options.quick ? 3 : 9,
+    );
+    rows.push(
+      row("ref.read.ratio", "whole-file read, our time / reference time", "x", summarise(read.map((r) => 1 / r)), {
+        target: { kind: "max", value: 1.3 },
+        note: "ours renders every line with its id",
+      }),
+    );
+
+    // 200 sequential edits as blocks that alternate between the servers.
+    const blocks = options.quick ? 2 : 4;
+    const perBlock = EDITS / blocks;
+    const block = (f: () => Promise<void>) => async () => {
+      for (let i = 0; i < perBlock; i++) await f();
+    };
+    const single = await compare(
+      "ref.edit",
+      `${EDITS} single edits of a 1k-line file, per edit`,
+      {
+        ours: block(singleEdits(files.ours, ours.call, true, work)),
+        theirs: block(singleEdits(files.theirs, theirs.call, false, work)),
+      },
+      blocks,
+      perBlock,
+    );
+    rows.push(row("ref.edit.ratio", "single edits, our throughput / reference throughput", "x", summarise(single), { target: { kind: "min", value: 5 } }));
+    const triple = await compare(
+      "ref.batch",
+      `${EDITS} three-line edits of a 1k-line file, per edit`,
+      {
+        ours: block(tripleEdits(files.ours, ours.call, true, work)),
+        theirs: block(tripleEdits(files.theirs, theirs.call, false, work)),
+      },
+      blocks,
+      perBlock,
+    );
+    rows.push(row("ref.batch.ratio", "three-line edits (batch_edit vs edit_file), our throughput / reference", "x", summarise(triple), { target: { kind: "min", value: 5 } }));
+
+    const tree = await compare(
+      "ref.tree",
+      "list a 5,000-file tree recursively",
+      {
+        ours: () => ours.call("view", { path: "tree", depth: 20 }),
+        theirs: () => theirs.call("directory_tree", { path: join(work, "tree") }),
+      },
+      options.quick ? 3 : 9,
+    );
+    rows.push(row("ref.tree.ratio", "recursive listing, our throughput / reference", "x", summarise(tree)));
+    const flat = await compare(
+      "ref.list",
+      "list one directory of 250 entries",
+      {
+        ours: () => ours.call("view", { path: "tree/pkg0" }),
+        theirs: () => theirs.call("list_directory", { path: join(work, "tree", "pkg0") }),
+      },
+      options.quick ? 5 : 15,
+    );
+    rows.push(row("ref.list.ratio", "one-directory listing, our throughput / reference", "x", summarise(flat)));
+  } finally {
+    await ours.close().catch(() => {});
+    await theirs.close().catch(() => {});
+    await server.stop();
+    dir.remove();
+  }
+  notes.push("ratio rows: throughput ratios are reference time / our time per block (>1: we are faster); the read row is our time / theirs");
+  notes.push("ours: local storage with SHA-256 versions, edits are compare-and-swap writes with fsync and return a diff with fresh ids; the reference writes in place without fsync");
+  notes.push("tree listing: ours walks every entry but shows 500 and reads those files to count lines; the reference returns every entry as JSON");
+  return { name: "reference", rows, notes };
+}
+
+if (import.meta.main) {
+  const quick = process.argv.includes("--quick");
+  const jsonAt = process.argv.indexOf("--json");
+  const section = await runReference({ quick });
+  console.log(renderTable([section]));
+  if (jsonAt !== -1) writeFileSync(process.argv[jsonAt + 1], JSON.stringify(section, null, 2));
+}
