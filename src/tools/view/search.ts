@@ -11,9 +11,10 @@
  * per file in a directory search, and the output byte limit; what is left
  * out is counted and the footer says how to narrow or continue.
  *
- * Files are read one at a time, so memory holds one file. After the shown
- * bound is reached the search keeps counting (to {@link COUNT_CAP} matching
- * lines), then says "at least".
+ * Files are searched one at a time, in walk order, while the next few are
+ * read ahead (see ./read-ahead.ts: at most 16 files and 8 MiB in flight).
+ * After the shown bound is reached the search keeps counting (to
+ * {@link COUNT_CAP} matching lines), then says "at least".
  *
  * Observations. A file whose lines this search showed is recorded as
  * present(version of the bytes searched), like a ranged view: the ids shown
@@ -36,6 +37,7 @@ import { invalidArgument, notFound, notTextResult } from "./errors.ts";
 import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { resolveRange } from "./range.ts";
+import { readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
 
 /** Most matching lines one search shows. */
@@ -206,29 +208,37 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     tally.complete = false;
     tally.stopReason = reason;
   };
-  for await (const entry of walk) {
-    if (entry.kind !== "file") continue;
-    if (filter && !filter.test(entry.path)) continue;
+  const files = readAhead(
+    walk,
+    stats,
+    (entry) => entry.kind === "file" && (!filter || filter.test(entry.path)),
+    (entry) => entry.size <= run.sizeLimit,
+    (path) => ctx.storage.read(path),
+  );
+  for await (const { entry, mark, read: reading } of files) {
+    const stopAt = (reason: string) => {
+      // The walk ran ahead of this file: report its counts as they were when the file was reached.
+      rewindWalk(stats, mark);
+      stop(reason);
+    };
     if (tally.matched >= COUNT_CAP) {
-      stop(`stopped counting at ${COUNT_CAP} matching lines`);
+      stopAt(`stopped counting at ${COUNT_CAP} matching lines`);
       break;
     }
     if (tally.bytesRead >= SEARCH_READ_BYTES) {
-      stop(`stopped after reading ${formatSize(SEARCH_READ_BYTES)}`);
+      stopAt(`stopped after reading ${formatSize(SEARCH_READ_BYTES)}`);
       break;
     }
     if (ctx.signal?.aborted) {
-      stop("stopped: the call was cancelled");
+      stopAt("stopped: the call was cancelled");
       break;
     }
-    if (entry.size > run.sizeLimit) {
+    if (reading === undefined) {
       tally.tooLarge++;
       continue;
     }
-    let read;
-    try {
-      read = await ctx.storage.read(entry.path);
-    } catch {
+    const read = await reading;
+    if ("failed" in read) {
       tally.unreadable++;
       continue;
     }
