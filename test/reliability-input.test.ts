@@ -96,12 +96,9 @@ describe(`bad input (${INPUT_CASES.length} rows)`, () => {
   });
 });
 
-// Known gap, reported rather than fixed here: `view` of a non-text file records no observation
-// (test/tool-view-file.test.ts pins that), so `write` over it answers FS_NOT_OBSERVED ("read the
-// file, then retry: view"), and that view answers FS_NOT_TEXT again: the recovery loops. write's
-// blind replacement of a non-text file (replaceBlind) is only reached when a file turned binary
-// after a text view. Enable this once view records present(version) for a non-text file.
-test.todo("a binary file: view, then write replaces it whole", async () => {
+// A view of a non-text file records the version it saw, so the write its message offers is not
+// refused as unseen (before, the recovery looped: write asked for a view, the view said FS_NOT_TEXT).
+test("a binary file: view, then write replaces it whole", async () => {
   writeFileSync(join(fixture.ws, "replace-me.bin"), Uint8Array.from([0x00, 0x01, 0x02, 0xff]));
   const session = "replace-binary";
   expect(codeOf(toolResult(await callTool(server.url, "view", { path: "replace-me.bin" }, { token: TOKEN, session })))).toBe("FS_NOT_TEXT");

@@ -310,17 +310,19 @@ describe("view: observations and refusals", () => {
     expect(out.text).toContain('A part of the path is a file, not a directory: view {"path": "src/app.ts"} shows it.');
   });
 
-  test("a binary file is FS_NOT_TEXT saying it is binary, never a permission error; nothing is recorded", async () => {
+  test("a binary file is FS_NOT_TEXT saying it is binary, never a permission error; the version seen is recorded", async () => {
     const ctx = makeContext();
     await seed(ctx.storage, { "logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) });
     const out = await view(ctx, { path: "logo.png" });
     expect(out.result.code).toBe("FS_NOT_TEXT");
     expect(out.text).toBe(
       "`logo.png` is a binary file (it contains NUL bytes): NUL byte at offset 8 (within the first 8192 bytes). " +
-        "These tools read and edit UTF-8 text only; leave this file alone, or convert it to UTF-8 first.",
+        "These tools read and edit UTF-8 text only; leave this file alone, or replace it whole with write (this view counts as having seen it).",
     );
     expect(out.text).not.toMatch(/permission/i);
-    expect(await ctx.observations.get(ctx.caller.session, "logo.png")).toBeUndefined();
+    // Recorded, so the write the message offers is not refused as unseen.
+    const { version } = await ctx.storage.read("logo.png");
+    expect(await ctx.observations.get(ctx.caller.session, "logo.png")).toEqual({ kind: "present", version });
   });
 
   test("invalid UTF-8 is FS_NOT_TEXT saying where", async () => {
@@ -330,7 +332,7 @@ describe("view: observations and refusals", () => {
     expect(out.result.code).toBe("FS_NOT_TEXT");
     expect(out.text).toBe(
       "`latin1.txt` is not valid UTF-8 text: invalid UTF-8 at byte 6 (line 2): bytes e9 0a. " +
-        "These tools read and edit UTF-8 text only; leave this file alone, or convert it to UTF-8 first.",
+        "These tools read and edit UTF-8 text only; leave this file alone, or replace it whole with write (this view counts as having seen it).",
     );
   });
 

@@ -243,8 +243,8 @@ export const INPUT_CASES: readonly InputCase[] = [
   { name: "view under a file", tool: "view", args: { path: "app.ts/inner" }, expect: { status: 200, code: "FS_NOT_DIRECTORY", phrase: /A part of the path is a file, not a directory: view \{"path": "app\.ts"\} shows it/ } },
 
   // ---- awkward files
-  { name: "a binary file", tool: "view", args: { path: "binary.bin" }, expect: { status: 200, code: "FS_NOT_TEXT", phrase: /binary file \(it contains NUL bytes\)[\s\S]*These tools read and edit UTF-8 text only; leave this file alone, or convert it to UTF-8 first/ } },
-  { name: "a Latin-1 file (invalid UTF-8)", tool: "view", args: { path: "latin1.txt" }, expect: { status: 200, code: "FS_NOT_TEXT", phrase: /invalid UTF-8 at byte 3 \(line 1\)[\s\S]*leave this file alone, or convert it to UTF-8 first/ } },
+  { name: "a binary file", tool: "view", args: { path: "binary.bin" }, expect: { status: 200, code: "FS_NOT_TEXT", phrase: /binary file \(it contains NUL bytes\)[\s\S]*These tools read and edit UTF-8 text only; leave this file alone, or replace it whole with write/ } },
+  { name: "a Latin-1 file (invalid UTF-8)", tool: "view", args: { path: "latin1.txt" }, expect: { status: 200, code: "FS_NOT_TEXT", phrase: /invalid UTF-8 at byte 3 \(line 1\)[\s\S]*leave this file alone, or replace it whole with write/ } },
   { name: "a UTF-16 file", tool: "view", args: { path: "utf16.txt" }, expect: { status: 200, code: "FS_NOT_TEXT", phrase: /UTF-16[\s\S]*not UTF-8/ } },
   { name: "a file over the size limit", tool: "view", args: { path: "huge.txt" }, expect: { status: 200, code: "FS_TOO_LARGE", phrase: /over the 12\.0 MiB limit.*Search it instead: view \{"path": "huge\.txt", "content"/ } },
   { name: "an empty file", tool: "view", args: { path: "empty.txt" }, expect: ok(/\[empty\.txt: empty file \(0 lines\)\]/) },

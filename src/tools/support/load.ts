@@ -41,15 +41,20 @@ export async function loadTextFile(
   }
   const doc = loadDocument(read.bytes, ctx.hasher);
   if (!doc.ok) {
+    // The session has now seen this version (as not-text), so a whole-file
+    // `write` may replace it: without this, write would ask for a view and
+    // the view would answer FS_NOT_TEXT again, a recovery loop.
+    if (options.observe) await observePresent(ctx, path, read.version);
     const what = doc.reason === "binary"
       ? "a binary file (it contains NUL bytes)"
       : "not valid UTF-8 text";
+    const replace = options.observe ? "replace it whole with write (this view counts as having seen it)" : "convert it to UTF-8 first";
     return {
       ok: false,
       result: fail(
         "FS_NOT_TEXT",
         `\`${shownPath(path)}\` is ${what}: ${doc.detail}. These tools read and edit UTF-8 text only; ` +
-          `leave this file alone, or convert it to UTF-8 first.`,
+          `leave this file alone, or ${replace}.`,
       ),
     };
   }

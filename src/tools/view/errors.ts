@@ -22,7 +22,7 @@ export function notTextResult(path: string, why: NotText): ToolResult {
   return fail(
     "FS_NOT_TEXT",
     `\`${shownPath(path)}\` is ${what}: ${why.detail}. These tools read and edit UTF-8 text only; ` +
-      `leave this file alone, or convert it to UTF-8 first.`,
+      `leave this file alone, or replace it whole with write (this view counts as having seen it).`,
   )
 }
 
