@@ -2,7 +2,9 @@
  * Peak memory of a ranged view of a 500 MB file: a child process (Bun, and
  * Deno) views its last 100 lines, and reports its peak resident set size
  * (VmHWM). Target: under 128 MB. For contrast, the whole-document path
- * (storage without readStream, size limit lifted) on the same file.
+ * (storage without readStream, size limit lifted) on the same file. Then a
+ * content search of a 120 MB file (under the 4 x maxFileBytes search limit),
+ * streamed and read whole.
  *
  *   bun bench/memory.ts [--quick] [--json out.json]
  *
@@ -27,9 +29,9 @@ interface ChildReport {
   peakMB: number;
 }
 
-function child(runtime: "bun" | "deno", dir: string, args: Record<string, unknown>, whole: boolean): ChildReport {
+function child(runtime: "bun" | "deno", dir: string, args: Record<string, unknown>, whole: boolean, file = "big.txt"): ChildReport {
   const script = join(ROOT, "bench", "memory-child.ts");
-  const argv = [dir, "big.txt", JSON.stringify(args), ...(whole ? ["whole"] : [])];
+  const argv = [dir, file, JSON.stringify(args), ...(whole ? ["whole"] : [])];
   const command = runtime === "bun" ? [process.execPath, script, ...argv] : [DENO, "run", "-A", `--config=${join(ROOT, "deno.json")}`, script, ...argv];
   const out = spawnSync(command[0], command.slice(1), { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 20 });
   const line = out.stdout.trim().split("\n").pop() ?? "";
@@ -69,6 +71,20 @@ export async function runMemory(options: SectionOptions): Promise<Section> {
       rows.push(row(`memory.tail.${runtime}.ms`, `time, view last 100 lines of ${mb} MB, ${runtime}`, "ms", summarise(reports.map((r) => r.ms))));
       notes.push(`${runtime}: resident before the call ${reports[0].baselineMB.toFixed(0)} MB (runtime, tools, WASM hasher)`);
     }
+    // A content search of a whole file streams too; the file must be under 4 x maxFileBytes (128 MiB).
+    const searchBytes = writeLargeFile(join(dir.path, "search.txt"), options.quick ? 50e6 : 120e6, 9);
+    const smb = (searchBytes / 1e6).toFixed(0);
+    const searchArgs = { content: "needle that is not there" };
+    for (const whole of [false, true]) {
+      const reports: ChildReport[] = [];
+      for (let k = 0; k < (whole ? 1 : runs); k++) reports.push(child("bun", dir.path, searchArgs, whole, "search.txt"));
+      const bad = reports.find((r) => !r.ok);
+      if (bad) throw new Error(`search failed (${bad.code}): ${bad.head}`);
+      const how = whole ? "read whole (no readStream)" : "streamed";
+      rows.push(row(`memory.search.${whole ? "whole-document" : "bun"}.peak`, `peak RSS, search a ${smb} MB file, ${how}, bun`, "MB", summarise(reports.map((r) => r.peakMB)), whole ? {} : { target: { kind: "max", value: 128 } }));
+      rows.push(row(`memory.search.${whole ? "whole-document" : "bun"}.ms`, `time, search a ${smb} MB file, ${how}, bun`, "ms", summarise(reports.map((r) => r.ms))));
+    }
+
     const whole = child("bun", dir.path, { start: -100 }, true);
     rows.push(
       row(`memory.tail.whole-document.peak`, `peak RSS, same view read whole (no readStream), bun`, "MB", summarise([whole.peakMB]), {

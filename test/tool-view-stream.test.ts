@@ -245,3 +245,55 @@ describe("view keeps a long line addressable when streaming", () => {
     expect(doc.eols).toEqual(["\r\n", ""]);
   });
 });
+
+const needleArb = fc.oneof(
+  fc.constantFrom("a", "ab", "é", "b\nc", "a\r\nb", "\nb", "x\n", "İ", "A"),
+  fc.array(fc.constantFrom("a", "b", " ", "é"), { minLength: 1, maxLength: 3 }).map((c) => c.join("")),
+);
+
+describe("search of one file over a stream equals search over whole reads", () => {
+  test("matches, rows, context, caps and refusals, for any file, needle and chunking", async () => {
+    const lineText = fc.array(fc.constantFrom("a", "b", "c", " ", "é", "A", "İ", "x", "\r"), { maxLength: 8 }).map((c) => c.join(""));
+    const textArb = fc
+      .tuple(fc.array(fc.tuple(lineText, fc.constantFrom("\n", "\r\n")), { maxLength: 40 }), lineText, fc.boolean())
+      .map(([lines, last, bom]) => utf8(`${bom ? "\uFEFF" : ""}${lines.map(([l, e]) => l + e).join("")}${last}`));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(textArb, fileBytes),
+        fc.integer({ min: 1, max: 9 }),
+        needleArb,
+        fc.record({ regex: fc.boolean(), case_sensitive: fc.boolean(), context: fc.integer({ min: 0, max: 3 }) }),
+        fc.integer({ min: 60, max: 2000 }),
+        async (bytes, chunk, content, flags, maxOutputBytes) => {
+          const storage = createMemoryStorage({ streamChunkBytes: chunk });
+          await storage.write("f.txt", bytes);
+          const limits = { maxOutputBytes, maxLineChars: 12 };
+          const streamed = makeContext({ storage, limits });
+          const whole = makeContext({ storage: wholeReads(storage), limits });
+          const args = { path: "f.txt", content, ...flags };
+          const a = await view(streamed, args);
+          const b = await view(whole, args);
+          expect(a.text).toBe(b.text);
+          expect(a.result.code).toBe(b.result.code);
+          const seen = async (ctx: typeof whole) => ctx.observations.get(ctx.caller.session, "f.txt");
+          expect(await seen(streamed)).toEqual(await seen(whole));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  test("past the shown cap, across many chunks: counts, context and the continuation", async () => {
+    const lines = Array.from({ length: 900 }, (_, i) => (i % 3 === 0 ? `hit ${i}` : `miss ${i}`));
+    const storage = createMemoryStorage({ streamChunkBytes: 37 });
+    await storage.write("f.txt", utf8(`${lines.join("\n")}\n`));
+    const limits = { maxOutputBytes: 1 << 20 };
+    for (const context of [0, 1, 2, 4]) {
+      const args = { path: "f.txt", content: "hit", context };
+      const a = await view(makeContext({ storage, limits }), args);
+      const b = await view(makeContext({ storage: wholeReads(storage), limits }), args);
+      expect(a.text).toBe(b.text);
+      expect(a.text).toContain("300 matching lines");
+    }
+  });
+});

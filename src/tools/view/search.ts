@@ -26,6 +26,7 @@
 
 import { formatHash, lineHash } from "../../hash/fnv.ts";
 import { fail, ok, type ToolResult } from "../../result.ts";
+import type { ReadStreamResult } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
 import { renderLine, utf8Length } from "../../text/render.ts";
 import { observePresent } from "../support/observe.ts";
@@ -37,6 +38,7 @@ import { invalidArgument, notFound, notTextResult } from "./errors.ts";
 import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { resolveRange } from "./range.ts";
+import { streamMatches } from "./stream-search.ts";
 import { readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
 
@@ -101,13 +103,18 @@ interface Run {
   readonly repeat: Readonly<Record<string, unknown>>;
 }
 
-/** Run a search of `path` (normalised; `kind` is what stat found there). */
+/**
+ * Run a search of `path` (normalised; `kind` is what was found there). For
+ * a file, `opened` is its stream when the caller already opened one (it is
+ * consumed or cancelled here).
+ */
 export async function search(
   ctx: ToolContext,
   path: string,
   kind: "file" | "directory",
   args: SearchArgs,
   notes: readonly string[] = [],
+  opened?: ReadStreamResult,
 ): Promise<ToolResult> {
   const made = createSearcher({
     content: args.content,
@@ -115,6 +122,7 @@ export async function search(
     caseSensitive: args.case_sensitive ?? true,
   });
   if (!made.ok) {
+    await opened?.stream.cancel().catch(() => {});
     return invalidArgument(
       `content is not a valid regular expression: ${made.message}. The syntax is RE2 (no lookaround or ` +
         `backreferences). Fix the pattern, or leave out "regex" to search for the text literally.`,
@@ -149,12 +157,25 @@ export async function search(
       context: context > 0 ? context : undefined,
     },
   };
-  return kind === "file" ? searchFile(run, path, notes) : searchDirectory(run, path, notes);
+  return kind === "file" ? searchFile(run, path, notes, opened) : searchDirectory(run, path, notes);
 }
 
-/** Search one file, within `start`/`end` when given; failures are the same coded results a view gives. */
-async function searchFile(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
+/**
+ * Search one file, within `start`/`end` when given; failures are the same
+ * coded results a view gives. A file without bounds on storage that
+ * streams is searched as a stream (./stream-search.ts); with bounds it is
+ * read whole (bounded by the size limit).
+ */
+async function searchFile(run: Run, path: string, notes: readonly string[], opened?: ReadStreamResult): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
+  if (opened !== undefined) {
+    if (opened.size > run.sizeLimit) {
+      await opened.stream.cancel().catch(() => {});
+      return tooLargeResult(path, opened.size, run.sizeLimit);
+    }
+    if (args.start === undefined && args.end === undefined) return searchStream(run, path, notes, opened);
+    await opened.stream.cancel().catch(() => {});
+  }
   let read;
   try {
     const stat = await ctx.storage.stat(path);
@@ -176,7 +197,7 @@ async function searchFile(run: Run, path: string, notes: readonly string[]): Pro
   const inRange = all.filter((i) => i + 1 >= range.from && i + 1 <= range.to);
   const ranged = range.from > 1 || range.to < index.count;
   const end = ranged && range.to < index.count ? range.to : undefined;
-  await showFile(run, path, read.version, text, index, inRange, {
+  await showFile(run, path, read.version, textLines(text, index), inRange, {
     cap: MAX_SHOWN_MATCHES,
     more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine, end }),
   });
@@ -184,6 +205,39 @@ async function searchFile(run: Run, path: string, notes: readonly string[]): Pro
     ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
     : `${shownPath(path)} (${plural(index.count, "line")})`;
   return ok(render(run, where, [...notes, ...range.notes], [], "file"));
+}
+
+/** {@link searchFile} of a whole file over its stream. */
+async function searchStream(run: Run, path: string, notes: readonly string[], opened: ReadStreamResult): Promise<ToolResult> {
+  const { ctx, args, searcher, tally } = run;
+  const spanLines = args.regex ? 0 : (normalizeEndings(args.content).match(/\n/g)?.length ?? 0);
+  const scanned = await streamMatches(ctx, opened, {
+    searcher,
+    spanLines,
+    context: run.context,
+    keep: MAX_SHOWN_MATCHES + 1,
+    maxLineBytes: run.sizeLimit,
+  });
+  if (scanned === "cancelled") return fail("TIMEOUT", `search of \`${shownPath(path)}\` was cancelled`);
+  if (!scanned.ok) {
+    const { outcome } = scanned;
+    if (outcome.kind === "not-text") return notTextResult(path, outcome.why);
+    return tooLargeResult(path, opened.size, run.sizeLimit);
+  }
+  const { found } = scanned;
+  tally.filesSearched = 1;
+  const content = found.content;
+  const lines: FileLines = { count: found.total, at: (i) => content.get(i) ?? "" };
+  await showFile(
+    run,
+    path,
+    found.version,
+    lines,
+    found.matches,
+    { cap: MAX_SHOWN_MATCHES, more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine }) },
+    found.count,
+  );
+  return ok(render(run, `${shownPath(path)} (${plural(found.total, "line")})`, notes, [], "file"));
 }
 
 /** Search every text file the walk reaches, one at a time, until done or a cap stops it. */
@@ -256,7 +310,7 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     const text = normalizeEndings(decoded.text);
     if (!searcher.mayMatch(text)) continue;
     const index = indexLines(text);
-    await showFile(run, entry.path, read.version, text, index, searcher.matchLines(text, index), {
+    await showFile(run, entry.path, read.version, textLines(text, index), searcher.matchLines(text, index), {
       cap: PER_FILE_MATCHES,
       more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
     });
@@ -268,6 +322,17 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
   for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path")`);
   if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
   return ok(render(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory"));
+}
+
+/** The lines of a file as a search shows them: how many, and the content of line i (0-based). */
+interface FileLines {
+  readonly count: number;
+  at(i: number): string;
+}
+
+/** The lines of a whole indexed text. */
+function textLines(text: string, index: LineIndex): FileLines {
+  return { count: index.count, at: (i) => lineAt(text, index, i) };
 }
 
 interface ShowOptions {
@@ -287,21 +352,21 @@ async function showFile(
   run: Run,
   path: string,
   version: string,
-  text: string,
-  index: LineIndex,
+  lines: FileLines,
   matches: readonly number[],
   options: ShowOptions,
+  matchCount = matches.length,
 ): Promise<void> {
   const { ctx, tally, context, searcher } = run;
-  if (matches.length === 0) return;
-  tally.matched += matches.length;
+  if (matchCount === 0) return;
+  tally.matched += matchCount;
   tally.filesMatched++;
   const room = Math.min(options.cap, MAX_SHOWN_MATCHES - tally.shownMatches);
   if (room <= 0) return;
 
   const maxChars = ctx.limits.maxLineChars;
   const marker = context > 0;
-  const header = `${shownPath(path)} (${plural(matches.length, "matching line")})`;
+  const header = `${shownPath(path)} (${plural(matchCount, "matching line")})`;
   // The blank line before a file's group is counted with it.
   let bytes = utf8Length(header) + (tally.files.length > 0 ? 2 : 1);
   if (tally.bytes + bytes > tally.budget) return;
@@ -312,7 +377,7 @@ async function showFile(
   while (next < matches.length && shown < room) {
     const line = matches[next];
     const from = Math.max(0, line - context, lastRow + 1);
-    let to = Math.min(index.count - 1, line + context);
+    let to = Math.min(lines.count - 1, line + context);
     const group: string[] = lastRow >= 0 && from > lastRow + 1 ? ["--"] : [];
     let k = next;
     for (let i = from; i <= to; i++) {
@@ -320,9 +385,9 @@ async function showFile(
       if (match) {
         k++;
         // A match inside the window brings its own context, until the cap stops the window growing.
-        if (shown + (k - next) < room) to = Math.max(to, Math.min(index.count - 1, i + context));
+        if (shown + (k - next) < room) to = Math.max(to, Math.min(lines.count - 1, i + context));
       }
-      group.push(renderRow(i + 1, lineAt(text, index, i), match, marker, searcher, maxChars));
+      group.push(renderRow(i + 1, lines.at(i), match, marker, searcher, maxChars));
     }
     let groupBytes = 0;
     for (const row of group) groupBytes += utf8Length(row) + 1;
@@ -334,8 +399,8 @@ async function showFile(
     lastRow = to;
   }
   if (shown === 0) return;
-  if (next < matches.length) {
-    const note = `[${plural(matches.length - shown, "more matching line")} in this file: ${options.more(matches[next] + 1)}]`;
+  if (next < matchCount) {
+    const note = `[${plural(matchCount - shown, "more matching line")} in this file: ${options.more(matches[next] + 1)}]`;
     rows.push(note);
     bytes += utf8Length(note) + 1;
   }

@@ -72,6 +72,20 @@ async function run(args: ViewArgs, ctx: ToolContext): Promise<ToolResult> {
 async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise<ToolResult> {
 
   if (args.content !== undefined) {
+    const searchArgs = { ...args, content: args.content };
+    if (ctx.storage.readStream) {
+      // Open the file to search it as a stream; a stat would read (and on local disk hash) it first.
+      let opened;
+      try {
+        opened = await ctx.storage.readStream(path);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === "FS_IS_DIRECTORY") return search(ctx, path, "directory", searchArgs, unusedArgs(args, "search-directory"));
+        if (code !== "FS_NOT_FOUND") return toolError(error, path);
+        // Object stores have no directory objects: a prefix reads as "not found"; stat knows better.
+      }
+      if (opened) return search(ctx, path, "file", searchArgs, unusedArgs(args, "search-file"), opened);
+    }
     let stat;
     try {
       stat = await ctx.storage.stat(path);
@@ -81,7 +95,7 @@ async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise
     if (stat === null) return notFound(ctx, path);
     const kind = stat.kind;
     const notes = unusedArgs(args, kind === "file" ? "search-file" : "search-directory");
-    return search(ctx, path, kind, { ...args, content: args.content }, notes);
+    return search(ctx, path, kind, searchArgs, notes);
   }
 
   // Most views are of files: try that first (one stat and one read), and

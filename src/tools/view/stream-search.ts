@@ -1,0 +1,142 @@
+/**
+ * A content search of one file read as a stream: the matching lines of the
+ * whole file, counted chunk by chunk, keeping only what the result can show
+ * (the first matches and the lines within `context` of them), so memory
+ * holds one chunk and those lines, never the file or its text.
+ *
+ * Each batch of complete lines from the scanner is decoded, its "\r\n"
+ * endings written "\n" as the whole-file search does, and matched with the
+ * same searcher. A literal that spans k lines is matched over the last k
+ * lines of the previous batch plus this one, and lines already counted are
+ * not counted twice, so the matching lines are exactly the whole-file ones.
+ */
+
+import type { ReadStreamResult, Version } from "../../storage/types.ts";
+import type { ToolContext } from "../types.ts";
+import { type LineBatch, LineScanner, type ScanOutcome } from "./line-scan.ts";
+import { indexLines, lineAt, normalizeEndings, type Searcher } from "./matcher.ts";
+
+/** What a streamed search found. */
+export interface StreamedMatches {
+  /** Lines in the file. */
+  readonly total: number;
+  /** Matching lines in the file. */
+  readonly count: number;
+  /**
+   * 0-based matching lines, ascending: every one among the first `keep`,
+   * every one inside the context kept for those, and one more after them.
+   */
+  readonly matches: readonly number[];
+  /** Content of every line within `context` of the first `keep` matches (0-based line -> content). */
+  readonly content: ReadonlyMap<number, string>;
+  readonly version: Version;
+}
+
+/** What to look for and how much of it to keep. */
+export interface StreamSearchSpec {
+  readonly searcher: Searcher;
+  /** Lines a literal match can span beyond its first (its "\n" count); 0 for a regex. */
+  readonly spanLines: number;
+  readonly context: number;
+  /** Matches whose context is kept (the most the result can show, plus one). */
+  readonly keep: number;
+  /** Longest line the scan holds. */
+  readonly maxLineBytes: number;
+}
+
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** Collects matches and kept lines batch by batch. */
+class MatchCollector {
+  count = 0;
+  readonly matches: number[] = [];
+  readonly content = new Map<number, string>();
+  private last = -1;
+  /** Lines up to here (0-based) are kept as they arrive: trailing context of kept matches. */
+  private keepUntil = -1;
+  /** After the kept region, one more match is listed; then only counting. */
+  private listing = true;
+  /** The last lines seen (0-based line -> content), for leading context and spanning literals. */
+  private recent: { line: number; content: string }[] = [];
+
+  constructor(private readonly spec: StreamSearchSpec) {}
+
+  add(batch: LineBatch): void {
+    const { searcher, spanLines, context } = this.spec;
+    const carry = this.recent.slice(Math.max(0, this.recent.length - spanLines));
+    const own = normalizeEndings(decoder.decode(batch.body));
+    const text = carry.length > 0 ? `${carry.map((r) => r.content).join("\n")}\n${own}` : own;
+    const index = indexLines(text);
+    // 0-based file line of the text's first line.
+    const base = batch.firstLine - 1 - carry.length;
+    const first = batch.firstLine - 1;
+    const lastLine = base + index.count - 1;
+    const at = (line: number) => lineAt(text, index, line - base);
+
+    for (let line = first; line <= Math.min(this.keepUntil, lastLine); line++) this.content.set(line, at(line));
+    const found = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
+    for (const f of found) {
+      const line = base + f;
+      if (line <= this.last) continue;
+      this.last = line;
+      const ordinal = this.count++;
+      if (ordinal < this.spec.keep) {
+        for (let l = Math.max(0, line - context); l < first; l++) {
+          if (!this.content.has(l)) this.content.set(l, this.fromRecent(l)!);
+        }
+        for (let l = Math.max(first, line - context); l <= Math.min(lastLine, line + context); l++) this.content.set(l, at(l));
+        this.keepUntil = Math.max(this.keepUntil, line + context);
+      }
+      if (this.listing) {
+        this.matches.push(line);
+        if (ordinal >= this.spec.keep && line > this.keepUntil) this.listing = false;
+      }
+    }
+    // Remember enough lines for spanning literals and the leading context of a match starting in them.
+    const remember = context + spanLines;
+    const recent = this.recent;
+    for (let line = Math.max(first, lastLine - remember + 1); line <= lastLine; line++) recent.push({ line, content: at(line) });
+    if (recent.length > remember) this.recent = recent.slice(recent.length - remember);
+  }
+
+  private fromRecent(line: number): string | undefined {
+    return this.recent.find((r) => r.line === line)?.content;
+  }
+}
+
+/**
+ * Search the stream `opened` (consumed or cancelled here). Resolves the
+ * matches, or how the scan refused the file, or "cancelled".
+ */
+export async function streamMatches(
+  ctx: ToolContext,
+  opened: ReadStreamResult,
+  spec: StreamSearchSpec,
+): Promise<{ ok: true; found: StreamedMatches } | { ok: false; outcome: Exclude<ScanOutcome, { kind: "text" }> } | "cancelled"> {
+  const collector = new MatchCollector(spec);
+  const scanner = new LineScanner(ctx.hasher, (batch) => collector.add(batch), { maxLineBytes: spec.maxLineBytes });
+  const reader = opened.stream.getReader();
+  try {
+    for (;;) {
+      if (ctx.signal?.aborted) {
+        await reader.cancel();
+        return "cancelled";
+      }
+      const { done, value } = await reader.read();
+      if (done) break;
+      scanner.push(value);
+      if (!scanner.wantsMore) {
+        await reader.cancel();
+        break;
+      }
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    throw error;
+  }
+  const outcome = scanner.end();
+  if (outcome.kind !== "text") return { ok: false, outcome };
+  const version = await opened.version;
+  const { count, matches, content } = collector;
+  return { ok: true, found: { total: scanner.totals().lines, count, matches, content, version } };
+}
