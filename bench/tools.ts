@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
+import { createMemoryStorage } from "../src/storage/memory.ts";
 import { codeText, MARKER, SEARCH_TREE, tempDir, writeTree } from "./lib/fixtures.ts";
 import { expectOk, inProcess } from "./lib/inproc.ts";
 import { alternate } from "./lib/measure.ts";
@@ -55,6 +56,13 @@ export async function runTools(options: SectionOptions): Promise<Section> {
     if (runs("search")) notes.push(`search tree: ${treeFiles} files written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const local = await inProcess(work, { limits: UNBOUNDED });
+    // The tool path alone: the same calls in-process over memory storage (no disk, no SHA-256, no fsync).
+    const memory = createMemoryStorage();
+    const memFile = writeEditFile(work, "e1k-c.txt", 1_000);
+    await memory.write(memFile.path, new Uint8Array(await Bun.file(join(work, memFile.path)).arrayBuffer()));
+    const inMemory = await inProcess(work, { storage: memory });
+    const viaMemory: CallTool = (tool, args) => inMemory.call(tool, args);
+    expectOk(await viaMemory("view", { path: memFile.path, start: 1, end: 1 }), "view");
     const server = await startServer("bun", work, UNBOUNDED);
     try {
       const rest = restClient(server.url, "bench-http");
@@ -105,6 +113,17 @@ export async function runTools(options: SectionOptions): Promise<Section> {
       report("view.tail", "view last 100 lines of the 10 MB file", tail);
       }
 
+      if (runs("edit")) {
+        const mem = await alternate(
+          [
+            { name: "edit", run: editCalls(memFile, viaMemory) },
+            { name: "batch", run: batchEditCalls(memFile, viaMemory) },
+          ],
+          { rounds: rounds(60), warmup: 4 },
+        );
+        rows.push(row("edit.1k.memory", "edit, 1k-line file, in-process, memory storage", "ms", summarise(mem.edit)));
+        rows.push(row("batch.1k.memory", "batch_edit (3 replaces), 1k-line file, in-process, memory storage", "ms", summarise(mem.batch), { target: { kind: "max", value: 2 } }));
+      }
       for (const [k, size] of runs("edit") ? ([[0, "1k"], [1, "100k"]] as const) : []) {
         const fileOf = (which: "inproc" | "http") => files[which][k];
         const edit = await alternate(
