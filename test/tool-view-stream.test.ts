@@ -252,7 +252,18 @@ const needleArb = fc.oneof(
 );
 
 describe("search of one file over a stream equals search over whole reads", () => {
-  test("matches, rows, context, caps and refusals, for any file, needle and chunking", async () => {
+  test("a range from the end counts the file first, then searches only the range", async () => {
+    const lines = Array.from({ length: 50 }, (_, i) => `row ${i} ${i % 5 === 0 ? "hit" : ""}`);
+    const storage = createMemoryStorage({ streamChunkBytes: 11 });
+    await storage.write("f.txt", utf8(`${lines.join("\n")}\n`));
+    const args = { path: "f.txt", content: "hit", start: -12, end: -3, context: 1 };
+    const a = await view(makeContext({ storage }), args);
+    const b = await view(makeContext({ storage: wholeReads(storage) }), args);
+    expect(a.text).toBe(b.text);
+    expect(a.text).toContain("f.txt lines 39-48 of 50");
+  });
+
+  test("matches, rows, context, ranges, caps and refusals, for any file, needle and chunking", async () => {
     const lineText = fc.array(fc.constantFrom("a", "b", "c", " ", "é", "A", "İ", "x", "\r"), { maxLength: 8 }).map((c) => c.join(""));
     const textArb = fc
       .tuple(fc.array(fc.tuple(lineText, fc.constantFrom("\n", "\r\n")), { maxLength: 40 }), lineText, fc.boolean())
@@ -264,13 +275,16 @@ describe("search of one file over a stream equals search over whole reads", () =
         needleArb,
         fc.record({ regex: fc.boolean(), case_sensitive: fc.boolean(), context: fc.integer({ min: 0, max: 3 }) }),
         fc.integer({ min: 60, max: 2000 }),
-        async (bytes, chunk, content, flags, maxOutputBytes) => {
+        boundArb,
+        boundArb,
+        async (bytes, chunk, content, flags, maxOutputBytes, start, end) => {
           const storage = createMemoryStorage({ streamChunkBytes: chunk });
           await storage.write("f.txt", bytes);
           const limits = { maxOutputBytes, maxLineChars: 12 };
           const streamed = makeContext({ storage, limits });
           const whole = makeContext({ storage: wholeReads(storage), limits });
-          const args = { path: "f.txt", content, ...flags };
+          const bounds = { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
+          const args = { path: "f.txt", content, ...flags, ...bounds };
           const a = await view(streamed, args);
           const b = await view(whole, args);
           expect(a.text).toBe(b.text);

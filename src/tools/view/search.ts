@@ -37,6 +37,7 @@ import { entryFilter } from "./directory.ts";
 import { invalidArgument, notFound, notTextResult } from "./errors.ts";
 import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
+import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
 import { streamMatches } from "./stream-search.ts";
 import { readAhead, rewindWalk } from "./read-ahead.ts";
@@ -162,9 +163,9 @@ export async function search(
 
 /**
  * Search one file, within `start`/`end` when given; failures are the same
- * coded results a view gives. A file without bounds on storage that
- * streams is searched as a stream (./stream-search.ts); with bounds it is
- * read whole (bounded by the size limit).
+ * coded results a view gives. On storage that streams the file is searched
+ * as a stream (./stream-search.ts); a negative bound costs a first pass
+ * that counts the lines.
  */
 async function searchFile(run: Run, path: string, notes: readonly string[], opened?: ReadStreamResult): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
@@ -173,9 +174,14 @@ async function searchFile(run: Run, path: string, notes: readonly string[], open
       await opened.stream.cancel().catch(() => {});
       return tooLargeResult(path, opened.size, run.sizeLimit);
     }
-    if (args.start === undefined && args.end === undefined) return searchStream(run, path, notes, opened);
-    await opened.stream.cancel().catch(() => {});
+    return searchStream(run, path, notes, opened);
   }
+  return searchWhole(run, path, notes);
+}
+
+/** {@link searchFile} of a file read whole. */
+async function searchWhole(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
+  const { ctx, args, searcher, tally } = run;
   let read;
   try {
     const stat = await ctx.storage.stat(path);
@@ -207,37 +213,77 @@ async function searchFile(run: Run, path: string, notes: readonly string[], open
   return ok(render(run, where, [...notes, ...range.notes], [], "file"));
 }
 
-/** {@link searchFile} of a whole file over its stream. */
+/** {@link searchFile} over the file's stream; rare range corners fall back to a whole read. */
 async function searchStream(run: Run, path: string, notes: readonly string[], opened: ReadStreamResult): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
-  const spanLines = args.regex ? 0 : (normalizeEndings(args.content).match(/\n/g)?.length ?? 0);
-  const scanned = await streamMatches(ctx, opened, {
+  const parsed = resolveRange(args.start, args.end, 0, () => 0);
+  const start = args.start === undefined ? undefined : parseLineRef(args.start);
+  const end = args.end === undefined ? undefined : parseLineRef(args.end);
+  if (!parsed.ok || start?.ok === false || end?.ok === false) {
+    // The whole read words the refusal (after a not-text verdict, as it always has).
+    await opened.stream.cancel().catch(() => {});
+    return searchWhole(run, path, notes);
+  }
+  const spec = {
     searcher,
-    spanLines,
+    spanLines: args.regex ? 0 : (normalizeEndings(args.content).match(/\n/g)?.length ?? 0),
     context: run.context,
     keep: MAX_SHOWN_MATCHES + 1,
     maxLineBytes: run.sizeLimit,
-  });
-  if (scanned === "cancelled") return fail("TIMEOUT", `search of \`${shownPath(path)}\` was cancelled`);
-  if (!scanned.ok) {
-    const { outcome } = scanned;
-    if (outcome.kind === "not-text") return notTextResult(path, outcome.why);
-    return tooLargeResult(path, opened.size, run.sizeLimit);
+  };
+  const refused = (scanned: Awaited<ReturnType<typeof streamMatches>>): ToolResult | undefined => {
+    if (scanned === "cancelled") return fail("TIMEOUT", `search of \`${shownPath(path)}\` was cancelled`);
+    if (scanned.ok) return undefined;
+    return scanned.outcome.kind === "not-text" ? notTextResult(path, scanned.outcome.why) : tooLargeResult(path, opened.size, run.sizeLimit);
+  };
+  let stream = opened;
+  let counted: number | undefined;
+  if ((start?.line ?? 1) < 0 || (end?.line ?? 1) < 0) {
+    // A bound from the end: count the lines first, then search with plain line numbers.
+    const first = await streamMatches(ctx, stream, { ...spec, keep: 0, lines: { from: 1, to: 0 } });
+    const refusal = refused(first);
+    if (refusal || first === "cancelled" || !first.ok) return refusal!;
+    counted = first.found.total;
+    stream = await ctx.storage.readStream!(path);
   }
+  const absolute = (line: number) => (line < 0 ? counted! + 1 + line : line);
+  const lo = start ? absolute(start.line) : 1;
+  const hi = end ? absolute(end.line) : Number.POSITIVE_INFINITY;
+  const named = new Set([start, end].flatMap((b) => (b?.ok && b.hash !== undefined ? [b.line - 1] : [])));
+  const scanned = await streamMatches(ctx, stream, { ...spec, lines: { from: Math.max(0, lo - 1), to: hi - 1 }, named });
+  const refusal = refused(scanned);
+  if (refusal || scanned === "cancelled" || !scanned.ok) return refusal!;
   const { found } = scanned;
+  const total = found.total;
+  if (counted !== undefined && counted !== total) return searchWhole(run, path, notes); // changed between passes
+  const range = resolveRange(args.start, args.end, total, (n) => lineHash(found.named.get(n - 1) ?? ""));
+  if (!range.ok) return invalidArgument(range.message);
+  let matches = found.matches;
+  let count = found.count;
+  let content = found.content;
+  if (range.from === total && range.to === total && lo > total) {
+    // A start past the end shows the last line.
+    matches = found.lastMatch === total - 1 ? [total - 1] : [];
+    count = matches.length;
+    content = found.tail;
+  } else if (total > 0 && (range.from !== Math.max(1, lo) || range.to !== Math.min(hi, total))) {
+    return searchWhole(run, path, notes);
+  }
   tally.filesSearched = 1;
-  const content = found.content;
-  const lines: FileLines = { count: found.total, at: (i) => content.get(i) ?? "" };
+  const ranged = range.from > 1 || range.to < total;
+  const until = ranged && range.to < total ? range.to : undefined;
+  const lines: FileLines = { count: total, at: (i) => content.get(i) ?? "" };
   await showFile(
     run,
     path,
     found.version,
     lines,
-    found.matches,
-    { cap: MAX_SHOWN_MATCHES, more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine }) },
-    found.count,
+    matches,
+    { cap: MAX_SHOWN_MATCHES, more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine, end: until }) },
+    count,
   );
-  return ok(render(run, `${shownPath(path)} (${plural(found.total, "line")})`, notes, [], "file"));
+  const where = ranged ? `${shownPath(path)} lines ${range.from}-${range.to} of ${total}` : `${shownPath(path)} (${plural(total, "line")})`;
+  return ok(render(run, where, [...notes, ...range.notes], [], "file"));
 }
 
 /** Search every text file the walk reaches, one at a time, until done or a cap stops it. */

@@ -29,6 +29,12 @@ export interface StreamedMatches {
   readonly matches: readonly number[];
   /** Content of every line within `context` of the first `keep` matches (0-based line -> content). */
   readonly content: ReadonlyMap<number, string>;
+  /** Content of the lines `named` asked for. */
+  readonly named: ReadonlyMap<number, string>;
+  /** The file's last lines (0-based line -> content), at least `context` + 1 of them. */
+  readonly tail: ReadonlyMap<number, string>;
+  /** The last matching line of the whole file (0-based; -1 for none), whatever the range. */
+  readonly lastMatch: number;
   readonly version: Version;
 }
 
@@ -42,6 +48,10 @@ export interface StreamSearchSpec {
   readonly keep: number;
   /** Longest line the scan holds. */
   readonly maxLineBytes: number;
+  /** Only matches on 0-based lines `from..to` count (default: the whole file). */
+  readonly lines?: { readonly from: number; readonly to: number };
+  /** 0-based lines whose content to keep whatever matches (e.g. the lines a range names by id). */
+  readonly named?: ReadonlySet<number>;
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -51,7 +61,9 @@ class MatchCollector {
   count = 0;
   readonly matches: number[] = [];
   readonly content = new Map<number, string>();
-  private last = -1;
+  readonly named = new Map<number, string>();
+  /** Last matching line seen, in range or not (0-based). */
+  last = -1;
   /** Lines up to here (0-based) are kept as they arrive: trailing context of kept matches. */
   private keepUntil = -1;
   /** After the kept region, one more match is listed; then only counting. */
@@ -74,11 +86,14 @@ class MatchCollector {
     const at = (line: number) => lineAt(text, index, line - base);
 
     for (let line = first; line <= Math.min(this.keepUntil, lastLine); line++) this.content.set(line, at(line));
+    for (const line of this.spec.named ?? []) if (line >= first && line <= lastLine) this.named.set(line, at(line));
+    const range = this.spec.lines;
     const found = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
     for (const f of found) {
       const line = base + f;
       if (line <= this.last) continue;
       this.last = line;
+      if (range && (line < range.from || line > range.to)) continue;
       const ordinal = this.count++;
       if (ordinal < this.spec.keep) {
         for (let l = Math.max(0, line - context); l < first; l++) {
@@ -92,11 +107,17 @@ class MatchCollector {
         if (ordinal >= this.spec.keep && line > this.keepUntil) this.listing = false;
       }
     }
-    // Remember enough lines for spanning literals and the leading context of a match starting in them.
-    const remember = context + spanLines;
+    // Remember enough lines for spanning literals and the leading context of a match starting in
+    // them, and the last line with its context (a range past the end shows the last line).
+    const remember = context + spanLines + 1;
     const recent = this.recent;
     for (let line = Math.max(first, lastLine - remember + 1); line <= lastLine; line++) recent.push({ line, content: at(line) });
     if (recent.length > remember) this.recent = recent.slice(recent.length - remember);
+  }
+
+  /** The last lines seen. */
+  tail(): Map<number, string> {
+    return new Map(this.recent.map((r) => [r.line, r.content]));
   }
 
   private fromRecent(line: number): string | undefined {
@@ -137,6 +158,6 @@ export async function streamMatches(
   const outcome = scanner.end();
   if (outcome.kind !== "text") return { ok: false, outcome };
   const version = await opened.version;
-  const { count, matches, content } = collector;
-  return { ok: true, found: { total: scanner.totals().lines, count, matches, content, version } };
+  const { count, matches, content, named, last } = collector;
+  return { ok: true, found: { total: scanner.totals().lines, count, matches, content, named, tail: collector.tail(), lastMatch: last, version } };
 }
