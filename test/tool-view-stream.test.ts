@@ -311,3 +311,22 @@ describe("search of one file over a stream equals search over whole reads", () =
     }
   });
 });
+
+describe("files that are not text", () => {
+  test("a view records the version of the bytes it judged (read to the end); a search records nothing and offers conversion", async () => {
+    const storage = createMemoryStorage({ streamChunkBytes: 3 });
+    const bytes = Uint8Array.from([0x61, 0x0a, 0x00, 0x62, ...utf8("x\n".repeat(50))]);
+    const { version } = await storage.write("bin.dat", bytes);
+    const ctx = makeContext({ storage });
+    const viewed = await view(ctx, { path: "bin.dat" });
+    expect(viewed.result.code).toBe("FS_NOT_TEXT");
+    expect(viewed.text).toEndWith("replace it whole with write (this view counts as having seen it).");
+    expect(await ctx.observations.get(ctx.caller.session, "bin.dat")).toEqual({ kind: "present", version });
+
+    const other = makeContext({ storage, session: "other" });
+    const searched = await view(other, { path: "bin.dat", content: "x" });
+    expect(searched.result.code).toBe("FS_NOT_TEXT");
+    expect(searched.text).toEndWith("convert it to UTF-8 first.");
+    expect(await other.observations.get(other.caller.session, "bin.dat")).toBeUndefined();
+  });
+});

@@ -15,15 +15,19 @@ import { viewCall } from "./format.ts";
 
 /**
  * FS_NOT_TEXT for bytes that are not UTF-8 text, saying which (binary or
- * another encoding) and where, worded as `loadTextFile` words it for a view.
+ * another encoding) and where, worded as `loadTextFile` words it. `seen`
+ * (a view, which records the version it read): the way out offered is to
+ * replace the file whole with write; a search records nothing, so it offers
+ * converting the file instead.
  */
-export function notTextResult(path: string, why: NotText): ToolResult {
+export function notTextResult(path: string, why: NotText, seen = true): ToolResult {
   const what = why.reason === "binary" ? "a binary file (it contains NUL bytes)" : "not valid UTF-8 text";
+  const exit = seen ? "replace it whole with write (this view counts as having seen it)" : "convert it to UTF-8 first";
   return fail(
     "FS_NOT_TEXT",
     `\`${shownPath(path)}\` is ${what}: ${why.detail}. These tools read and edit UTF-8 text only; ` +
-      `leave this file alone, or replace it whole with write (this view counts as having seen it).`,
-  )
+      `leave this file alone, or ${exit}.`,
+  );
 }
 
 /** An INVALID_ARGUMENT result; `message` already says the fix. */

@@ -62,13 +62,9 @@ async function streamedRows(ctx: ToolContext, path: string, bounds: { start?: st
     return { ok: false, result: tooLargeToView(path, opened.size, ctx.limits.maxFileBytes) };
   }
   const viewed = await streamView(ctx, path, bounds, opened);
-  let version = viewed.ok ? viewed.rows.version : viewed.version;
-  if (version === undefined && !viewed.ok && viewed.result.code === "FS_NOT_TEXT") {
-    // The scan stopped at the first non-text byte, before the streamed version was known. The
-    // session has seen this file (as not-text), so record it: the write the refusal offers would
-    // otherwise ask for a view, and the view would refuse again, a recovery loop.
-    version = (await ctx.storage.stat(path).catch(() => null))?.version;
-  }
+  // A file found not to be text counts as seen too (streamView reads it to the end for its
+  // version): the write the refusal offers would otherwise ask for a view, a recovery loop.
+  const version = viewed.ok ? viewed.rows.version : viewed.version;
   if (version !== undefined) await observePresent(ctx, path, version);
   return viewed;
 }

@@ -109,6 +109,11 @@ export class LineScanner {
     return this.invalid === undefined || this.offset < BINARY_SNIFF_BYTES || this.invalid.peek.length < 5;
   }
 
+  /** The outcome so far ("text" until something refuses the file). */
+  get outcome(): ScanOutcome {
+    return this.result;
+  }
+
   /** Feed the next chunk. */
   push(chunk: Uint8Array): void {
     if (this.finished || !this.wantsMore || chunk.length === 0) return;

@@ -193,7 +193,7 @@ async function searchWhole(run: Run, path: string, notes: readonly string[]): Pr
     return toolError(error, path);
   }
   const decoded = decodeText(read.bytes);
-  if (!decoded.ok) return notTextResult(path, decoded);
+  if (!decoded.ok) return notTextResult(path, decoded, false);
   const text = normalizeEndings(decoded.text);
   const index = indexLines(text);
   const range = resolveRange(args.start, args.end, index.count, (n) => lineHash(lineAt(text, index, n - 1)));
@@ -234,7 +234,7 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
   const refused = (scanned: Awaited<ReturnType<typeof streamMatches>>): ToolResult | undefined => {
     if (scanned === "cancelled") return fail("TIMEOUT", `search of \`${shownPath(path)}\` was cancelled`);
     if (scanned.ok) return undefined;
-    return scanned.outcome.kind === "not-text" ? notTextResult(path, scanned.outcome.why) : tooLargeResult(path, opened.size, run.sizeLimit);
+    return scanned.outcome.kind === "not-text" ? notTextResult(path, scanned.outcome.why, false) : tooLargeResult(path, opened.size, run.sizeLimit);
   };
   let stream = opened;
   let counted: number | undefined;

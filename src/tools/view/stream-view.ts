@@ -58,9 +58,10 @@ export interface FileRows {
 }
 
 /**
- * The rows of a streamed view, or the result that says why there are none
- * (with the version when the file was read as text all the same: the
- * whole-document path records that the session saw it).
+ * The rows of a streamed view, or the result that says why there are none,
+ * with the version of the bytes read when the session has seen the file all
+ * the same (a range that does not fit it, a file that is not text), as the
+ * whole-document path records it.
  */
 export type StreamedView =
   | { readonly ok: true; readonly rows: FileRows }
@@ -247,7 +248,18 @@ async function scanPass(ctx: ToolContext, opened: ReadStreamResult, plan: Plan, 
       if (chunk === undefined) break;
       scanner.push(chunk);
       if (!scanner.wantsMore) {
-        await reader.cancel();
+        if (scanner.outcome.kind !== "not-text") {
+          await reader.cancel();
+          break;
+        }
+        // Not text: the rest is read unscanned, only to learn the version of the bytes judged
+        // (a stat would read a local file whole, and might see other bytes).
+        while ((await reader.read()) !== undefined) {
+          if (ctx.signal?.aborted) {
+            await reader.cancel();
+            return "cancelled";
+          }
+        }
         break;
       }
     }
@@ -314,7 +326,10 @@ export async function streamView(ctx: ToolContext, path: string, bounds: Bounds,
     const pass = await scanPass(ctx, stream, plan, bounds);
     if (pass === "cancelled") return { ok: false, result: fail("TIMEOUT", `view of \`${shownPath(path)}\` was cancelled`) };
     const refused = refusal(ctx, path, pass);
-    if (refused) return { ok: false, result: refused };
+    if (refused) {
+      // Not text: the pass read the file to its end, so the version is that of the bytes judged.
+      return { ok: false, result: refused, ...(pass.outcome.kind === "not-text" ? { version: await stream.version } : {}) };
+    }
     const version = await stream.version;
     const total = pass.totals.lines;
     if (plan.kind === "count") {
