@@ -15,9 +15,11 @@
  * lines were left out and which lines of the new file to view.
  */
 
-import { formatHash, lineHash } from "../hash/fnv.ts";
+import { lineHash } from "../hash/fnv.ts";
 import { type ChangeBlock, myersDiff } from "./diff-myers.ts";
+import { formatId } from "./ids.ts";
 import type { LineEdit } from "./line-edits.ts";
+import { truncateLine } from "./render.ts";
 
 /** One line of a hunk. Line numbers are 1-based. */
 export type DiffLine =
@@ -201,16 +203,10 @@ function span(side: string, start: number, count: number): string {
 }
 
 function idOf(n: number, text: string): string {
-  return `${n}:${formatHash(lineHash(text))}`;
+  return formatId(n, lineHash(text));
 }
 
-function cut(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  let end = Math.max(0, Math.floor(maxChars));
-  const code = text.charCodeAt(end - 1);
-  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
-  return `${text.slice(0, end)}… [line truncated: ${text.length} chars total]`;
-}
+const cut = truncateLine;
 
 function contextOf(options: DiffOptions): number {
   return Math.max(0, Math.floor(options.context ?? DEFAULT_CONTEXT));

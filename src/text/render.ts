@@ -225,6 +225,15 @@ function grow(out: Uint8Array, atLeast: number): Uint8Array {
   return bigger;
 }
 
+/**
+ * `content` cut to `maxChars` UTF-16 code units (a surrogate pair is never
+ * split) with the `… [line truncated: N chars total]` marker; unchanged when
+ * it fits. Views and diffs show long lines the same way.
+ */
+export function truncateLine(content: string, maxChars: number): string {
+  return content.length <= maxChars ? content : truncateTo(content, maxChars, content.length);
+}
+
 function truncate(content: string, maxChars: number): string {
   return truncateTo(content, maxChars, content.length);
 }
