@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHasher, jsHasher, loadWasmHasher } from "../src/hash/mod.ts";
 import { readWasmBytes } from "../src/hash/wasm-file.ts";
+import { hashLineColumns } from "../src/text/document.ts";
 import { oracle, plain } from "./hash-helpers.ts";
 
 const encoder = new TextEncoder();
@@ -35,15 +36,27 @@ describe("loadWasmHasher", () => {
     }
   });
 
-  test("a smaller call after a larger one returns only its own lines, and earlier results stay intact", async () => {
+  test("a smaller call after a larger one returns only its own lines, and the larger one again is whole", async () => {
     const hasher = await loadWasmHasher(wasmBytes, { jsBelow: 0 });
     const big = manyLines(50_000, 60);
-    const bigResult = hasher.hashLines(big);
-    const bigSnapshot = plain(bigResult);
+    const bigSnapshot = plain(hasher.hashLines(big));
+    expect(bigSnapshot).toEqual(oracle(big));
     for (const small of [encoder.encode("one\ntwo"), encoder.encode(""), encoder.encode("\n"), manyLines(700, 9)]) {
       expect(plain(hasher.hashLines(small))).toEqual(oracle(small));
     }
-    expect(plain(bigResult)).toEqual(bigSnapshot);
+    expect(plain(hasher.hashLines(big))).toEqual(bigSnapshot);
+  });
+
+  test("documents hashed one after another keep their own columns (results are reused memory, documents copy)", async () => {
+    const hasher = await loadWasmHasher(wasmBytes, { jsBelow: 0 });
+    const texts = [manyLines(5_000, 80), manyLines(200_000, 100), manyLines(3, 5)];
+    const docs = texts.map((bytes) => hashLineColumns(bytes, hasher));
+    docs.forEach((doc, i) => {
+      const want = oracle(texts[i]);
+      expect([...doc.hashes]).toEqual(want.hashes);
+      expect([...doc.starts]).toEqual(want.starts);
+      expect([...doc.ends]).toEqual(want.ends);
+    });
   });
 
   test("a buffer that is a view into a larger ArrayBuffer hashes only the view", async () => {

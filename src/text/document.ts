@@ -172,7 +172,7 @@ export function documentFromLines(
   return { doc: lazyDocument(bom, body, hashLineColumns(body, hasher)), bytes };
 }
 
-/** Hashes and offsets of every line, checked against the bytes and copied out of the hasher. */
+/** Hashes and offsets of every line, checked against the bytes. */
 export type LineColumns = Pick<TextDocument, "hashes" | "starts" | "ends">;
 
 /**
@@ -226,9 +226,31 @@ export function lineEndingCounts(doc: Pick<TextDocument, "body" | "starts" | "en
  * ("\n" or "\r\n") ends, and the last line ends the body (with or without
  * a terminator). That costs one pass over the line offsets, not over the
  * bytes, and a hasher that got the line structure wrong fails it with
- * INTERNAL_ERROR. The columns are copies the caller owns.
+ * INTERNAL_ERROR. The columns are the caller's own (one block of 9 bytes per
+ * line); a caller that only reads them before hashing again uses
+ * {@link hashLineViews} and copies nothing.
  */
 export function hashLineColumns(body: Uint8Array, hasher: LineHasher): LineColumns {
+  const views = hashLineViews(body, hasher);
+  const count = views.hashes.length;
+  // One allocation for the three columns, in the order that keeps the u32 ones aligned.
+  const block = new ArrayBuffer(count * 9);
+  const starts = new Uint32Array(block, 0, count);
+  const ends = new Uint32Array(block, count * 4, count);
+  const hashes = new Uint8Array(block, count * 8, count);
+  starts.set(views.starts);
+  ends.set(views.ends);
+  hashes.set(views.hashes);
+  return { hashes, starts, ends };
+}
+
+/**
+ * {@link hashLineColumns} without the copy: the checked columns are the
+ * hasher's views of memory it reuses, valid only until the next `hashLines`
+ * call (of any hasher). A streaming view renders each chunk's lines before
+ * it hashes the next chunk, so it never needs its own columns.
+ */
+export function hashLineViews(body: Uint8Array, hasher: LineHasher): LineColumns {
   const result = hasher.hashLines(body);
   const count = result.count;
   if (
@@ -243,8 +265,11 @@ export function hashLineColumns(body: Uint8Array, hasher: LineHasher): LineColum
       `line hasher (${hasher.backend}) counted ${result.count} lines with ${result.hashes.length} hashes, the text splits into ${countLines(body)}`,
     );
   }
-  // Copies: a backend may hand out views of memory it reuses on the next call.
-  return { hashes: result.hashes.slice(0, count), starts: result.starts.slice(0, count), ends: result.ends.slice(0, count) };
+  const { hashes, starts, ends } = result;
+  // Trimmed only when a hasher handed out longer arrays: a view per call is an allocation.
+  return hashes.length === count && starts.length === count && ends.length === count
+    ? { hashes, starts, ends }
+    : { hashes: hashes.subarray(0, count), starts: starts.subarray(0, count), ends: ends.subarray(0, count) };
 }
 
 function linesDescribe(body: Uint8Array, starts: Uint32Array, ends: Uint32Array, count: number): boolean {

@@ -19,7 +19,7 @@ import type { LineHasher } from "../../hash/types.ts";
 import {
   BINARY_SNIFF_BYTES,
   firstInvalidUtf8,
-  hashLineColumns,
+  hashLineViews,
   hasUtf8Bom,
   type LineColumns,
   type NotText,
@@ -243,7 +243,7 @@ export class LineScanner {
       this.settleInvalid(final);
       return false;
     }
-    const columns = hashLineColumns(bytes, this.hasher);
+    const columns = hashLineViews(bytes, this.hasher);
     const count = columns.hashes.length;
     if (count === 0) return true;
     const { starts, ends } = columns;
