@@ -25,3 +25,14 @@ export function isFsError(value: unknown): value is FsError {
   const code = value instanceof Error ? (value as { code?: unknown }).code : undefined;
   return typeof code === "string" && code.startsWith("FS_");
 }
+
+/**
+ * FS_TOO_LARGE from `read` with `maxBytes`: the file's size and the limit,
+ * so the tool boundary can say how large it is and what to do instead.
+ */
+export class FileTooLargeError extends FsError {
+  constructor(path: string, readonly size: number, readonly limit: number) {
+    super("FS_TOO_LARGE", `file is ${size} bytes, over the ${limit}-byte read limit: ${path}`, { path });
+    this.name = "FileTooLargeError";
+  }
+}

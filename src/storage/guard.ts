@@ -5,7 +5,7 @@
 import { CodedError } from "../errors.ts";
 import { checkListOptions } from "./listing.ts";
 import { normalizeWorkspacePath } from "./path.ts";
-import type { ListOptions, Storage, Version, WriteCondition } from "./types.ts";
+import type { ListOptions, ReadOptions, Storage, Version, WriteCondition } from "./types.ts";
 
 function checkCondition(condition: WriteCondition): void {
   const kind = (condition as { kind?: unknown } | null)?.kind;
@@ -42,8 +42,13 @@ export function guardStorage(inner: Storage): Storage {
     async stat(path: string) {
       return inner.stat(normalizeWorkspacePath(path));
     },
-    async read(path: string) {
-      return inner.read(normalizeWorkspacePath(path));
+    async read(path: string, options?: ReadOptions) {
+      const normalized = normalizeWorkspacePath(path);
+      const max = options?.maxBytes;
+      if (max !== undefined && !(Number.isSafeInteger(max) && max >= 0)) {
+        throw new CodedError("INVALID_ARGUMENT", `read maxBytes must be a whole number of bytes, 0 or more (got ${max})`);
+      }
+      return inner.read(normalized, options);
     },
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }) {
       const normalized = normalizeWorkspacePath(path);

@@ -30,22 +30,29 @@
  *
  * Versions are SHA-256 content hashes (see ./version.ts), so `stat` and the
  * `ifVersion` check read and hash the whole file (~1 ms per MiB).
+ *
+ * Speed. Path walks, checks and small reads and writes are blocking calls
+ * (see ./local-io.ts for why and where the line is); fdatasync and large
+ * content go through the thread pool.
  */
+import * as fsSync from "node:fs";
 import { constants, type Stats } from "node:fs";
 import * as fs from "node:fs/promises";
 import { basename, dirname, sep } from "node:path";
 import { isInside } from "./containment.ts";
-import { FsError } from "./errors.ts";
+import { FileTooLargeError, FsError } from "./errors.ts";
 import { checkListOptions, finishListing, listDepth } from "./listing.ts";
 import { createKeyedLock } from "./lock.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { baseName, childPath, normalizeWorkspacePath } from "./path.ts";
+import { dataSync, localVersion, readAll, writeAll } from "./local-io.ts";
 import { handleStream } from "./local-stream.ts";
 import { isTempName, tempNameFor } from "./temp-name.ts";
 import type {
   ListEntry,
   ListOptions,
   ListResult,
+  ReadOptions,
   ReadResult,
   ReadStreamResult,
   StatResult,
@@ -54,7 +61,6 @@ import type {
   WriteCondition,
   WriteResult,
 } from "./types.ts";
-import { contentVersion } from "./version.ts";
 
 // Absent on Windows; there the final-component symlink check relies on the walk alone.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -67,8 +73,9 @@ const ATTEMPTS = 3;
 /** Options for {@link createLocalStorage}. */
 export interface LocalStorageOptions {
   /**
-   * fsync each temp file before renaming it into place, so a crash leaves
-   * the old or the new content, never an empty file. Default true.
+   * Flush each temp file to disk (fdatasync) before renaming it into place,
+   * so a power loss leaves the old or the new content, never an empty file.
+   * Default true.
    */
   readonly fsync?: boolean;
 }
@@ -89,14 +96,6 @@ interface Resolved {
 
 function joinReal(dir: string, name: string): string {
   return dir.endsWith(sep) ? dir + name : dir + sep + name;
-}
-
-function asBytes(buffer: Uint8Array): Uint8Array {
-  // Never hand out a view of a shared (pooled) ArrayBuffer.
-  if (buffer.byteOffset === 0 && buffer.buffer.byteLength === buffer.byteLength) {
-    return new Uint8Array(buffer.buffer, 0, buffer.byteLength);
-  }
-  return new Uint8Array(buffer);
 }
 
 function notRegular(path: string): FsError {
@@ -131,11 +130,11 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
    * Look up one directory entry. Resolves null when it does not exist; a
    * symlink is followed only to a real path inside the root.
    */
-  async function step(dir: string, name: string, path: string) {
+  function step(dir: string, name: string, path: string) {
     const entry = joinReal(dir, name);
     let stats: Stats;
     try {
-      stats = await fs.lstat(entry);
+      stats = fsSync.lstatSync(entry);
     } catch (error) {
       if (nodeErrorCode(error) === "ENOENT") return null;
       throw fsErrorFromNode(error, "lstat", path);
@@ -143,7 +142,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     if (!stats.isSymbolicLink()) return { entry, real: entry, stats };
     let real: string;
     try {
-      real = await fs.realpath(entry);
+      real = fsSync.realpathSync(entry);
     } catch (error) {
       // Never follow a dangling link: creating its target could land anywhere.
       throw new FsError("FS_ACCESS_DENIED", `symlink is dangling or loops: ${path}`, { cause: error, path });
@@ -152,22 +151,22 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       throw new FsError("FS_ACCESS_DENIED", `symlink resolves outside the workspace root: ${path}`, { path });
     }
     try {
-      stats = await fs.stat(real);
+      stats = fsSync.statSync(real);
     } catch (error) {
       throw fsErrorFromNode(error, "stat", path);
     }
     return { entry, real, stats };
   }
 
-  async function resolve(path: string): Promise<Resolved> {
+  function resolve(path: string): Resolved {
     if (path === "") {
-      return { entry: realRoot, real: realRoot, stats: await fs.stat(realRoot), parent: realRoot, missingDirs: [] };
+      return { entry: realRoot, real: realRoot, stats: fsSync.statSync(realRoot), parent: realRoot, missingDirs: [] };
     }
     const names = path.split("/");
     let dir = realRoot;
     for (let i = 0; i < names.length; i++) {
       const here = names.slice(0, i + 1).join("/");
-      const found = await step(dir, names[i], here);
+      const found = step(dir, names[i], here);
       if (!found) {
         const entry = names.slice(i).reduce(joinReal, dir);
         return { entry, real: entry, stats: null, parent: dir, missingDirs: names.slice(i, -1) };
@@ -182,49 +181,68 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   }
 
   /**
-   * Open a resolved regular file and prove the inode held is the one at a
-   * symlink-free path inside the root. Null means it changed under us: retry.
+   * Whether the open file whose stats are `held` is a regular file that is
+   * still the one at the symlink-free real path of `resolved`, inside the
+   * root. False means it changed under us (renamed over, removed): retry.
    */
-  async function openVerified(resolved: Resolved, path: string): Promise<fs.FileHandle | null> {
-    let handle: fs.FileHandle;
+  function stillThere(resolved: Resolved, held: Stats, path: string): boolean {
+    if (held.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+    if (!held.isFile()) throw notRegular(path);
     try {
-      handle = await fs.open(resolved.real, READ_FLAGS);
+      const realNow = fsSync.realpathSync(resolved.real);
+      const there = fsSync.statSync(realNow);
+      return isInside(realRoot, realNow, sep) && there.dev === held.dev && there.ino === held.ino;
     } catch (error) {
-      throw fsErrorFromNode(error, "open", path);
-    }
-    try {
-      const held = await handle.stat();
-      if (held.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-      if (!held.isFile()) throw notRegular(path);
-      const realNow = await fs.realpath(resolved.real);
-      const there = await fs.stat(realNow);
-      if (isInside(realRoot, realNow, sep) && there.dev === held.dev && there.ino === held.ino) return handle;
-    } catch (error) {
-      await handle.close();
       // The file we hold was renamed over (a concurrent write) or removed since the open: Bun's
       // realpath then fails with ENOENT although a file is at the path. Look again, like a mismatch.
-      if (nodeErrorCode(error) === "ENOENT") return null;
+      if (nodeErrorCode(error) === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  /** Resolve `path` to an existing regular file, or throw the refusal `read` gives. */
+  function resolveFile(path: string): Resolved {
+    const resolved = resolve(path);
+    if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+    if (resolved.stats.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+    if (!resolved.stats.isFile()) throw notRegular(path);
+    return resolved;
+  }
+
+  /** Open a resolved file (O_NOFOLLOW) and prove it is still there; null means retry. */
+  function openVerified(resolved: Resolved, path: string): { fd: number; held: Stats } | null {
+    let fd: number;
+    try {
+      fd = fsSync.openSync(resolved.real, READ_FLAGS);
+    } catch (error) {
       throw fsErrorFromNode(error, "open", path);
     }
-    await handle.close();
+    try {
+      const held = fsSync.fstatSync(fd);
+      if (stillThere(resolved, held, path)) return { fd, held };
+    } catch (error) {
+      fsSync.closeSync(fd);
+      throw fsErrorFromNode(error, "open", path);
+    }
+    fsSync.closeSync(fd);
     return null;
   }
 
-  async function readFile(path: string): Promise<{ bytes: Uint8Array; mtimeMs: number }> {
+  async function readFile(path: string, maxBytes = Number.POSITIVE_INFINITY): Promise<{ bytes: Uint8Array; mtimeMs: number }> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const resolved = await resolve(path);
-      if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
-      if (resolved.stats.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-      if (!resolved.stats.isFile()) throw notRegular(path);
-      const handle = await openVerified(resolved, path);
-      if (!handle) continue;
+      const opened = openVerified(resolveFile(path), path);
+      if (!opened) continue;
+      const { fd, held } = opened;
       try {
-        const held = await handle.stat();
-        return { bytes: asBytes(await handle.readFile()), mtimeMs: held.mtimeMs };
+        if (held.size > maxBytes) throw new FileTooLargeError(path, held.size, maxBytes);
+        const bytes = await readAll(fd, held.size);
+        // Appended to since the fstat: the limit is about what was read.
+        if (bytes.length > maxBytes) throw new FileTooLargeError(path, bytes.length, maxBytes);
+        return { bytes, mtimeMs: held.mtimeMs };
       } catch (error) {
         throw fsErrorFromNode(error, "read", path);
       } finally {
-        await handle.close();
+        fsSync.closeSync(fd);
       }
     }
     throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
@@ -238,9 +256,9 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   async function withTargetLock<T>(path: string, fn: (resolved: Resolved) => Promise<T>): Promise<T> {
     const keyOf = (r: Resolved) => (r.stats ? r.real : r.entry);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const key = keyOf(await resolve(path));
+      const key = keyOf(resolve(path));
       const outcome = await lock.run(key, async () => {
-        const resolved = await resolve(path);
+        const resolved = resolve(path);
         return keyOf(resolved) === key ? { value: await fn(resolved) } : null;
       });
       if (outcome) return outcome.value;
@@ -249,17 +267,17 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   }
 
   /** Create the missing parent directories one at a time, each checked to be inside. */
-  async function makeParents(resolved: Resolved, path: string): Promise<string> {
+  function makeParents(resolved: Resolved, path: string): string {
     let dir = resolved.parent;
     for (const name of resolved.missingDirs) {
       const next = joinReal(dir, name);
       try {
-        await fs.mkdir(next);
+        fsSync.mkdirSync(next);
         dir = next;
       } catch (error) {
         if (nodeErrorCode(error) !== "EEXIST") throw fsErrorFromNode(error, "mkdir", path);
         // A concurrent creator won: accept it only if it is a directory inside.
-        const found = await step(dir, name, path);
+        const found = step(dir, name, path);
         if (!found?.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
         dir = found.real;
       }
@@ -271,59 +289,57 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   async function writeTemp(dir: string, name: string, bytes: Uint8Array, mode: number | undefined, path: string) {
     const tempName = tempNameFor(name);
     const temp = joinReal(dir, tempName);
-    let handle: fs.FileHandle;
+    let fd: number;
     try {
-      handle = await fs.open(temp, TEMP_FLAGS, mode ?? 0o666);
+      fd = fsSync.openSync(temp, TEMP_FLAGS, mode ?? 0o666);
     } catch (error) {
       throw fsErrorFromNode(error, "open", path);
     }
     try {
-      await handle.writeFile(bytes);
+      await writeAll(fd, bytes);
       // open() applied the umask; an overwrite keeps the old file's exact mode.
-      if (mode !== undefined) await handle.chmod(mode);
-      if (fsync) await handle.sync();
-      const held = await handle.stat();
-      const realDir = await fs.realpath(dir);
-      const there = await fs.lstat(joinReal(realDir, tempName));
+      if (mode !== undefined) fsSync.fchmodSync(fd, mode);
+      if (fsync) await dataSync(fd);
+      const held = fsSync.fstatSync(fd);
+      const realDir = fsSync.realpathSync(dir);
+      const there = fsSync.lstatSync(joinReal(realDir, tempName));
       if (!isInside(realRoot, realDir, sep) || there.dev !== held.dev || there.ino !== held.ino) {
         throw new FsError("FS_ACCESS_DENIED", `directory changed during the write: ${path}`, { path });
       }
     } catch (error) {
-      await handle.close();
-      await fs.rm(temp, { force: true }).catch(() => {});
+      fsSync.closeSync(fd);
+      removeQuietly(temp);
       throw fsErrorFromNode(error, "write", path);
     }
-    await handle.close();
+    fsSync.closeSync(fd);
     return temp;
   }
 
   async function currentVersion(path: string): Promise<Version> {
-    return contentVersion((await readFile(path)).bytes);
+    return localVersion((await readFile(path)).bytes);
   }
 
   async function walk(dirReal: string, dirPath: string, depth: number, maxDepth: number, out: ListEntry[]) {
     let names: string[];
     try {
-      names = await fs.readdir(dirReal);
+      names = fsSync.readdirSync(dirReal);
     } catch (error) {
       if (depth > 1 && nodeErrorCode(error) === "ENOENT") return;
       throw fsErrorFromNode(error, "readdir", dirPath);
     }
-    const found = await Promise.all(
-      names.map(async (name) => {
+    const found = names.map((name) => {
         const path = childPath(dirPath, name);
         // Unaddressable names (backslash, control characters, ...) would only invite refused calls.
         if (isTempName(name) || !isAddressable(path)) return null;
         try {
-          const entry = await step(dirReal, name, path);
+          const entry = step(dirReal, name, path);
           return entry && { name, path, ...entry };
         } catch (error) {
           // Symlinks leading outside, dangling or looping are left out of listings.
           if (error instanceof FsError && error.code === "FS_ACCESS_DENIED") return null;
           throw error;
         }
-      }),
-    );
+    });
     for (const item of found) {
       if (!item) continue;
       if (item.stats.isDirectory()) {
@@ -343,7 +359,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       check(path);
       let resolved: Resolved;
       try {
-        resolved = await resolve(path);
+        resolved = resolve(path);
       } catch (error) {
         if (error instanceof FsError && (error.code === "FS_NOT_FOUND" || error.code === "FS_NOT_DIRECTORY")) return null;
         throw error;
@@ -353,40 +369,42 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       if (stats.isDirectory()) return { path, kind: "directory", size: 0, mtimeMs: stats.mtimeMs };
       if (!stats.isFile()) throw notRegular(path);
       const { bytes, mtimeMs } = await readFile(path);
-      return { path, kind: "file", size: bytes.length, version: await contentVersion(bytes), mtimeMs };
+      return { path, kind: "file", size: bytes.length, version: await localVersion(bytes), mtimeMs };
     },
 
-    async read(path: string): Promise<ReadResult> {
+    async read(path: string, options?: ReadOptions): Promise<ReadResult> {
       check(path);
-      const { bytes } = await readFile(path);
-      return { bytes, version: await contentVersion(bytes) };
+      const { bytes } = await readFile(path, options?.maxBytes);
+      return { bytes, version: await localVersion(bytes) };
     },
 
     async readStream(path: string): Promise<ReadStreamResult> {
       check(path);
       // The same resolution and proofs as `read`; the handle then streams (see ./local-stream.ts).
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const resolved = await resolve(path);
-        if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
-        if (resolved.stats.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-        if (!resolved.stats.isFile()) throw notRegular(path);
-        const handle = await openVerified(resolved, path);
-        if (!handle) continue;
-        let size: number;
+        const resolved = resolveFile(path);
+        let handle: fs.FileHandle;
         try {
-          size = (await handle.stat()).size;
+          handle = await fs.open(resolved.real, READ_FLAGS);
+        } catch (error) {
+          throw fsErrorFromNode(error, "open", path);
+        }
+        let held: Stats;
+        try {
+          held = await handle.stat();
+          if (stillThere(resolved, held, path)) return handleStream(handle, path, held.size);
         } catch (error) {
           await handle.close();
-          throw fsErrorFromNode(error, "read", path);
+          throw fsErrorFromNode(error, "open", path);
         }
-        return handleStream(handle, path, size);
+        await handle.close();
       }
       throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       check(path);
-      const version = await contentVersion(bytes);
+      const version = await localVersion(bytes);
       return withTargetLock(path, async (resolved) => {
         const existing = resolved.stats;
         if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
@@ -400,20 +418,20 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         if (existing) {
           // A read-only file stays read-only: the rename below would not ask permission.
           try {
-            await fs.access(resolved.real, constants.W_OK);
+            fsSync.accessSync(resolved.real, constants.W_OK);
           } catch (error) {
             throw fsErrorFromNode(error, "access", path);
           }
         }
-        const dir = existing ? dirname(resolved.real) : await makeParents(resolved, path);
+        const dir = existing ? dirname(resolved.real) : makeParents(resolved, path);
         const target = existing ? resolved.real : joinReal(dir, baseName(path));
         const temp = await writeTemp(dir, basename(target), bytes, existing ? existing.mode & 0o7777 : undefined, path);
         try {
           if (condition.kind === "ifAbsent") {
             // link() never replaces: it fails with EEXIST if anyone, in any process, created the target.
-            await fs.link(temp, target);
+            fsSync.linkSync(temp, target);
           } else {
-            await fs.rename(temp, target);
+            fsSync.renameSync(temp, target);
           }
         } catch (error) {
           if (nodeErrorCode(error) === "EEXIST") {
@@ -421,7 +439,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
           }
           throw fsErrorFromNode(error, condition.kind === "ifAbsent" ? "link" : "rename", path);
         } finally {
-          if (condition.kind === "ifAbsent") await fs.rm(temp, { force: true }).catch(() => {});
+          if (condition.kind === "ifAbsent") removeQuietly(temp);
         }
         return { version, created: !existing };
       });
@@ -430,7 +448,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async list(path: string, options?: ListOptions): Promise<ListResult> {
       check(path);
       checkListOptions(options);
-      const resolved = await resolve(path);
+      const resolved = resolve(path);
       if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
       if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
       const entries: ListEntry[] = [];
@@ -451,13 +469,22 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         if (options?.ifVersion !== undefined && (await currentVersion(path)) !== options.ifVersion) throw stale(path);
         try {
           // The entry itself: deleting a symlink removes the link, like rm.
-          await fs.unlink(resolved.entry);
+          fsSync.unlinkSync(resolved.entry);
         } catch (error) {
           throw fsErrorFromNode(error, "unlink", path);
         }
       });
     },
   };
+}
+
+/** Remove a temp file if it is there; a failure leaves it for `cleanTempFiles`. */
+function removeQuietly(path: string): void {
+  try {
+    fsSync.rmSync(path, { force: true });
+  } catch {
+    // Swept at the next start-up.
+  }
 }
 
 function isAddressable(path: string): boolean {

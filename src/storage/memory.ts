@@ -6,13 +6,14 @@
  * Every method body runs to completion without an `await`, so a condition
  * check and the write it guards can never interleave with another call.
  */
-import { FsError } from "./errors.ts";
+import { FileTooLargeError, FsError } from "./errors.ts";
 import { checkListOptions, finishListing, listDepth } from "./listing.ts";
 import { baseName } from "./path.ts";
 import type {
   ListEntry,
   ListOptions,
   ListResult,
+  ReadOptions,
   ReadResult,
   ReadStreamResult,
   StatResult,
@@ -114,9 +115,13 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
       return { path, kind: "file", size: file.bytes.length, version: file.version, mtimeMs: file.mtimeMs };
     },
 
-    async read(path: string): Promise<ReadResult> {
+    async read(path: string, options?: ReadOptions): Promise<ReadResult> {
       const file = files.get(path);
-      if (file) return { bytes: file.bytes.slice(), version: file.version };
+      if (file) {
+        const max = options?.maxBytes;
+        if (max !== undefined && file.bytes.length > max) throw new FileTooLargeError(path, file.bytes.length, max);
+        return { bytes: file.bytes.slice(), version: file.version };
+      }
       if (isDirectory(path)) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
       throw missing(path);
     },

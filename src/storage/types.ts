@@ -61,6 +61,17 @@ export interface ListResult {
   readonly truncated: boolean;
 }
 
+/** Options of {@link Storage.read}. */
+export interface ReadOptions {
+  /**
+   * Refuse a file larger than this many bytes with FS_TOO_LARGE (a
+   * {@link FileTooLargeError} carrying the size) instead of reading it, so a
+   * caller with a size limit needs no `stat` first. Providers that learn the
+   * size before the body (file handles, HTTP headers) refuse before reading.
+   */
+  readonly maxBytes?: number;
+}
+
 /**
  * A file opened for streaming (see {@link Storage.readStream}). The stream
  * must be read to its end or cancelled; cancelling releases the file.
@@ -94,7 +105,8 @@ export interface WriteResult {
  * A storage provider. All methods reject with `FsError` (see `./errors.ts`).
  *
  * - `stat` resolves `null` for a missing path (absence is not an error there).
- * - `read` of a missing path: FS_NOT_FOUND; of a directory: FS_IS_DIRECTORY.
+ * - `read` of a missing path: FS_NOT_FOUND; of a directory: FS_IS_DIRECTORY;
+ *   of a file over `options.maxBytes`: FS_TOO_LARGE ({@link FileTooLargeError}).
  * - `write` creates parent directories as needed; a failed condition is
  *   FS_STALE_VERSION (`ifVersion`; also when the file is gone) or
  *   FS_ALREADY_EXISTS (`ifAbsent`), with nothing written.
@@ -103,13 +115,13 @@ export interface WriteResult {
  * - `readStream` (optional) is `read` in chunks, with the same refusals
  *   (FS_NOT_FOUND, FS_IS_DIRECTORY, ...) raised before any byte is
  *   delivered. Tools use it to view or search a file without holding it
- *   whole; providers without it (R2, S3 so far) are read with `read`.
+ *   whole; every provider here has it, and one without it is read with `read`.
  */
 export interface Storage {
   /** Short provider name for logs and errors ("memory", "local", "r2", "s3"). */
   readonly kind: string;
   stat(path: string): Promise<StatResult | null>;
-  read(path: string): Promise<ReadResult>;
+  read(path: string, options?: ReadOptions): Promise<ReadResult>;
   /** The file at `path` as a stream of chunks (optional; see the interface comment). */
   readStream?(path: string): Promise<ReadStreamResult>;
   write(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;

@@ -78,3 +78,14 @@ test("malformed arguments are refused before the provider with INVALID_ARGUMENT"
   for (const call of bad) expect(await codeOf(call)).toBe("INVALID_ARGUMENT");
   expect(calls).toEqual([]);
 });
+
+test("read's maxBytes must be a whole number of bytes; a valid one reaches the provider", async () => {
+  const { storage, calls } = spy();
+  const guarded = guardStorage(storage);
+  for (const maxBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10" as unknown as number]) {
+    expect(await codeOf(guarded.read("a.txt", { maxBytes }))).toBe("INVALID_ARGUMENT");
+  }
+  expect(calls).toEqual([]);
+  await guarded.read("./a.txt", { maxBytes: 0 });
+  expect(calls).toEqual([["read", ["a.txt", { maxBytes: 0 }]]]);
+});

@@ -1,4 +1,5 @@
 import { fail, type ToolResult } from "../../result.ts";
+import { FileTooLargeError } from "../../storage/errors.ts";
 import type { Version } from "../../storage/types.ts";
 import { loadDocument, type TextDocument } from "../../text/document.ts";
 import type { ToolContext } from "../types.ts";
@@ -27,15 +28,15 @@ export async function loadTextFile(
 ): Promise<LoadedFile> {
   let read;
   try {
-    const stat = await ctx.storage.stat(path);
-    if (stat && stat.kind === "file" && stat.size > ctx.limits.maxFileBytes) {
-      return { ok: false, result: tooLarge(path, stat.size, ctx.limits.maxFileBytes) };
-    }
-    read = await ctx.storage.read(path);
+    // One read that refuses an oversized file itself: a stat first would cost local storage a second
+    // pass over the file (its versions hash the content).
+    read = await ctx.storage.read(path, { maxBytes: ctx.limits.maxFileBytes });
   } catch (error) {
+    if (error instanceof FileTooLargeError) return { ok: false, result: tooLarge(path, error.size, ctx.limits.maxFileBytes) };
     if ((error as { code?: string }).code === "FS_NOT_FOUND" && options.observe) await observeAbsent(ctx, path);
     return { ok: false, result: toolError(error, path) };
   }
+  // A provider may ignore maxBytes (it is a hint for those that know the size first).
   if (read.bytes.length > ctx.limits.maxFileBytes) {
     return { ok: false, result: tooLarge(path, read.bytes.length, ctx.limits.maxFileBytes) };
   }
