@@ -4,6 +4,7 @@
  * alike (the real `R2Bucket` from @cloudflare/workers-types is assignable to
  * {@link R2BucketLike}; tsconfig.worker.json proves it by passing `env.FILES`).
  */
+import type { BodySource } from "./body-stream.ts";
 
 /** What R2 knows about one object (`R2Object`). */
 export interface R2ObjectLike {
@@ -14,8 +15,12 @@ export interface R2ObjectLike {
   readonly uploaded: Date;
 }
 
-/** An object with its body (`R2ObjectBody`). */
+/**
+ * An object with its body (`R2ObjectBody`). `size` and `etag` are known
+ * before the body is read; a body left unread must be cancelled.
+ */
 export interface R2ObjectBodyLike extends R2ObjectLike {
+  readonly body: BodySource;
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 

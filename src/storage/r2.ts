@@ -16,6 +16,11 @@
  * identical bytes keeps the version: a compare-and-swap then succeeds against
  * content that is byte-for-byte what the caller read, which is harmless.
  *
+ * Reads get the object once: its size and ETag come with it, before the body
+ * is read, so `read` with `maxBytes` refuses a larger object by cancelling
+ * the body unread, and `readStream` hands the body out as it arrives (a
+ * Worker viewing the end of a 500 MB file holds one chunk, not the file).
+ *
  * What is NOT atomic, because R2 offers no primitive for it:
  *   - "is a directory" / "below a file" checks before an unconditional or
  *     create-only put (a concurrent writer can create "a" while another
@@ -26,14 +31,17 @@
  *
  * No `node:` imports: this runs inside workerd.
  */
-import { FsError } from "./errors.ts";
+import { bodyStream } from "./body-stream.ts";
+import { FileTooLargeError, FsError } from "./errors.ts";
 import { listDepth } from "./listing.ts";
-import type { R2BucketLike, R2ObjectLike } from "./r2-bucket.ts";
+import type { R2BucketLike, R2ObjectBodyLike, R2ObjectLike } from "./r2-bucket.ts";
 import { listR2 } from "./r2-list.ts";
 import type {
   ListOptions,
   ListResult,
+  ReadOptions,
   ReadResult,
+  ReadStreamResult,
   StatResult,
   Storage,
   Version,
@@ -172,6 +180,20 @@ export function createR2Storage(bucket: R2BucketLike, prefix: string, options: R
     }
   }
 
+  /** The object at `path` with its body unread, or the refusal a read of it gets. */
+  async function open(path: string): Promise<R2ObjectBodyLike> {
+    if (path === "") throw new FsError("FS_IS_DIRECTORY", "is a directory: (the workspace root)", { path });
+    const key = keyOf(path);
+    try {
+      const object = await bucket.get(key);
+      if (object) return object;
+      if (await isDirectory(path)) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+      throw await missing(path);
+    } catch (error) {
+      io(error, "read", path);
+    }
+  }
+
   return {
     kind: "r2",
 
@@ -187,17 +209,29 @@ export function createR2Storage(bucket: R2BucketLike, prefix: string, options: R
       }
     },
 
-    async read(path: string): Promise<ReadResult> {
-      if (path === "") throw new FsError("FS_IS_DIRECTORY", "is a directory: (the workspace root)", { path });
-      const key = keyOf(path);
+    async read(path: string, readOptions?: ReadOptions): Promise<ReadResult> {
+      const object = await open(path);
+      const limit = readOptions?.maxBytes;
+      if (limit !== undefined && object.size > limit) {
+        await object.body.cancel().catch(() => undefined);
+        throw new FileTooLargeError(path, object.size, limit);
+      }
       try {
-        const object = await bucket.get(key);
-        if (object) return { bytes: new Uint8Array(await object.arrayBuffer()), version: object.etag };
-        if (await isDirectory(path)) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-        throw await missing(path);
+        return { bytes: new Uint8Array(await object.arrayBuffer()), version: object.etag };
       } catch (error) {
         io(error, "read", path);
       }
+    },
+
+    async readStream(path: string): Promise<ReadStreamResult> {
+      const object = await open(path);
+      const stream = bodyStream(object.body, {
+        path,
+        expectedBytes: object.size,
+        describe: (reason) => `R2 read failed: ${reason}`,
+      });
+      // The ETag came with the object, and R2 serves the body of exactly that object.
+      return { stream, size: object.size, version: Promise.resolve(object.etag) };
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {

@@ -24,9 +24,21 @@ function compareBytes(a: string, b: string): number {
   return x.length - y.length;
 }
 
-/** A fake bucket plus the list calls it served. */
+/** What became of one object body the fake handed out. */
+export interface FakeBody {
+  readonly key: string;
+  /** Bytes the reader pulled out of the body so far. */
+  pulled: number;
+  cancelled: boolean;
+}
+
+/** Chunk size of the fake's object bodies. */
+export const FAKE_R2_CHUNK = 64 * 1024;
+
+/** A fake bucket plus the list calls it served and the bodies it handed out. */
 export interface FakeR2 extends R2BucketLike {
   readonly listCalls: R2ListOptionsLike[];
+  readonly bodies: FakeBody[];
   /** Store bytes at `key` without any check (test set-up). */
   seed(key: string, bytes?: Uint8Array): void;
 }
@@ -38,7 +50,28 @@ export type FakeConditions = "enforce" | "ignore" | "reversed";
 export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
   const objects = new Map<string, { bytes: Uint8Array; etag: string }>();
   const listCalls: R2ListOptionsLike[] = [];
+  const bodies: FakeBody[] = [];
   let counter = 0;
+
+  /** `bytes` as a pull-driven body in {@link FAKE_R2_CHUNK} pieces, recording what is pulled and whether it is cancelled. */
+  function bodyOf(key: string, bytes: Uint8Array): ReadableStream<Uint8Array> {
+    const record: FakeBody = { key, pulled: 0, cancelled: false };
+    bodies.push(record);
+    return new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (record.pulled >= bytes.length) return controller.close();
+          const chunk = bytes.slice(record.pulled, record.pulled + FAKE_R2_CHUNK);
+          record.pulled += chunk.length;
+          controller.enqueue(chunk);
+        },
+        cancel() {
+          record.cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
 
   const meta = (key: string): R2ObjectLike | null => {
     const stored = objects.get(key);
@@ -48,6 +81,7 @@ export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
 
   return {
     listCalls,
+    bodies,
     seed: (key, bytes = new Uint8Array()) => void store(key, bytes),
     async head(key) {
       return meta(key);
@@ -55,7 +89,9 @@ export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
     async get(key): Promise<R2ObjectBodyLike | null> {
       const found = meta(key);
       const bytes = objects.get(key)?.bytes;
-      return found && bytes ? { ...found, arrayBuffer: async () => bytes.slice().buffer } : null;
+      if (!found || !bytes) return null;
+      const body = bodyOf(key, bytes);
+      return { ...found, body, arrayBuffer: async () => (await new Response(body).arrayBuffer()) };
     },
     async put(key, value, options?: { onlyIf?: R2ConditionalLike }) {
       const existing = objects.get(key);
