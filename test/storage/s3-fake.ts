@@ -31,6 +31,17 @@ export interface FakeObject {
   readonly meta: Record<string, string>;
 }
 
+/** What became of one GET body the fake served. */
+export interface FakeBody {
+  readonly key: string;
+  /** Bytes the client pulled out of the body so far. */
+  pulled: number;
+  cancelled: boolean;
+}
+
+/** Chunk size of the fake's GET bodies. */
+export const FAKE_S3_CHUNK = 64 * 1024;
+
 /** What a test sees of a request, and may answer itself. */
 export interface FakeRequest {
   readonly method: string;
@@ -55,6 +66,8 @@ export interface FakeS3 {
   readonly objects: Map<string, FakeObject>;
   /** Every request, in order. */
   readonly requests: FakeRequest[];
+  /** Every GET body served, in order. */
+  readonly bodies: FakeBody[];
   intercept?: Interceptor;
   /** Put an object directly (no request), e.g. keys the provider would never write. */
   seed(key: string, text: string): Promise<void>;
@@ -91,6 +104,7 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
   const endpoint = "http://fake-s3.test";
   const objects = new Map<string, FakeObject>();
   const requests: FakeRequest[] = [];
+  const bodies: FakeBody[] = [];
   const ifMatchMissing = options.ifMatchMissing ?? 404;
   const deleteIfMatch = options.deleteIfMatch ?? true;
 
@@ -104,6 +118,26 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
       "last-modified": new Date(0).toUTCString(),
       ...object.meta,
     });
+  }
+
+  /** A GET body streamed in {@link FAKE_S3_CHUNK} pieces as the client pulls, recording what it pulls and whether it cancels. */
+  function bodyOf(key: string, bytes: Uint8Array): ReadableStream<Uint8Array> {
+    const record: FakeBody = { key, pulled: 0, cancelled: false };
+    bodies.push(record);
+    return new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (record.pulled >= bytes.length) return controller.close();
+          const chunk = bytes.slice(record.pulled, record.pulled + FAKE_S3_CHUNK);
+          record.pulled += chunk.length;
+          controller.enqueue(chunk);
+        },
+        cancel() {
+          record.cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
   }
 
   async function put(key: string, headers: Headers, body: Uint8Array): Promise<Response> {
@@ -168,7 +202,7 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
         return put(key, headers, body);
       case "GET":
         if (!object) return errorResponse(404, "NoSuchKey");
-        return new Response(object.bytes.slice(), { status: 200, headers: objectHeaders(object) });
+        return new Response(bodyOf(key, object.bytes), { status: 200, headers: objectHeaders(object) });
       case "HEAD":
         if (!object) return new Response(null, { status: 404 });
         return new Response(null, { status: 200, headers: objectHeaders(object) });
@@ -191,6 +225,7 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
     bucket,
     objects,
     requests,
+    bodies,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const request = input instanceof Request ? input : new Request(input, init);
       const url = new URL(request.url);

@@ -8,7 +8,7 @@ import { isFsError } from "../../src/storage/errors.ts";
 import { createS3Storage, type S3Storage } from "../../src/storage/s3/provider.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { storageConformance } from "./conformance.ts";
-import { createFakeS3, type FakeS3, type FakeS3Options } from "./s3-fake.ts";
+import { createFakeS3, FAKE_S3_CHUNK, type FakeS3, type FakeS3Options } from "./s3-fake.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -347,6 +347,126 @@ describe("s3: retries and unknown outcomes", () => {
     fake.intercept = (request) => (request.method === "PUT" && failures-- > 0 ? new Response("", { status: 502 }) : undefined);
     await storage.write("f", text("x"));
     expect(decode((await storage.read("f")).bytes)).toBe("x");
+  });
+});
+
+describe("s3: streamed reads and maxBytes", () => {
+  /** A GET answer whose body delivers `parts`, then fails with `breaks` if given, announcing `length` bytes. */
+  function answer(parts: string[], length: number, breaks?: Error): Response {
+    let next = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next < parts.length) controller.enqueue(text(parts[next++]));
+        else if (breaks) controller.error(breaks);
+        else controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { etag: '"abc"', "content-length": String(length) } });
+  }
+
+  async function streamFailure(storage: S3Storage, path: string) {
+    const opened = await storage.readStream(path);
+    return failureOf(new Response(opened.stream).arrayBuffer());
+  }
+
+  test("readStream is one GET whose body is pulled as the reader reads, not before", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    const bytes = new Uint8Array(10 * FAKE_S3_CHUNK).fill(7);
+    const { version } = await storage.write("big", bytes);
+    const before = fake.requests.length;
+    const opened = await storage.readStream("big");
+    expect(fake.requests.length - before).toBe(1);
+    expect(opened.size).toBe(bytes.length);
+    expect(await opened.version).toBe(version);
+    const reader = opened.stream.getReader();
+    const first = await reader.read();
+    expect(first.value?.length).toBe(FAKE_S3_CHUNK);
+    // The transport may buffer a little ahead, but not the object.
+    expect(fake.bodies.at(-1)!.pulled).toBeLessThan(bytes.length / 2);
+    await reader.cancel();
+  });
+
+  test("cancelling the stream cancels the response body, releasing the connection", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("big", new Uint8Array(10 * FAKE_S3_CHUNK));
+    const opened = await storage.readStream("big");
+    const reader = opened.stream.getReader();
+    await reader.read();
+    await reader.cancel();
+    await Bun.sleep(0);
+    expect(fake.bodies.at(-1)).toMatchObject({ key: "ws/big", cancelled: true });
+  });
+
+  test("a body that breaks off mid-stream fails the stream with FS_IO_ERROR", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("x"));
+    fake.intercept = (request) =>
+      request.method === "GET" && request.key !== undefined ? answer(["partial"], 100, new TypeError("stream reset")) : undefined;
+    const failure = await streamFailure(storage, "f");
+    expect(failure.code).toBe("FS_IO_ERROR");
+    expect(failure.message).toContain("broke off after 7 of 100 bytes");
+    expect(failure.message).toContain("stream reset");
+    expect(failure.cause).toBeInstanceOf(TypeError);
+  });
+
+  test("a body shorter or longer than its Content-Length fails the stream: the ETag would not name what arrived", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("x"));
+    fake.intercept = (request) => (request.method === "GET" && request.key !== undefined ? answer(["abc"], 5) : undefined);
+    expect(await streamFailure(storage, "f")).toMatchObject({ code: "FS_IO_ERROR", message: expect.stringContaining("ended after 3 of 5 bytes") });
+    fake.intercept = (request) => (request.method === "GET" && request.key !== undefined ? answer(["abc", "def"], 4) : undefined);
+    expect(await streamFailure(storage, "f")).toMatchObject({ code: "FS_IO_ERROR", message: expect.stringContaining("ran past the 4 bytes") });
+  });
+
+  test("an answer without Content-Length is read whole and streamed from memory", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("x"));
+    fake.intercept = (request) =>
+      request.method === "GET" && request.key !== undefined ? new Response(text("hello"), { status: 200, headers: { etag: '"abc"' } }) : undefined;
+    const opened = await storage.readStream("f");
+    expect(opened.size).toBe(5);
+    expect(decode(new Uint8Array(await new Response(opened.stream).arrayBuffer()))).toBe("hello");
+    expect(await opened.version).toBe("abc");
+  });
+
+  test("a GET answered 503 once is sent again before the stream is handed out", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("streamed"));
+    let failures = 1;
+    fake.intercept = (request) => (request.method === "GET" && failures-- > 0 ? new Response("<Error><Code>SlowDown</Code></Error>", { status: 503 }) : undefined);
+    const opened = await storage.readStream("f");
+    expect(decode(new Uint8Array(await new Response(opened.stream).arrayBuffer()))).toBe("streamed");
+  });
+
+  test("read with maxBytes refuses by Content-Length and cancels the body unread", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    const size = 20 * FAKE_S3_CHUNK;
+    await storage.write("big", new Uint8Array(size));
+    const before = fake.requests.length;
+    const failure = await storage.read("big", { maxBytes: 1000 }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "FS_TOO_LARGE", size, limit: 1000 });
+    expect(fake.requests.length - before).toBe(1);
+    await Bun.sleep(0);
+    const body = fake.bodies.at(-1)!;
+    expect(body.cancelled).toBe(true);
+    expect(body.pulled).toBeLessThan(size / 2);
+  });
+
+  test("read with maxBytes of an answer without Content-Length still refuses by the bytes", async () => {
+    const fake = createFakeS3();
+    const storage = await connect(fake);
+    await storage.write("f", text("x"));
+    fake.intercept = (request) =>
+      request.method === "GET" && request.key !== undefined ? new Response(text("hello"), { status: 200, headers: { etag: '"abc"' } }) : undefined;
+    expect(await storage.read("f", { maxBytes: 4 }).catch((e: unknown) => e)).toMatchObject({ code: "FS_TOO_LARGE", size: 5, limit: 4 });
+    expect(decode((await storage.read("f", { maxBytes: 5 })).bytes)).toBe("hello");
   });
 });
 

@@ -24,6 +24,13 @@
  * - reads, stats and deletes look at directories and ancestors only after
  *   the object itself was not found, to name the failure.
  *
+ * Reads are one GET whose headers carry the version (ETag) and the size
+ * (Content-Length) before the body: `read` with `maxBytes` refuses a larger
+ * object and cancels the body unread, and `readStream` hands the body out
+ * as it arrives, so viewing the end of a huge object holds one chunk at a
+ * time. Cancelling the stream cancels the response body, which releases the
+ * connection.
+ *
  * Costs in round trips (parallel requests count once): read 1; stat 1 (2
  * for a directory); write ifVersion 1, ifAbsent / unconditional 2; delete 2;
  * list 1 per page of up to 1000 keys, stopping as soon as `limit` is
@@ -43,12 +50,15 @@
  *   which a write landing between the HEAD and the DELETE is deleted.
  *   `S3Storage.conditionalDelete` reports which the probe found.
  */
-import { FsError, isFsError } from "../errors.ts";
+import { bodyStream, bytesStream } from "../body-stream.ts";
+import { FileTooLargeError, FsError, isFsError } from "../errors.ts";
 import { checkListOptions, listDepth } from "../listing.ts";
 import type {
   ListOptions,
   ListResult,
+  ReadOptions,
   ReadResult,
+  ReadStreamResult,
   StatResult,
   Storage,
   Version,
@@ -71,6 +81,8 @@ export interface S3Storage extends Storage {
    * the probe was skipped) and the delete is check-then-delete.
    */
   readonly conditionalDelete: boolean;
+  /** Always present: the object's GET body, streamed (see the module comment). */
+  readStream(path: string): Promise<ReadStreamResult>;
 }
 
 /** User metadata carrying a random id per conditional write, to tell whether an unanswered write landed. */
@@ -90,6 +102,20 @@ const conditionFailed = (status: number) => status === 412 || status === 409;
 
 async function drain(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
+}
+
+/**
+ * How many bytes the body will deliver: the Content-Length, when there is a
+ * well-formed one and no Content-Encoding (fetch decodes an object uploaded
+ * gzipped, so its length is not the length of what arrives).
+ */
+function contentLength(response: Response): number | undefined {
+  const encoding = response.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") return undefined;
+  const raw = response.headers.get("content-length")?.trim();
+  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 /**
@@ -188,6 +214,27 @@ function s3Storage(client: S3Client, prefix: string, pageSize: number, condition
     return versionFromEtag(etag);
   }
 
+  /**
+   * GET the object at `path`: the response, body unread, with its version;
+   * or the refusal a read gets (FS_IS_DIRECTORY, FS_NOT_DIRECTORY,
+   * FS_NOT_FOUND, or the server's failure).
+   */
+  async function getObject(path: string): Promise<{ response: Response; version: Version }> {
+    if (path === "") throw isDirectoryError(path);
+    const response = await client.send({ method: "GET", key: keyOf(path), retry: true });
+    if (response.status === 404) {
+      await drain(response);
+      throw (await whyMissing(path, "read")) ?? new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+    }
+    if (!isOk(response.status)) throw await client.failure(response, "read", path);
+    try {
+      return { response, version: versionOf(response, "read", path) };
+    } catch (error) {
+      await drain(response);
+      throw error;
+    }
+  }
+
   async function put(path: string, bytes: Uint8Array, headers: Record<string, string>, retry: boolean): Promise<Response> {
     return client.send({ method: "PUT", key: keyOf(path), body: bytes, headers, retry });
   }
@@ -280,16 +327,34 @@ function s3Storage(client: S3Client, prefix: string, pageSize: number, condition
       return (await hasChildren(path)) ? { path, kind: "directory", size: 0 } : null;
     },
 
-    async read(path: string): Promise<ReadResult> {
-      if (path === "") throw isDirectoryError(path);
-      const response = await client.send({ method: "GET", key: keyOf(path), retry: true });
-      if (response.status === 404) {
+    async read(path: string, options?: ReadOptions): Promise<ReadResult> {
+      const { response, version } = await getObject(path);
+      const limit = options?.maxBytes;
+      const size = contentLength(response);
+      if (limit !== undefined && size !== undefined && size > limit) {
         await drain(response);
-        throw (await whyMissing(path, "read")) ?? new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+        throw new FileTooLargeError(path, size, limit);
       }
-      if (!isOk(response.status)) throw await client.failure(response, "read", path);
-      const version = versionOf(response, "read", path);
-      return { bytes: await client.bytes(response, "read", path), version };
+      const bytes = await client.bytes(response, "read", path);
+      if (limit !== undefined && bytes.length > limit) throw new FileTooLargeError(path, bytes.length, limit);
+      return { bytes, version };
+    },
+
+    async readStream(path: string): Promise<ReadStreamResult> {
+      const { response, version } = await getObject(path);
+      const size = contentLength(response);
+      if (size === undefined || response.body === null) {
+        // No length to announce or to check the body against (not what S3 servers do): read it whole.
+        const bytes = await client.bytes(response, "read", path);
+        return { stream: bytesStream(bytes), size: bytes.length, version: Promise.resolve(version) };
+      }
+      const stream = bodyStream(response.body, {
+        path,
+        expectedBytes: size,
+        describe: (reason) => `s3 read ${path} at ${client.where}: ${reason}`,
+      });
+      // The ETag is in the headers of the very response whose body this is.
+      return { stream, size, version: Promise.resolve(version) };
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
