@@ -12,8 +12,19 @@ import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { CodedError, type ErrorCode } from "../../src/errors.ts";
 import type { Observation, ObservationStore } from "../../src/policy/types.ts";
-import { FsError, type FsErrorCode } from "../../src/storage/errors.ts";
-import type { ListOptions, ListResult, ReadResult, StatResult, Storage, Version, WriteCondition, WriteResult } from "../../src/storage/types.ts";
+import { FileTooLargeError, FsError, type FsErrorCode } from "../../src/storage/errors.ts";
+import type {
+  ListOptions,
+  ListResult,
+  ReadOptions,
+  ReadResult,
+  ReadStreamResult,
+  StatResult,
+  Storage,
+  Version,
+  WriteCondition,
+  WriteResult,
+} from "../../src/storage/types.ts";
 
 const FIXTURE = new URL("../fixtures/worker-storage/worker.ts", import.meta.url).pathname;
 
@@ -50,11 +61,24 @@ export interface StorageWorkerOptions {
   readonly persistDir?: string;
 }
 
+/** How a stream came when read inside workerd (see {@link StorageWorker.streamChunks}). */
+export interface ChunksSeen {
+  readonly chunks: number;
+  readonly bytes: number;
+  readonly emptyChunks: number;
+  readonly largest: number;
+  readonly cancelled: boolean;
+  readonly size: number;
+  readonly version: Version;
+}
+
 /** A running fixture worker. */
 export interface StorageWorker {
   readonly url: URL;
   /** The R2 provider for keys under `prefix`, running in workerd. */
   storage(prefix: string, options?: { pageSize?: number }): Storage;
+  /** Open `path` with readStream inside workerd and read it there (cancelling after `cancelAfter` chunks). */
+  streamChunks(prefix: string, path: string, cancelAfter?: number): Promise<ChunksSeen>;
   /** Run the R2 start-up probe in workerd; rejects with its error. */
   probe(): Promise<void>;
   /** The Durable Object observation store, running in workerd. */
@@ -62,8 +86,11 @@ export interface StorageWorker {
   dispose(): Promise<void>;
 }
 
-function rethrow(body: { error: { code: string; message: string; path?: string } }): never {
-  const { code, message, path } = body.error;
+function rethrow(body: { error: { code: string; message: string; path?: string; size?: number; limit?: number } }): never {
+  const { code, message, path, size, limit } = body.error;
+  if (code === "FS_TOO_LARGE" && path !== undefined && size !== undefined && limit !== undefined) {
+    throw new FileTooLargeError(path, size, limit);
+  }
   if (code.startsWith("FS_")) throw new FsError(code as FsErrorCode, message, { path });
   throw new CodedError(code as ErrorCode, message);
 }
@@ -104,10 +131,17 @@ export async function startStorageWorker(options: StorageWorkerOptions = {}): Pr
       async stat(path): Promise<StatResult | null> {
         return (await op({ ...base, op: "stat", path })).json();
       },
-      async read(path): Promise<ReadResult> {
-        const response = await op({ ...base, op: "read", path });
+      async read(path, readOptions?: ReadOptions): Promise<ReadResult> {
+        const response = await op({ ...base, op: "read", path, options: readOptions });
         const version = decodeURIComponent(response.headers.get("x-version") ?? "");
         return { bytes: new Uint8Array(await response.arrayBuffer()), version };
+      },
+      // The stream workerd answers is the provider's stream: cancelling it here aborts the response there.
+      async readStream(path): Promise<ReadStreamResult> {
+        const response = await op({ ...base, op: "readStream", path });
+        const version = decodeURIComponent(response.headers.get("x-version") ?? "");
+        const stream = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+        return { stream, size: Number(response.headers.get("x-size")), version: Promise.resolve(version) };
       },
       async write(path, bytes, condition?: WriteCondition): Promise<WriteResult> {
         return (await op({ ...base, op: "write", path, condition }, bytes)).json();
@@ -131,6 +165,9 @@ export async function startStorageWorker(options: StorageWorkerOptions = {}): Pr
   return {
     url,
     storage,
+    async streamChunks(prefix, path, cancelAfter) {
+      return (await op({ op: "streamChunks", prefix, path, cancelAfter })).json();
+    },
     async probe() {
       const response = await fetch(new URL("/probe", url), { method: "POST" });
       if (response.status === 409) rethrow(await response.json());

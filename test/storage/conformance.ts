@@ -5,7 +5,7 @@
  * remote backend can run a lighter load.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { isFsError } from "../../src/storage/errors.ts";
+import { FileTooLargeError, isFsError } from "../../src/storage/errors.ts";
 import { guardStorage } from "../../src/storage/guard.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
 
@@ -23,6 +23,8 @@ export interface ConformanceOptions {
   readonly creators?: number;
   /** Per-test timeout in ms for the concurrency tests [20000]. */
   readonly timeoutMs?: number;
+  /** The provider offers the optional `readStream` [true]; its cases run only when it does. */
+  readonly readStream?: boolean;
 }
 
 /** A provider under test plus how to dispose of it. */
@@ -109,6 +111,24 @@ function randomBytes(length: number): Uint8Array {
   return bytes;
 }
 
+/** A stream read to its end: the bytes, and how they came. */
+async function drainStream(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Uint8Array; chunks: number; emptyChunks: number }> {
+  const parts: Uint8Array[] = [];
+  let emptyChunks = 0;
+  for await (const chunk of stream) {
+    if (chunk.byteLength === 0) emptyChunks++;
+    // Copied: a chunk may be a view of a buffer the stream reuses.
+    parts.push(chunk.slice());
+  }
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return { bytes, chunks: parts.length, emptyChunks };
+}
+
 /** Define the shared `describe` block for one provider. */
 export function storageConformance(
   name: string,
@@ -121,6 +141,7 @@ export function storageConformance(
   const incrementsPerWorker = options.incrementsPerWorker ?? 2;
   const creators = options.creators ?? 20;
   const timeout = options.timeoutMs ?? 20_000;
+  const offersStream = options.readStream ?? true;
 
   describe(`storage conformance: ${name}`, () => {
     let storage: Storage;
@@ -227,6 +248,133 @@ export function storageConformance(
         const result = await storage.write("new/f", text("x"), Cond.ifAbsent);
         expect(result.created).toBe(true);
         expect((await storage.read("new/f")).version).toBe(result.version);
+      });
+    });
+
+    describe("readStream", () => {
+      test(`is ${offersStream ? "offered" : "not offered"}`, () => {
+        expect(typeof storage.readStream).toBe(offersStream ? "function" : "undefined");
+      });
+
+      const cases: Array<[string, () => Uint8Array]> = [
+        ["empty", () => new Uint8Array(0)],
+        ["text", () => text("héllo 世界 🚀\r\nline two\n")],
+        ["every byte value", () => Uint8Array.from({ length: 512 }, (_, i) => i % 256)],
+        ["1 MiB of random bytes", () => randomBytes(1 << 20)],
+      ];
+      for (const [label, bytesOf] of cases) {
+        test(`delivers the bytes, size and version read gives: ${label}`, async () => {
+          if (!storage.readStream) return;
+          const bytes = bytesOf();
+          const written = await storage.write("dir/file.bin", bytes);
+          const opened = await storage.readStream("dir/file.bin");
+          expect(opened.size).toBe(bytes.length);
+          const drained = await drainStream(opened.stream);
+          expect(drained.bytes).toEqual(bytes);
+          expect(drained.emptyChunks).toBe(0);
+          const version = await opened.version;
+          expect(version).toBe(written.version);
+          expect(version).toBe((await storage.read("dir/file.bin")).version);
+        });
+      }
+
+      test("a large object (6 MiB) arrives in more than one chunk", async () => {
+        if (!storage.readStream) return;
+        const bytes = randomBytes(6 << 20);
+        const { version } = await storage.write("big.bin", bytes);
+        const opened = await storage.readStream("big.bin");
+        const drained = await drainStream(opened.stream);
+        expect(drained.chunks).toBeGreaterThan(1);
+        expect(drained.emptyChunks).toBe(0);
+        expect(drained.bytes.length).toBe(bytes.length);
+        expect(drained.bytes).toEqual(bytes);
+        expect(await opened.version).toBe(version);
+      }, timeout);
+
+      test("refuses what read refuses, before delivering anything", async () => {
+        if (!storage.readStream) return;
+        const readStream = storage.readStream.bind(storage);
+        await storage.write("file.txt", text("f"));
+        await storage.write("dir/inner.txt", text("i"));
+        const codes = {
+          missing: await codeOf(readStream("missing.txt")),
+          underMissing: await codeOf(readStream("nope/missing.txt")),
+          directory: await codeOf(readStream("dir")),
+          root: await codeOf(readStream("")),
+          belowFile: await codeOf(readStream("file.txt/x")),
+          escaping: await codeOf(readStream("../etc/passwd")),
+        };
+        expect(codes).toEqual({
+          missing: "FS_NOT_FOUND",
+          underMissing: "FS_NOT_FOUND",
+          directory: "FS_IS_DIRECTORY",
+          root: "FS_IS_DIRECTORY",
+          belowFile: "FS_NOT_DIRECTORY",
+          escaping: "FS_INVALID_PATH",
+        });
+        const error = await readStream("missing.txt").catch((e: unknown) => e);
+        expect((error as { path?: string }).path).toBe("missing.txt");
+      });
+
+      test("a stream cancelled mid-way releases the file: it can be rewritten, read and streamed again", async () => {
+        if (!storage.readStream) return;
+        const bytes = randomBytes(4 << 20);
+        const { version } = await storage.write("f.bin", bytes);
+        // Several abandoned streams: one cancelled unread, the others after a chunk.
+        for (let i = 0; i < 4; i++) {
+          const opened = await storage.readStream("f.bin");
+          const reader = opened.stream.getReader();
+          if (i > 0) expect((await reader.read()).done).toBe(false);
+          await reader.cancel();
+        }
+        expect((await storage.read("f.bin")).version).toBe(version);
+        const next = await storage.write("f.bin", text("after"), Cond.ifVersion(version));
+        const read = await storage.read("f.bin");
+        expect(decoder.decode(read.bytes)).toBe("after");
+        expect(read.version).toBe(next.version);
+        const again = await storage.readStream("f.bin");
+        expect(decoder.decode((await drainStream(again.stream)).bytes)).toBe("after");
+        expect(await again.version).toBe(next.version);
+        await storage.delete("f.bin", { ifVersion: next.version });
+        expect(await storage.stat("f.bin")).toBeNull();
+      }, timeout);
+    });
+
+    describe("read with maxBytes", () => {
+      test("a file over the limit is FS_TOO_LARGE with its size and the limit, and nothing changes", async () => {
+        const bytes = randomBytes(3 << 20);
+        const { version } = await storage.write("d/big.bin", bytes);
+        const before = await storage.list("", { recursive: true });
+        const error = await storage.read("d/big.bin", { maxBytes: 1 << 20 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(FileTooLargeError);
+        expect(error).toMatchObject({ code: "FS_TOO_LARGE", path: "d/big.bin", size: bytes.length, limit: 1 << 20 });
+        expect(await storage.list("", { recursive: true })).toEqual(before);
+        expect(await storage.stat("d/big.bin")).toMatchObject({ kind: "file", size: bytes.length, version });
+        const read = await storage.read("d/big.bin");
+        expect(read.version).toBe(version);
+        expect(read.bytes).toEqual(bytes);
+        // Nothing was left holding the file: a compare-and-swap on it goes through.
+        await storage.write("d/big.bin", text("small"), Cond.ifVersion(version));
+        expect(decoder.decode((await storage.read("d/big.bin", { maxBytes: 5 })).bytes)).toBe("small");
+      }, timeout);
+
+      test("one byte over is refused; at the limit and under it the file is read", async () => {
+        const { version } = await storage.write("f", text("abcd"));
+        expect(await storage.read("f", { maxBytes: 3 }).catch((e: unknown) => e)).toMatchObject({ code: "FS_TOO_LARGE", size: 4, limit: 3 });
+        for (const maxBytes of [4, 5, 1 << 30]) {
+          const read = await storage.read("f", { maxBytes });
+          expect(decoder.decode(read.bytes)).toBe("abcd");
+          expect(read.version).toBe(version);
+        }
+        await storage.write("empty", new Uint8Array(0));
+        expect((await storage.read("empty", { maxBytes: 0 })).bytes.length).toBe(0);
+      });
+
+      test("missing paths and directories keep their own refusals", async () => {
+        await storage.write("dir/inner.txt", text("i"));
+        expect(await codeOf(storage.read("missing.txt", { maxBytes: 0 }))).toBe("FS_NOT_FOUND");
+        expect(await codeOf(storage.read("dir", { maxBytes: 0 }))).toBe("FS_IS_DIRECTORY");
+        expect(await codeOf(storage.read("dir/inner.txt/x", { maxBytes: 0 }))).toBe("FS_NOT_DIRECTORY");
       });
     });
 
@@ -436,8 +584,9 @@ export function storageConformance(
             await codeOf(storage.write(path, text("pwned"), Cond.ifAbsent)),
             await codeOf(storage.list(path)),
             await codeOf(storage.delete(path)),
+            ...(storage.readStream ? [await codeOf(storage.readStream(path))] : []),
           ];
-          expect({ path: label, codes }).toEqual({ path: label, codes: Array(6).fill("FS_INVALID_PATH") });
+          expect({ path: label, codes }).toEqual({ path: label, codes: Array(codes.length).fill("FS_INVALID_PATH") });
         }
         expect(await storage.list("", { recursive: true })).toEqual({ entries: [], truncated: false });
       });
