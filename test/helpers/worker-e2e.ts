@@ -66,6 +66,8 @@ export interface RunningWorker {
   readonly url: URL;
   /** Everything the worker printed so far (console.log and console.error). */
   logs(): string;
+  /** Store `bytes` at `key` in the R2 bucket directly (`<workspace>/<path>`), e.g. a file larger than any request may carry. */
+  putObject(key: string, bytes: Uint8Array): Promise<void>;
   /** Wait until the logs match `pattern` (the runtime flushes them asynchronously). */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   dispose(): Promise<void>;
@@ -100,6 +102,10 @@ export async function startWorker(bundle: WorkerBundle, options: StartWorkerOpti
   return {
     url,
     logs,
+    async putObject(key, bytes) {
+      const bucket = await mf.getR2Bucket("FILES");
+      await bucket.put(key, bytes);
+    },
     async waitForLog(pattern, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(logs())) {
