@@ -99,6 +99,10 @@ export function renderRows(
   const i1 = last - 1 - base;
   const digits = LineNumber.at(first);
   let out = scratchFor(ends[i1] - starts[i0] + (i1 - i0 + 1) * (String(last).length + 5));
+  let sink = wordsOf(out);
+  const source = wordsOf(body);
+  // [start, end) in `out` of rows with non-ASCII bytes, to decode on their own (see decodeRows).
+  const wide: number[] = [];
   let p = 0;
   let truncatedLines = 0;
   let i = i0;
@@ -108,7 +112,10 @@ export function renderRows(
     // A line of at most maxChars bytes has at most maxChars UTF-16 units: no string needed.
     const cut = e - s > maxChars ? cutLine(doc, i, maxChars) : undefined;
     const need = PREFIX_MAX + (cut === undefined ? e - s : cut.length * 3);
-    if (p + need > out.length) out = grow(out, p + need);
+    if (p + need > out.length) {
+      out = grow(out, p + need);
+      sink = wordsOf(out);
+    }
 
     const lineStart = p;
     if (i > i0) out[p++] = 0x0a;
@@ -119,25 +126,41 @@ export function renderRows(
     out[p + 2] = HEX_BYTES[h + 1];
     out[p + 3] = 0x7c; // "|"
     p += 4;
+    let high = 0;
     if (cut !== undefined) {
-      p += encoder.encodeInto(cut, out.subarray(p)).written;
-    } else if (e - s <= 96) {
-      // Short lines: a loop beats creating a subarray view per line.
-      for (let j = s; j < e; j++) out[p++] = body[j];
+      const written = encoder.encodeInto(cut, out.subarray(p)).written;
+      // As many bytes as UTF-16 units only when every unit is ASCII.
+      if (written !== cut.length) high = 0x80;
+      p += written;
     } else {
-      out.set(body.subarray(s, e), p);
-      p += e - s;
+      // Four bytes per step through DataViews (unaligned access is fine there), the rest one by
+      // one; OR-ing what passes says whether the line is pure ASCII at no extra pass.
+      let j = s;
+      for (const e4 = e - 3; j < e4; j += 4, p += 4) {
+        const w = source.getInt32(j, true);
+        high |= w;
+        sink.setInt32(p, w, true);
+      }
+      for (; j < e; j++) {
+        const b = body[j];
+        high |= b;
+        out[p++] = b;
+      }
     }
     if (p > budget && i >= mayStopAt) {
       p = lineStart;
       break;
+    }
+    if ((high & 0x80808080) !== 0) {
+      if (wide.length > 0 && wide[wide.length - 1] === lineStart) wide[wide.length - 1] = p;
+      else wide.push(lineStart, p);
     }
     if (cut !== undefined) truncatedLines++;
     digits.increment();
   }
   // Decoding copies, so the scratch buffer is free again once this returns.
   return {
-    text: decoder.decode(out.subarray(0, p)),
+    text: decodeRows(out, p, wide),
     from: first,
     to: i + base,
     truncatedLines,
@@ -145,6 +168,45 @@ export function renderRows(
     bytes: p,
   };
 }
+
+/**
+ * The text of `out[0, p)`. Rows with non-ASCII bytes (listed in `wide`) are
+ * decoded on their own and the pieces concatenated, because one character
+ * above U+007F makes a decoded string two bytes per character (the engines
+ * store pure ASCII at one byte each): a view of source code with a rare
+ * non-ASCII line then allocates about its own size in string memory instead
+ * of up to twice that, and fresh memory is what a whole-file view spends
+ * most of its time on. Rows end at UTF-8 sequence boundaries, so decoding in
+ * pieces gives the same text.
+ */
+function decodeRows(out: Uint8Array, p: number, wide: readonly number[]): string {
+  if (wide.length === 0) return decoder.decode(out.subarray(0, p));
+  let text = "";
+  let at = 0;
+  for (let k = 0; k < wide.length; k += 2) {
+    const start = wide[k];
+    const end = wide[k + 1];
+    if (start > at) text += decoder.decode(out.subarray(at, start));
+    text += decoder.decode(out.subarray(start, end));
+    at = end;
+  }
+  if (at < p) text += decoder.decode(out.subarray(at, p));
+  return text;
+}
+
+/** A DataView of the same bytes, kept per buffer: the scratch buffer and a batch's body are reused many times. */
+function wordsOf(bytes: Uint8Array): DataView {
+  if (lastWords !== undefined && lastWordsOf === bytes) return lastWords;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes === scratch) {
+    lastWordsOf = bytes;
+    lastWords = view;
+  }
+  return view;
+}
+
+let lastWordsOf: Uint8Array | undefined;
+let lastWords: DataView | undefined;
 
 /** The shown text of line i when it is longer than `maxChars`, else undefined. */
 function cutLine(doc: RenderSource, i: number, maxChars: number): string | undefined {
