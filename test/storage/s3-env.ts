@@ -3,6 +3,7 @@
  * (scripts/s3-test.sh exports it), bucket set-up, prefix clean-up, and a
  * fetch that counts and can fail requests on purpose.
  */
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { AwsClient } from "aws4fetch";
 import { s3ConfigFromEnv, type S3Config } from "../../src/storage/s3/config.ts";
 import { parseListObjectsV2 } from "../../src/storage/s3/xml.ts";
@@ -104,4 +105,34 @@ export function recordingFetch(
     return inner(request);
   };
   return { fetch: wrapped as typeof fetch, requests };
+}
+
+/**
+ * How many TCP connections this process holds open to `endpoint` (Linux
+ * only: undefined elsewhere). Only this process's sockets count, found
+ * through /proc/self/fd, so other test runs against the same server do not.
+ */
+export function openConnections(endpoint: string): number | undefined {
+  if (!existsSync("/proc/self/net/tcp")) return undefined;
+  const port = Number(new URL(endpoint).port || 80).toString(16).toUpperCase().padStart(4, "0");
+  const mine = new Set<string>();
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) mine.add(inode);
+    } catch {
+      // The descriptor closed while listing.
+    }
+  }
+  let count = 0;
+  for (const table of ["/proc/self/net/tcp", "/proc/self/net/tcp6"]) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // fields: sl, local, remote, state (01 = ESTABLISHED), ..., inode at 9
+      if (fields.length > 9 && fields[2].endsWith(`:${port}`) && fields[3] === "01" && mine.has(fields[9])) count++;
+    }
+  }
+  return count;
 }

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { createS3Storage } from "../../src/storage/s3/provider.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { storageConformance } from "./conformance.ts";
-import { deletePrefix, ensureBucket, listKeys, liveS3Config, prefixMaker, recordingFetch } from "./s3-env.ts";
+import { deletePrefix, ensureBucket, listKeys, liveS3Config, openConnections, prefixMaker, recordingFetch } from "./s3-env.ts";
 
 const live = liveS3Config();
 const text = (s: string) => new TextEncoder().encode(s);
@@ -98,6 +98,45 @@ if (!live) {
       const result = await storage.write("f", text("mine"), Cond.ifAbsent);
       expect(result.created).toBe(true);
       expect((await storage.read("f")).version).toBe(result.version);
+    });
+
+    test("a stream cancelled after one chunk gives its connection back", async () => {
+      const storage = await createS3Storage({ ...config, prefix: fresh(), skipProbe: true });
+      const { version } = await storage.write("big", new Uint8Array(2 << 20).fill(120));
+      // An abandoned body holds its connection until the garbage collector finds it, so they pile up
+      // between collections; a cancelled one is closed (or pooled) at once.
+      let most = 0;
+      for (let i = 0; i < 30; i++) {
+        const reader = (await storage.readStream("big")).stream.getReader();
+        expect((await reader.read()).done).toBe(false);
+        await reader.cancel();
+        most = Math.max(most, openConnections(config.endpoint) ?? 0);
+      }
+      expect(most).toBeLessThanOrEqual(3);
+      expect((await storage.read("big")).version).toBe(version);
+    });
+
+    test("read with maxBytes refuses a large object by its Content-Length without fetching the body", async () => {
+      const prefix = fresh();
+      let bodyBytes = 0;
+      const { fetch } = recordingFetch(globalThis.fetch, async (request, _index, send) => {
+        if (request.method !== "GET" || !request.url.pathname.endsWith("/big")) return undefined;
+        const response = await send();
+        const counted = response.body!.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              bodyBytes += chunk.length;
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        return new Response(counted, { status: response.status, headers: response.headers });
+      });
+      const storage = await createS3Storage({ ...config, prefix, fetch, skipProbe: true });
+      const size = 8 << 20;
+      await storage.write("big", new Uint8Array(size));
+      await expect(storage.read("big", { maxBytes: 1 << 20 })).rejects.toMatchObject({ code: "FS_TOO_LARGE", size, limit: 1 << 20 });
+      expect(bodyBytes).toBeLessThan(size / 4);
     });
 
     test("a CAS with the version read wins; the loser sees FS_STALE_VERSION (radosgw: 412)", async () => {
