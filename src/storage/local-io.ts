@@ -20,8 +20,12 @@ import { contentVersion } from "./version.ts";
 /** Content up to this many bytes is read, written and hashed with blocking calls. */
 export const SYNC_IO_BYTES = 1024 * 1024;
 
-/** Growth probe when a file turns out longer than its size said (it is being appended to). */
-const PROBE_BYTES = 64 * 1024;
+/**
+ * Bytes read past the expected end to confirm it is the end (a read of 0)
+ * or to find the file grew since its size was taken. Small: a large probe
+ * per read costs more than reading a small file.
+ */
+const PROBE_BYTES = 4096;
 
 /**
  * A buffer of `size` bytes that owns its ArrayBuffer, not zero-filled:
