@@ -11,7 +11,8 @@
  *   3. `startsPtr()`, `endsPtr()`, `hashesPtr()` then locate three arrays of
  *      `count` entries, back to back: u32 line start offsets, u32 content-end
  *      offsets (before "\r\n" / "\n"), and u8 folded hashes. They stay valid
- *      until the next `prepare`; the host copies them out in one block.
+ *      until the next `prepare`; the host hands them out as views of this
+ *      memory, not copies (src/hash/loader.ts, the `LineHashes` lifetime).
  *
  * Memory layout, from `__heap_base` (16-aligned):
  *   [scratch 64 KiB][input len + SLACK][starts u32 x count][ends u32 x count][hashes u8 x count]

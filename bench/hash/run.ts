@@ -3,12 +3,14 @@
  * of generated source-like text, in every runtime the project ships on (Bun,
  * Deno, workerd via Miniflare) and Node for reference.
  *
- *   bun bench/hash/run.ts --out <file.json> [--quick]
+ *   bun bench/hash/run.ts --out <file.json> [--quick] [--sizes 1,10,100] [--rounds N]
  *
  * Prints a table and writes `{ kind: "hash", machine, runtimes, date, rows }`
  * (one row per runtime x backend x size: median, p25 and p75 MB/s of input,
  * plus min/max and the sample count). `--quick` (under a minute): 1 and 10 MB,
- * one round. MB = 1e6 bytes; times are wall clock (performance.now()).
+ * one round. `--sizes` and `--rounds` override either (e.g. `--quick --sizes
+1,10,100` for all three sizes in one short round). MB = 1e6 bytes; times are
+wall clock (performance.now()).
  *
  * Method: each runtime runs child.ts (workerd: worker.ts through
  * workerd-host.ts) in a fresh process; inside, JS and WASM alternate run by
@@ -56,10 +58,22 @@ const bun = process.versions.bun !== undefined ? process.execPath : "bun";
 const localDeno = join(root, "node_modules", ".bin", "deno");
 const deno = existsSync(localDeno) ? localDeno : "deno";
 
-const rounds = quick ? 1 : 3;
-const params: SuiteParams = quick
+/** The value after `--name`, if given. */
+function option(name: string): string | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  if (args[at + 1] === undefined) throw new Error(`${name} needs a value`);
+  return args[at + 1];
+}
+
+const sizesArg = option("--sizes");
+const roundsArg = option("--rounds");
+const rounds = roundsArg !== undefined ? Number(roundsArg) : quick ? 1 : 3;
+const defaults: SuiteParams = quick
   ? { sizes: [1, 10], runs: 5, minSampleMs: 50 }
   : { sizes: [1, 10, 100], runs: 5, minSampleMs: 200 };
+const params: SuiteParams = sizesArg !== undefined ? { ...defaults, sizes: sizesArg.split(",").map(Number) } : defaults;
+if (!(rounds >= 1) || !params.sizes.every((s) => s > 0)) throw new Error("--rounds and --sizes take positive numbers");
 
 /** Run a command; its stdout's last line is the JSON a child prints. */
 function runJson(cmd: string, argv: string[]): { runtime: string; version: string; rows: SampleRow[] } {
