@@ -5,7 +5,11 @@
  * the real root; a symlink is followed only when its real path stays inside
  * the root (a dangling or looping symlink is refused outright). Reads open the
  * resolved file with O_NOFOLLOW and then check that the inode they hold is
- * still the one at a symlink-free path inside the root. Writes create a temp
+ * still the one at a symlink-free path inside the root. Where the kernel can
+ * name an open file (./proc-fd.ts), a read first tries the direct way: open
+ * the path as given and accept the file only if the kernel's name for it is
+ * exactly that path (no symlink anywhere on it, inside the root); otherwise
+ * the walk decides. Writes create a temp
  * file with a random name next to the target, check that it landed inside,
  * and rename (or link) it into place.
  *
