@@ -7,6 +7,7 @@
  * FS_IO_ERROR. The same behaviour inside workerd: test/storage/r2-workerd.test.ts.
  */
 import { describe, expect, test } from "bun:test";
+import { BODY_CHUNK_BYTES } from "../../src/storage/body-stream.ts";
 import type { R2ObjectBodyLike } from "../../src/storage/r2-bucket.ts";
 import { createR2Storage } from "../../src/storage/r2.ts";
 import { createFakeR2, FAKE_R2_CHUNK, type FakeR2 } from "../helpers/worker-fake-r2.ts";
@@ -59,7 +60,7 @@ describe("r2 read bodies", () => {
     expect(opened.size).toBe(size);
     expect(await opened.version).toBe(version);
     const reader = opened.stream.getReader();
-    expect((await reader.read()).value?.length).toBe(FAKE_R2_CHUNK);
+    expect((await reader.read()).value?.length).toBe(BODY_CHUNK_BYTES);
     const body = bucket.bodies.at(-1)!;
     expect(body.pulled).toBeLessThan(size / 2);
     await reader.cancel();
@@ -94,13 +95,35 @@ describe("r2 read bodies", () => {
     expect(failure).toMatchObject({ code: "FS_IO_ERROR", message: expect.stringContaining("ended after 5 of 10 bytes") });
   });
 
-  test("empty chunks of the body are not passed on", async () => {
+  test("small pieces of the body are gathered into chunks, and empty ones vanish", async () => {
     const { bucket, storage } = setup();
     withBody(bucket, 5, parts(["", "abc", "", "", "de", ""]));
     const opened = await storage.readStream!("f");
     const chunks: string[] = [];
     for await (const chunk of opened.stream) chunks.push(new TextDecoder().decode(chunk));
-    expect(chunks).toEqual(["abc", "de"]);
+    expect(chunks).toEqual(["abcde"]);
+  });
+
+  test("4 KiB pieces (Miniflare's R2) arrive as 64 KiB chunks, or fill a reader's own 256 KiB buffer", async () => {
+    const { bucket, storage } = setup();
+    const piece = "x".repeat(4096);
+    const size = 100 * 4096;
+    withBody(bucket, size, parts(Array(100).fill(piece)));
+    const plain = (await storage.readStream!("f")).stream.getReader();
+    expect((await plain.read()).value?.length).toBe(BODY_CHUNK_BYTES);
+    await plain.cancel();
+
+    withBody(bucket, size, parts(Array(100).fill(piece)));
+    const byob = (await storage.readStream!("f")).stream.getReader({ mode: "byob" });
+    const sizes: number[] = [];
+    let buffer = new Uint8Array(256 * 1024);
+    for (;;) {
+      const { done, value } = await byob.read(buffer);
+      if (done || !value) break;
+      sizes.push(value.length);
+      buffer = new Uint8Array(value.buffer);
+    }
+    expect(sizes).toEqual([256 * 1024, size - 256 * 1024]);
   });
 
   test("a get that fails is FS_IO_ERROR before any stream is handed out", async () => {

@@ -8,6 +8,7 @@ import { isFsError } from "../../src/storage/errors.ts";
 import { createS3Storage, type S3Storage } from "../../src/storage/s3/provider.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { storageConformance } from "./conformance.ts";
+import { BODY_CHUNK_BYTES } from "../../src/storage/body-stream.ts";
 import { createFakeS3, FAKE_S3_CHUNK, type FakeS3, type FakeS3Options } from "./s3-fake.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -381,7 +382,7 @@ describe("s3: streamed reads and maxBytes", () => {
     expect(await opened.version).toBe(version);
     const reader = opened.stream.getReader();
     const first = await reader.read();
-    expect(first.value?.length).toBe(FAKE_S3_CHUNK);
+    expect(first.value?.length).toBe(BODY_CHUNK_BYTES);
     // The transport may buffer a little ahead, but not the object.
     expect(fake.bodies.at(-1)!.pulled).toBeLessThan(bytes.length / 2);
     await reader.cancel();
