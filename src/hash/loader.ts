@@ -84,10 +84,10 @@ function selfTest(x: FnvExports): void {
 
 /**
  * Below this many bytes the JS loop can win: the fixed cost of a call (copy
- * in, one output allocation) outweighs the faster loop. Measured WASM/JS
- * speed ratio of the 16-lane module (bench/hash/suite.ts text, jsBelow 0):
- * Bun 0.24 at 64 B, 0.73 at 128 B, 1.0-1.2 at 256-512 B, 1.5 at 1 KiB; Node
- * 1.2-3 and Deno 3-7 already at 64-256 B. The crossover is Bun's; on V8 the
+ * in, views out) outweighs the faster loop. Measured WASM/JS speed ratio
+ * with results as views (bench/hash/suite.ts text, jsBelow 0): Bun 0.4-0.6
+ * at 64 B, 1.0 at 128 B, 1.1 at 256 B, 1.4 at 512 B, 1.55 at 1 KiB; Node
+ * and Deno 1.0 at 64 B, 1.8-2.3 at 256 B. The crossover is Bun's; on V8 the
  * tiny inputs this routes to JS cost microseconds either way.
  */
 const DEFAULT_JS_BELOW = 256;
@@ -134,13 +134,14 @@ export interface CreateHasherOptions {
  * given, or fails to load, this returns {@link jsHasher}.
  *
  * "auto" means WASM whenever it loads, on every runtime, because that is what
- * measuring each runtime showed (`bun bench/hash/run.ts`, end to end through
- * `hashLines`, median MB/s JS vs WASM, 15 runs, shared 2-core VM under load):
- * Bun 176 vs 1006 (1 MB), 172 vs 440 (10 MB), 178 vs 608 (100 MB);
- * Deno 93 vs 539, 113 vs 548, 115 vs 576; workerd 67 vs 1092, 51 vs 811,
- * 52 vs 606; Node 157 vs 919, 149 vs 877, 182 vs 651. On Bun, the runtime
- * where a plain JS loop is strongest, the module still wins 2.6-5.7x; only
- * inputs under 256 bytes are faster in JS there, and the WASM hasher routes
+ * measuring each runtime showed (`bun bench/hash/run.ts --quick --sizes
+ * 1,10,100`, end to end through `hashLines` with results as views, median
+ * MB/s JS vs WASM, shared 2-core VM at load ~4): Bun 294 vs 1902 (1 MB),
+ * 340 vs 1989 (10 MB), 283 vs 1687 (100 MB); Deno 171 vs 1616, 163 vs 1618,
+ * 123 vs 1424; workerd 48 vs 1441, 68 vs 1429, 52 vs 1124; Node 186 vs 1594,
+ * 336 vs 1851, 185 vs 1217. On Bun, the runtime where a plain JS loop is
+ * strongest, the module still wins 5.8-6.5x; only inputs under 256 bytes
+ * are about as fast or faster in JS there, and the WASM hasher routes
  * those to JS itself (`jsBelow`). Table and method: wasm/README.md.
  */
 export async function createHasher(options: CreateHasherOptions = {}): Promise<LineHasher> {
