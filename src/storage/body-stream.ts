@@ -4,10 +4,10 @@
  * chunk is fetched before the reader asks, so a slow reader holds one chunk,
  * not the file), in chunks large enough that a tool's per-chunk costs vanish
  * (into the reader's own buffer when it brings one, as the view does), no
- * empty chunks, every failure an FsError FS_IO_ERROR, and
- * a body that ends short of (or runs past) the size the store announced is a
- * failure too, since the version would then name bytes that were not
- * delivered. Cancelling cancels the body, which releases the connection.
+ * empty chunks, every failure an FsError FS_IO_ERROR. A body that ends short
+ * of (or runs past) the size the store announced is a failure too, since the
+ * version would then name bytes that were not delivered. Cancelling cancels
+ * the body, which releases the connection.
  *
  * Web streams only: this runs on Workers, Deno and Bun.
  */
