@@ -388,11 +388,15 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       // open() applied the umask; an overwrite keeps the old file's exact mode.
       if (mode !== undefined) fsSync.fchmodSync(fd, mode);
       if (fsync) await dataSync(fd);
-      const held = fsSync.fstatSync(fd);
-      const realDir = fsSync.realpathSync(dir);
-      const there = fsSync.lstatSync(joinReal(realDir, tempName));
-      if (!isInside(realRoot, realDir, sep) || there.dev !== held.dev || there.ino !== held.ino) {
-        throw new FsError("FS_ACCESS_DENIED", `directory changed during the write: ${path}`, { path });
+      // The kernel's name for the temp file, when it is exactly where it was created (`dir` is a real
+      // path inside the root), proves it in one call; otherwise check the directory the long way.
+      if (openFilePath(fd) !== temp) {
+        const held = fsSync.fstatSync(fd);
+        const realDir = fsSync.realpathSync(dir);
+        const there = fsSync.lstatSync(joinReal(realDir, tempName));
+        if (!isInside(realRoot, realDir, sep) || there.dev !== held.dev || there.ino !== held.ino) {
+          throw new FsError("FS_ACCESS_DENIED", `directory changed during the write: ${path}`, { path });
+        }
       }
     } catch (error) {
       fsSync.closeSync(fd);
