@@ -89,8 +89,9 @@ export interface ReadStreamResult {
    * The version of exactly the bytes the stream delivers. A provider with a
    * native version (an ETag) knows it at once; local storage hashes while
    * streaming and settles it after the last chunk. Await it only after
-   * reading the stream to its end: it rejects (FS_IO_ERROR) when the stream
-   * is cancelled or fails, and may not settle before the end is read.
+   * reading the stream to its end: it may reject (FS_IO_ERROR) when the
+   * stream is cancelled or fails (local storage does; a provider that knew
+   * it at once keeps it), and may not settle before the end is read.
    */
   readonly version: Promise<Version>;
 }
