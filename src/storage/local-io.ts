@@ -14,6 +14,7 @@
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
+import { setImmediate } from "node:timers";
 import type { Version } from "./types.ts";
 import { contentVersion } from "./version.ts";
 
@@ -109,4 +110,32 @@ export function dataSync(fd: number): Promise<void> {
 export function localVersion(bytes: Uint8Array): Version | Promise<Version> {
   if (bytes.length > SYNC_IO_BYTES) return contentVersion(bytes);
   return createHash("sha256").update(bytes).digest("hex").slice(0, 32);
+}
+
+/** Longest stretch of back-to-back blocking calls (ms) before other work gets a turn. */
+const MAX_BLOCKING_MS = 4;
+/** A pause this long between calls means the event loop already had its turn (or was idle). */
+const TURN_GAP_MS = 1;
+let stretchStart = 0;
+let lastCall = 0;
+
+/**
+ * Give the event loop a turn when blocking calls have run back to back for
+ * {@link MAX_BLOCKING_MS}; otherwise nothing (await of undefined). Blocking
+ * calls are short, but a walk of 50,000 entries or a search reading them
+ * all would otherwise hold every other request of the server for seconds:
+ * async calls used to yield on every syscall. Call it before each unit of
+ * blocking work.
+ */
+export function pace(): Promise<void> | undefined {
+  const now = performance.now();
+  if (now - lastCall > TURN_GAP_MS) stretchStart = now;
+  lastCall = now;
+  if (now - stretchStart < MAX_BLOCKING_MS) return undefined;
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      stretchStart = lastCall = performance.now();
+      resolve();
+    }),
+  );
 }

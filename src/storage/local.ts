@@ -49,7 +49,7 @@ import { checkListOptions, finishListing, listDepth } from "./listing.ts";
 import { createKeyedLock } from "./lock.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { baseName, childPath, normalizeWorkspacePath } from "./path.ts";
-import { dataSync, localVersion, readAll, writeAll } from "./local-io.ts";
+import { dataSync, localVersion, pace, readAll, writeAll } from "./local-io.ts";
 import { handleStream } from "./local-stream.ts";
 import { openFilePath, procFdUsable } from "./proc-fd.ts";
 import { isTempName, tempNameFor } from "./temp-name.ts";
@@ -453,6 +453,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   }
 
   async function walk(dirReal: string, dirPath: string, depth: number, maxDepth: number, out: ListEntry[]) {
+    await pace();
     let names: string[];
     try {
       names = fsSync.readdirSync(dirReal);
@@ -460,21 +461,22 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       if (depth > 1 && nodeErrorCode(error) === "ENOENT") return;
       throw fsErrorFromNode(error, "readdir", dirPath);
     }
-    const found = names.map((name) => {
-        const path = childPath(dirPath, name);
-        // Unaddressable names (backslash, control characters, ...) would only invite refused calls.
-        if (isTempName(name) || !isAddressable(path)) return null;
-        try {
-          const entry = step(dirReal, name, path);
-          return entry && { name, path, ...entry };
-        } catch (error) {
-          // Symlinks leading outside, dangling or looping are left out of listings.
-          if (error instanceof FsError && error.code === "FS_ACCESS_DENIED") return null;
-          throw error;
-        }
-    });
+    const found = [];
+    for (const name of names) {
+      await pace();
+      const path = childPath(dirPath, name);
+      // Unaddressable names (backslash, control characters, ...) would only invite refused calls.
+      if (isTempName(name) || !isAddressable(path)) continue;
+      try {
+        const entry = step(dirReal, name, path);
+        if (entry) found.push({ name, path, ...entry });
+      } catch (error) {
+        // Symlinks leading outside, dangling or looping are left out of listings.
+        if (error instanceof FsError && error.code === "FS_ACCESS_DENIED") continue;
+        throw error;
+      }
+    }
     for (const item of found) {
-      if (!item) continue;
       if (item.stats.isDirectory()) {
         out.push({ path: item.path, name: item.name, kind: "directory", size: 0 });
         // A symlinked directory is listed but not entered: that avoids cycles and duplicates.
@@ -490,6 +492,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
     async stat(path: string): Promise<StatResult | null> {
       check(path);
+      await pace();
       let resolved: Resolved;
       try {
         resolved = resolve(path);
@@ -507,12 +510,14 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
     async read(path: string, options?: ReadOptions): Promise<ReadResult> {
       check(path);
+      await pace();
       const { bytes } = await readFile(path, options?.maxBytes);
       return { bytes, version: await localVersion(bytes) };
     },
 
     async readStream(path: string): Promise<ReadStreamResult> {
       check(path);
+      await pace();
       // The same resolution and proofs as `read`; the handle then streams (see ./local-stream.ts).
       const direct = await openDirectHandle(path);
       if (direct) return handleStream(direct.handle, path, direct.held.size);
@@ -539,6 +544,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       check(path);
+      await pace();
       const version = await localVersion(bytes);
       return withTargetLock(path, async (resolved) => {
         const existing = resolved.stats;
@@ -580,6 +586,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
     async delete(path: string, options?: { ifVersion?: Version }): Promise<void> {
       check(path);
+      await pace();
       await withTargetLock(path, async (resolved) => {
         const existing = resolved.stats;
         if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });

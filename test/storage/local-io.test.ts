@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { localVersion, readAll, SYNC_IO_BYTES, writeAll } from "../../src/storage/local-io.ts";
+import { localVersion, pace, readAll, SYNC_IO_BYTES, writeAll } from "../../src/storage/local-io.ts";
 import { contentVersion } from "../../src/storage/version.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tw-local-io-"));
@@ -56,4 +56,39 @@ test("localVersion equals contentVersion on both sides of the blocking threshold
     const bytes = pattern(size);
     expect(await localVersion(bytes)).toBe(await contentVersion(bytes));
   }
+});
+
+test("pace lets other work run during a long stretch of blocking calls, and costs nothing in a short one", async () => {
+  const spin = (ms: number) => {
+    const end = performance.now() + ms;
+    while (performance.now() < end);
+  };
+  // A fresh stretch: the event loop has just had a turn.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(pace()).toBeUndefined();
+  spin(0.5);
+  expect(pace()).toBeUndefined();
+
+  let turns = 0;
+  let stop = false;
+  const tick = () => {
+    turns++;
+    if (!stop) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let yields = 0;
+  const started = performance.now();
+  // 40 ms of back-to-back blocking work in 0.5 ms units, as a walk of many entries does it.
+  while (performance.now() - started < 40) {
+    spin(0.5);
+    const turn = pace();
+    if (turn) {
+      yields++;
+      await turn;
+    }
+  }
+  stop = true;
+  // A turn at least every ~4 ms of blocking; lenient, since a descheduled process starts a new stretch.
+  expect(yields).toBeGreaterThanOrEqual(2);
+  expect(turns).toBeGreaterThanOrEqual(yields);
 });
