@@ -233,9 +233,24 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     return null;
   }
 
-  /** Where the kernel says the open file `fd` is, when it can say (see ./proc-fd.ts). */
-  function directPath(path: string): string | undefined {
-    return procFdUsable() && sep === "/" ? joinReal(realRoot, path) : undefined;
+  /**
+   * The path the direct way opens for `path` (see {@link openDirect}), when
+   * the kernel can name open files here and an lstat finds a regular file
+   * there (never open anything else: a device could act on open).
+   */
+  function directCandidate(path: string): string | undefined {
+    if (!procFdUsable() || sep !== "/") return undefined;
+    const full = joinReal(realRoot, path);
+    try {
+      return fsSync.lstatSync(full).isFile() ? full : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether the open file with stats `held` is proven to be the regular file at `full`. */
+  function provenAt(fd: number, held: Stats, full: string): boolean {
+    return held.isFile() && openFilePath(fd) === full;
   }
 
   /**
@@ -248,14 +263,8 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
    * its precise refusals.
    */
   function openDirect(path: string): { fd: number; held: Stats } | null {
-    const full = directPath(path);
+    const full = directCandidate(path);
     if (full === undefined) return null;
-    try {
-      // Never open what is not a regular file (a device could act on open).
-      if (!fsSync.lstatSync(full).isFile()) return null;
-    } catch {
-      return null;
-    }
     let fd: number;
     try {
       fd = fsSync.openSync(full, READ_FLAGS);
@@ -264,9 +273,9 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     }
     try {
       const held = fsSync.fstatSync(fd);
-      if (held.isFile() && openFilePath(fd) === full) return { fd, held };
+      if (provenAt(fd, held, full)) return { fd, held };
     } catch {
-      // The careful walk below reports what is wrong.
+      // The careful walk reports what is wrong.
     }
     fsSync.closeSync(fd);
     return null;
@@ -274,13 +283,8 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
   /** {@link openDirect} for a stream: the same proof, on a FileHandle. */
   async function openDirectHandle(path: string): Promise<{ handle: fs.FileHandle; held: Stats } | null> {
-    const full = directPath(path);
+    const full = directCandidate(path);
     if (full === undefined) return null;
-    try {
-      if (!fsSync.lstatSync(full).isFile()) return null;
-    } catch {
-      return null;
-    }
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(full, READ_FLAGS);
@@ -289,7 +293,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     }
     try {
       const held = await handle.stat();
-      if (held.isFile() && openFilePath(handle.fd) === full) return { handle, held };
+      if (provenAt(handle.fd, held, full)) return { handle, held };
     } catch {
       // As in openDirect.
     }
