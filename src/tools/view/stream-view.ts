@@ -69,7 +69,12 @@ export type StreamedView =
 
 type Bounds = { readonly start?: string | number; readonly end?: string | number };
 
-/** Lines rendered into one piece of a streamed view's text (about 30 KB of source code). */
+/**
+ * Lines rendered into one piece of a streamed view's text (about 30 KB of
+ * source code). Measured on the 9.9 MB bench file (Bun, page faults per
+ * whole-file view): 128 lines took ~3x the faults and time of 512; 2048,
+ * 4096 or a whole chunk per piece were within the noise of 512.
+ */
 const PIECE_LINES = 512;
 
 /** Rows rendered while their lines stream past, under one budget shared by every batch. */
@@ -146,7 +151,12 @@ function plannedFrom(plan: Plan): number | undefined {
   return plan.kind === "live" || plan.kind === "range" ? plan.from : undefined;
 }
 
-/** Bytes read into one reused buffer when the stream is a byte stream. */
+/**
+ * Bytes read into one reused buffer when the stream is a byte stream. A
+ * 1 MiB buffer read the file alone faster (fewer stream round trips) but
+ * made a whole-file view of 9.9 MB ~1.9x slower on Bun, with 6.8k page
+ * faults per view instead of 2.6k.
+ */
 const READ_BUFFER_BYTES = 256 * 1024;
 /** Read buffers kept for the next view (each one is 256 KiB). */
 const POOLED_BUFFERS = 4;
