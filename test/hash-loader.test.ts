@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { createHasher, jsHasher, loadWasmHasher } from "../src/hash/mod.ts";
 import { readWasmBytes } from "../src/hash/wasm-file.ts";
 import { hashLineColumns } from "../src/text/document.ts";
@@ -65,6 +66,35 @@ describe("loadWasmHasher", () => {
     const view = backing.subarray(5, 21);
     expect(plain(hasher.hashLines(view))).toEqual(oracle(view));
     expect(hasher.hashLines(view).count).toBe(2);
+  });
+});
+
+describe("hashing in pieces (inputs over twice pieceBytes)", () => {
+  const contents = fc.oneof(
+    fc.constantFrom("", "\r", "a", "é世🚀", "x".repeat(70)),
+    fc.string({ unit: "grapheme", maxLength: 12 }),
+  );
+  const endings = fc.constantFrom("\n", "\r\n", "");
+
+  test("offsets, hashes and count equal the whole-input result for any cut (CRLF at a cut, lines longer than a piece, no final newline)", async () => {
+    const hashers = new Map<number, Awaited<ReturnType<typeof loadWasmHasher>>>();
+    for (const size of [1, 2, 3, 7, 16, 64]) hashers.set(size, await loadWasmHasher(wasmBytes, { jsBelow: 0, pieceBytes: size }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(contents, endings), { maxLength: 40 }), fc.constantFrom(1, 2, 3, 7, 16, 64), (lines, size) => {
+        const bytes = encoder.encode(lines.map(([c, e]) => c + e).join(""));
+        expect(plain(hashers.get(size)!.hashLines(bytes))).toEqual(oracle(bytes));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  test("a large file in pieces, then a small one whole, then the large one again", async () => {
+    const hasher = await loadWasmHasher(wasmBytes, { jsBelow: 0, pieceBytes: 4096 });
+    const big = manyLines(30_000, 90);
+    const small = manyLines(40, 7);
+    expect(plain(hasher.hashLines(big))).toEqual(oracle(big));
+    expect(plain(hasher.hashLines(small))).toEqual(oracle(small));
+    expect(plain(hasher.hashLines(big))).toEqual(oracle(big));
   });
 });
 

@@ -6,8 +6,10 @@
  * Calling protocol (one boundary crossing for the work itself):
  *   1. `prepare(len)` grows memory for `len` input bytes and returns the
  *      pointer to write them at (0 when memory cannot grow).
- *   2. The host copies the bytes there and calls `hashLines(len)`, which
- *      returns the line count (or -1 when memory cannot grow).
+ *   2. The host copies the bytes there and calls `hashLines(len, base)`,
+ *      which returns the line count (or -1 when memory cannot grow). `base`
+ *      is added to every offset written: a host that hashes a large input
+ *      piece by piece (whole lines each) passes the piece's offset in it.
  *   3. `startsPtr()`, `endsPtr()`, `hashesPtr()` then locate three arrays of
  *      `count` entries, back to back: u32 line start offsets, u32 content-end
  *      offsets (before "\r\n" / "\n"), and u8 folded hashes. They stay valid
@@ -109,8 +111,12 @@ export function hashesPtr(): usize {
   return hashesP;
 }
 
-/** Hash every line of the `len` bytes written at `prepare(len)`; returns the line count or -1. */
-export function hashLines(len: u32): i32 {
+/** Added to every offset `emit` writes (see the protocol). */
+let offsetBase: u32 = 0;
+
+/** Hash every line of the `len` bytes written at `prepare(len)`, offsets plus `base`; returns the line count or -1. */
+export function hashLines(len: u32, base: u32): i32 {
+  offsetBase = base;
   const scratch = align16(__heap_base);
   const count = splitChunks(scratch, len);
   startsP = align16(inputPtr + <usize>len + SLACK);
@@ -175,8 +181,8 @@ function splitChunks(scratch: usize, len: u32): i32 {
 
 /** Record line `i`: [start, e) with hash state h. */
 @inline function emit(i: u32, start: u32, e: u32, h: u32): void {
-  store<u32>(startsP + (<usize>i << 2), start);
-  store<u32>(endsP + (<usize>i << 2), e);
+  store<u32>(startsP + (<usize>i << 2), start + offsetBase);
+  store<u32>(endsP + (<usize>i << 2), e + offsetBase);
   store<u8>(hashesP + <usize>i, fold8(h));
 }
 

@@ -11,15 +11,16 @@ import type { LineHasher, LineHashes } from "./types.ts";
 interface FnvExports {
   readonly memory: WebAssembly.Memory;
   prepare(len: number): number;
-  hashLines(len: number): number;
+  hashLines(len: number, base: number): number;
   startsPtr(): number;
   endsPtr(): number;
   hashesPtr(): number;
 }
 
 /**
- * Inputs above this go to the JS hasher: the module needs about 1.25x (up to
- * 10x for a file of empty lines) the input in a 4 GiB address space.
+ * Inputs above this go to the JS hasher: a piece is as long as its longest
+ * line (a 256 MiB file of one line is one piece), and the module needs about
+ * 1.25x a piece (up to 10x for empty lines) in a 4 GiB address space.
  */
 const MAX_WASM_INPUT = 256 * 1024 * 1024;
 
@@ -49,15 +50,84 @@ function resultViews(x: FnvExports, count: number): LineHashes {
   };
 }
 
-function wasmHashLines(x: FnvExports, bytes: Uint8Array): LineHashes {
-  if (bytes.length > MAX_WASM_INPUT) return jsHasher.hashLines(bytes);
+/**
+ * Inputs over twice this are hashed in pieces of about this many bytes (cut
+ * after a "\n"): the copy into wasm memory and the module's two reads of a
+ * piece then stay in cache instead of streaming a large input through
+ * memory three times, and wasm memory stays near one piece instead of
+ * growing to the largest input (Workers have 128 MB). The results are
+ * copied into columns the hasher keeps (9 bytes per line, warm memory).
+ * Measured against the whole input in one call, same process, interleaved
+ * (median of 9, MB/s): 100 MB 1854 -> 1961 (Node), 1868 -> 1930 (Deno) with
+ * 1 MiB pieces, 1891 -> 1995 / 1867 -> 1917 with 2 MiB; 8 MiB pieces gave
+ * no gain; 10 MB unchanged (ratio 0.99-1.01).
+ */
+const DEFAULT_PIECE_BYTES = 1024 * 1024;
+
+/** Result columns of a hasher that works in pieces: reused from call to call, grown when short. */
+interface PieceColumns {
+  starts: Uint32Array;
+  ends: Uint32Array;
+  hashes: Uint8Array;
+}
+
+/** Columns with room for `need` lines, keeping the first `keep` entries. */
+function roomFor(out: PieceColumns, need: number, keep: number): PieceColumns {
+  if (out.hashes.length >= need) return out;
+  const capacity = Math.max(need, out.hashes.length * 2);
+  const grown = { starts: new Uint32Array(capacity), ends: new Uint32Array(capacity), hashes: new Uint8Array(capacity) };
+  grown.starts.set(out.starts.subarray(0, keep));
+  grown.ends.set(out.ends.subarray(0, keep));
+  grown.hashes.set(out.hashes.subarray(0, keep));
+  return grown;
+}
+
+/** One call of the module on `bytes` (one piece or the whole input), offsets plus `base`; -1 when memory is short. */
+function hashPiece(x: FnvExports, bytes: Uint8Array, base: number): number {
   const at = x.prepare(bytes.length);
-  if (at === 0) return jsHasher.hashLines(bytes);
+  if (at === 0) return -1;
   // memory.buffer must be read after prepare: growing memory detaches the old buffer
   new Uint8Array(x.memory.buffer, at, bytes.length).set(bytes);
-  const count = x.hashLines(bytes.length);
-  if (count < 0) return jsHasher.hashLines(bytes);
-  return resultViews(x, count);
+  return x.hashLines(bytes.length, base);
+}
+
+/** The end of the piece that starts at `at`: just after the last "\n" within `size` bytes, else after the next one. */
+function pieceEnd(bytes: Uint8Array, at: number, size: number): number {
+  const n = bytes.length;
+  if (n - at <= size) return n;
+  const last = bytes.lastIndexOf(0x0a, at + size - 1);
+  if (last >= at) return last + 1;
+  const next = bytes.indexOf(0x0a, at + size);
+  return next === -1 ? n : next + 1;
+}
+
+/** The module's line hasher over reused memory; see {@link loadWasmHasher}. */
+function wasmHashLines(x: FnvExports, pieceBytes: number): (bytes: Uint8Array) => LineHashes {
+  let out: PieceColumns = { starts: new Uint32Array(0), ends: new Uint32Array(0), hashes: new Uint8Array(0) };
+  return (bytes) => {
+    const n = bytes.length;
+    if (n > MAX_WASM_INPUT) return jsHasher.hashLines(bytes);
+    if (n <= 2 * pieceBytes) {
+      const count = hashPiece(x, bytes, 0);
+      return count < 0 ? jsHasher.hashLines(bytes) : resultViews(x, count);
+    }
+    // Pieces: each piece's results are copied into columns kept for the next call (9 bytes per line, warm memory).
+    out = roomFor(out, (n >>> 5) + 16, 0);
+    let count = 0;
+    for (let at = 0; at < n; ) {
+      const end = pieceEnd(bytes, at, pieceBytes);
+      const c = hashPiece(x, bytes.subarray(at, end), at);
+      if (c < 0) return jsHasher.hashLines(bytes);
+      out = roomFor(out, count + c, count);
+      const buffer = x.memory.buffer;
+      out.starts.set(new Uint32Array(buffer, x.startsPtr(), c), count);
+      out.ends.set(new Uint32Array(buffer, x.endsPtr(), c), count);
+      out.hashes.set(new Uint8Array(buffer, x.hashesPtr(), c), count);
+      count += c;
+      at = end;
+    }
+    return { count, starts: out.starts.subarray(0, count), ends: out.ends.subarray(0, count), hashes: out.hashes.subarray(0, count) };
+  };
 }
 
 /**
@@ -71,15 +141,22 @@ function selfTestText(): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-/** A wrong or stale module must never hash silently: compare with the JS reference once. */
+/**
+ * A wrong or stale module must never hash silently: compare with the JS
+ * reference once whole and once in small pieces (a module that ignores the
+ * offset base would misplace every piece after the first).
+ */
 function selfTest(x: FnvExports): void {
   const bytes = selfTestText();
-  const got = wasmHashLines(x, bytes);
   const want = jsHasher.hashLines(bytes);
-  const same =
-    got.count === want.count &&
-    want.hashes.every((h, i) => got.hashes[i] === h && got.starts[i] === want.starts[i] && got.ends[i] === want.ends[i]);
-  if (!same) throw new Error("fnv.wasm disagrees with the JS reference hasher");
+  const wanted = { count: want.count, hashes: want.hashes.slice(), starts: want.starts.slice(), ends: want.ends.slice() };
+  for (const pieceBytes of [DEFAULT_PIECE_BYTES, 4096]) {
+    const got = wasmHashLines(x, pieceBytes)(bytes);
+    const same =
+      got.count === wanted.count &&
+      wanted.hashes.every((h, i) => got.hashes[i] === h && got.starts[i] === wanted.starts[i] && got.ends[i] === wanted.ends[i]);
+    if (!same) throw new Error("fnv.wasm disagrees with the JS reference hasher");
+  }
 }
 
 /**
@@ -96,6 +173,8 @@ const DEFAULT_JS_BELOW = 256;
 export interface WasmHasherOptions {
   /** Inputs shorter than this many bytes are hashed by the JS loop (default 256; 0 = always the module). */
   jsBelow?: number;
+  /** Inputs over twice this many bytes are hashed in pieces of about this size, cut after a "\n" (default 1 MiB). */
+  pieceBytes?: number;
 }
 
 /**
@@ -104,7 +183,9 @@ export interface WasmHasherOptions {
  * instantiated, lacks the expected exports, or fails a self-test against the
  * JS reference. Tiny inputs (see `jsBelow`) and inputs the module cannot
  * hold (memory exhausted, > 256 MiB) are hashed by the JS loop instead, so
- * this backend is never slower than JS and never fails on size.
+ * this backend is never slower than JS and never fails on size. Large
+ * inputs are hashed in pieces (see `pieceBytes`), so wasm memory stays near
+ * one piece plus its results.
  */
 export async function loadWasmHasher(
   source: WebAssembly.Module | BufferSource,
@@ -115,9 +196,11 @@ export async function loadWasmHasher(
   const x = asFnvExports(instance.exports);
   selfTest(x);
   const jsBelow = options.jsBelow ?? DEFAULT_JS_BELOW;
+  const pieceBytes = Math.max(1, Math.floor(options.pieceBytes ?? DEFAULT_PIECE_BYTES));
+  const hashLines = wasmHashLines(x, pieceBytes);
   return {
     backend: "wasm",
-    hashLines: (bytes) => (bytes.length < jsBelow ? jsHasher.hashLines(bytes) : wasmHashLines(x, bytes)),
+    hashLines: (bytes) => (bytes.length < jsBelow ? jsHasher.hashLines(bytes) : hashLines(bytes)),
   };
 }
 
