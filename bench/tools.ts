@@ -12,7 +12,10 @@
  */
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
+import { guardStorage } from "../src/storage/guard.ts";
+import { createLocalStorage } from "../src/storage/local.ts";
 import { createMemoryStorage } from "../src/storage/memory.ts";
+import { Cond } from "../src/storage/types.ts";
 import { codeText, MARKER, SEARCH_TREE, tempDir, writeTree } from "./lib/fixtures.ts";
 import { expectOk, inProcess } from "./lib/inproc.ts";
 import { alternate } from "./lib/measure.ts";
@@ -132,6 +135,30 @@ export async function runTools(options: SectionOptions): Promise<Section> {
         rows.push(row("edit.1k.memory", "edit, 1k-line file, in-process, memory storage", "ms", summarise(mem.edit)));
         rows.push(row("batch.1k.memory", "batch_edit (3 replaces), 1k-line file, in-process, memory storage", "ms", summarise(mem.batch), { target: { kind: "max", value: 2 } }));
       }
+      if (runs("edit")) {
+        // The floor under a local edit: the compare-and-swap write alone (re-read and hash under the
+        // lock, temp file, flush, rename), with the flush and without it, as a reference for the rest.
+        const floor = await Promise.all(
+          [true, false].map(async (fsync) => {
+            const name = fsync ? "write.cas.fsync" : "write.cas.nosync";
+            const storage = guardStorage(await createLocalStorage(work, { fsync }));
+            const path = `${name}.txt`;
+            const states = [0, 1].map((k) => new TextEncoder().encode(codeText(1_000, 20 + k)));
+            let version = (await storage.write(path, states[0])).version;
+            let state = 0;
+            return {
+              name,
+              run: async () => {
+                state = 1 - state;
+                version = (await storage.write(path, states[state], Cond.ifVersion(version))).version;
+              },
+            };
+          }),
+        );
+        const writes = await alternate(floor, { rounds: rounds(60), warmup: STEADY_WARMUP });
+        rows.push(row("write.cas.fsync", "local write alone (compare-and-swap, 1k-line file), with fdatasync", "ms", summarise(writes["write.cas.fsync"])));
+        rows.push(row("write.cas.nosync", "local write alone, without fdatasync", "ms", summarise(writes["write.cas.nosync"])));
+      }
       for (const [k, size] of runs("edit") ? ([[0, "1k"], [1, "100k"]] as const) : []) {
         const fileOf = (which: "inproc" | "http") => files[which][k];
         const edit = await alternate(
@@ -168,7 +195,7 @@ export async function runTools(options: SectionOptions): Promise<Section> {
     dir.remove();
   }
   notes.push("files: generated source-like text (bench/lib/fixtures.ts), 1 line in 997 with non-ASCII");
-  notes.push("storage: local directory (SHA-256 versions, atomic writes with fsync), as `toolwarden serve` runs");
+  notes.push("storage: local directory (SHA-256 versions, atomic writes with fdatasync), as `toolwarden serve` runs");
   notes.push("HTTP: REST POST /v1/tools/:name to a separate Bun process on 127.0.0.1; client and server share the cores");
   return { name: "tools", rows, notes };
 }
