@@ -218,13 +218,13 @@ export interface CreateHasherOptions {
  *
  * "auto" means WASM whenever it loads, on every runtime, because that is what
  * measuring each runtime showed (`bun bench/hash/run.ts --quick --sizes
- * 1,10,100`, end to end through `hashLines` with results as views, median
- * MB/s JS vs WASM, shared 2-core VM at load ~4): Bun 294 vs 1902 (1 MB),
- * 340 vs 1989 (10 MB), 283 vs 1687 (100 MB); Deno 171 vs 1616, 163 vs 1618,
- * 123 vs 1424; workerd 48 vs 1441, 68 vs 1429, 52 vs 1124; Node 186 vs 1594,
- * 336 vs 1851, 185 vs 1217. On Bun, the runtime where a plain JS loop is
- * strongest, the module still wins 5.8-6.5x; only inputs under 256 bytes
- * are about as fast or faster in JS there, and the WASM hasher routes
+ * 1,10,100`, end to end through `hashLines`, median MB/s JS vs WASM, quiet
+ * 2-core VM): Bun 452 vs 2341 (1 MB), 475 vs 2159 (10 MB), 382 vs 2074
+ * (100 MB); Deno 226 vs 2342, 216 vs 1987, 193 vs 1893; workerd 98 vs 2465,
+ * 97 vs 2051, 88 vs 1923; Node 379 vs 2357, 397 vs 2011, 307 vs 1947. On
+ * Bun, the runtime where a plain JS loop is strongest, the module still
+ * wins 4.5-5.4x; only inputs under 256 bytes are about as fast or faster in
+ * JS there, and the WASM hasher routes
  * those to JS itself (`jsBelow`). Table and method: wasm/README.md.
  */
 export async function createHasher(options: CreateHasherOptions = {}): Promise<LineHasher> {
