@@ -120,11 +120,7 @@ export function renderRows(
     const lineStart = p;
     if (i > i0) out[p++] = 0x0a;
     p = digits.write(out, p);
-    const h = hashes[i] * 2;
-    out[p] = 0x3a; // ":"
-    out[p + 1] = HEX_BYTES[h];
-    out[p + 2] = HEX_BYTES[h + 1];
-    out[p + 3] = 0x7c; // "|"
+    sink.setInt32(p, ID_TAILS[hashes[i]], true); // ":hh|" in one store
     p += 4;
     let high = 0;
     if (cut !== undefined) {
@@ -256,11 +252,11 @@ class LineNumber {
 
 /** Room for "\n" + a safe-integer line number (16 digits) + ":hh|". */
 const PREFIX_MAX = 24;
-const HEX_BYTES = new Uint8Array(512);
+/** The 4 bytes ":hh|" after a line number, for each hash, as a little-endian int32. */
+const ID_TAILS = new Int32Array(256);
 for (let i = 0; i < 256; i++) {
   const hh = formatHash(i);
-  HEX_BYTES[2 * i] = hh.charCodeAt(0);
-  HEX_BYTES[2 * i + 1] = hh.charCodeAt(1);
+  ID_TAILS[i] = 0x3a | (hh.charCodeAt(0) << 8) | (hh.charCodeAt(1) << 16) | (0x7c << 24);
 }
 const encoder = new TextEncoder();
 // Output starts with a digit, but a decoder must never eat a U+FEFF of content.
