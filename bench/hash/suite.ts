@@ -31,8 +31,9 @@ export interface SampleRow {
 /**
  * Measure both backends on every size. The WASM hasher is the shipped one
  * (`loadWasmHasher` with default options, so exactly what `createHasher`
- * returns when it picks WASM), timed end to end through `hashLines`: copy in,
- * hash, copy the results out.
+ * returns when it picks WASM), timed end to end through `hashLines`: copy in
+ * (in 1 MiB pieces above 2 MiB), hash, and results as a caller gets them
+ * (views of reused memory, valid until the next call).
  */
 export async function runSuite(
   wasm: WebAssembly.Module | BufferSource,
