@@ -37,11 +37,16 @@ const STATUS_FAILURE_WORD = /\b(?:failed|killed|timed out|signal|crashed)\b/i;
 
 /** The trailing bracketed lines of `text`, last first. Blank lines between them are skipped. */
 function trailerLines(text: string): string[] {
-  const tail = text.length > TRAILER_MAX_CHARS ? text.slice(text.length - TRAILER_MAX_CHARS) : text;
-  const lines = tail.split("\n");
+  // Walk back line by line from the end: every tool result passes here, and most end in a line that
+  // is not bracketed, so splitting the last 8 KiB into lines first would be wasted work.
+  const floor = Math.max(0, text.length - TRAILER_MAX_CHARS);
   const found: string[] = [];
-  for (let i = lines.length - 1; i >= 0 && found.length < TRAILER_MAX_LINES; i--) {
-    const line = lines[i].replace(/\r$/, "").trim();
+  let end = text.length;
+  while (end > floor && found.length < TRAILER_MAX_LINES) {
+    const nl = text.lastIndexOf("\n", end - 1);
+    const start = Math.max(nl + 1, floor);
+    const line = text.slice(start, end).replace(/\r$/, "").trim();
+    end = nl < floor ? floor : nl;
     if (line === "") continue;
     if (!BRACKET_LINE.test(line)) break;
     found.push(line);
