@@ -1,5 +1,5 @@
 /**
- * Local-directory storage (Bun and Deno, through node:fs/promises).
+ * Local-directory storage (Bun and Deno, through node:fs).
  *
  * Containment. Every operation walks the path one component at a time from
  * the real root; a symlink is followed only when its real path stays inside
@@ -9,9 +9,8 @@
  * name an open file (./proc-fd.ts), a read first tries the direct way: open
  * the path as given and accept the file only if the kernel's name for it is
  * exactly that path (no symlink anywhere on it, inside the root); otherwise
- * the walk decides. Writes create a temp
- * file with a random name next to the target, check that it landed inside,
- * and rename (or link) it into place.
+ * the walk decides. Writes create a temp file with a random name next to the
+ * target, check that it landed inside, and rename (or link) it into place.
  *
  * Residual TOCTOU window: node:fs has no openat/renameat, so a process that
  * can modify the workspace concurrently can swap a parent directory for a
@@ -36,8 +35,10 @@
  * `ifVersion` check read and hash the whole file (~1 ms per MiB).
  *
  * Speed. Path walks, checks and small reads and writes are blocking calls
- * (see ./local-io.ts for why and where the line is); fdatasync and large
- * content go through the thread pool.
+ * (see ./local-io.ts for why and where the line is), paced so that other
+ * requests get a turn every few ms; fdatasync and large content go through
+ * the thread pool. A file replaced or deleted is closed after the reply, so
+ * freeing its blocks is not part of the write.
  */
 import * as fsSync from "node:fs";
 import { constants, type Stats } from "node:fs";
