@@ -5,6 +5,7 @@
  * towards `limit`, opaque cursors) and records every call. The real
  * semantics are tested in workerd (test/storage/r2-workerd.test.ts).
  */
+import { type FakeBody, recordedBody } from "./fake-body.ts";
 import type {
   R2BucketLike,
   R2ConditionalLike,
@@ -22,14 +23,6 @@ function compareBytes(a: string, b: string): number {
   const y = encoder.encode(b);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
   return x.length - y.length;
-}
-
-/** What became of one object body the fake handed out. */
-export interface FakeBody {
-  readonly key: string;
-  /** Bytes the reader pulled out of the body so far. */
-  pulled: number;
-  cancelled: boolean;
 }
 
 /** Chunk size of the fake's object bodies. */
@@ -53,24 +46,8 @@ export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
   const bodies: FakeBody[] = [];
   let counter = 0;
 
-  /** `bytes` as a pull-driven body in {@link FAKE_R2_CHUNK} pieces, recording what is pulled and whether it is cancelled. */
   function bodyOf(key: string, bytes: Uint8Array): ReadableStream<Uint8Array> {
-    const record: FakeBody = { key, pulled: 0, cancelled: false };
-    bodies.push(record);
-    return new ReadableStream<Uint8Array>(
-      {
-        pull(controller) {
-          if (record.pulled >= bytes.length) return controller.close();
-          const chunk = bytes.slice(record.pulled, record.pulled + FAKE_R2_CHUNK);
-          record.pulled += chunk.length;
-          controller.enqueue(chunk);
-        },
-        cancel() {
-          record.cancelled = true;
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    return recordedBody(bodies, key, bytes, FAKE_R2_CHUNK);
   }
 
   const meta = (key: string): R2ObjectLike | null => {
@@ -132,3 +109,4 @@ export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
     },
   };
 }
+

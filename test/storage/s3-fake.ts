@@ -8,6 +8,7 @@
  * Signatures are not checked. Each request's condition check and its effect
  * happen without an await in between, so conditions are atomic.
  */
+import { type FakeBody, recordedBody } from "../helpers/fake-body.ts";
 
 /** How the fake behaves where servers differ. */
 export interface FakeS3Options {
@@ -29,14 +30,6 @@ export interface FakeObject {
   /** Quoted, as S3 sends it. */
   readonly etag: string;
   readonly meta: Record<string, string>;
-}
-
-/** What became of one GET body the fake served. */
-export interface FakeBody {
-  readonly key: string;
-  /** Bytes the client pulled out of the body so far. */
-  pulled: number;
-  cancelled: boolean;
 }
 
 /** Chunk size of the fake's GET bodies. */
@@ -120,24 +113,8 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
     });
   }
 
-  /** A GET body streamed in {@link FAKE_S3_CHUNK} pieces as the client pulls, recording what it pulls and whether it cancels. */
   function bodyOf(key: string, bytes: Uint8Array): ReadableStream<Uint8Array> {
-    const record: FakeBody = { key, pulled: 0, cancelled: false };
-    bodies.push(record);
-    return new ReadableStream<Uint8Array>(
-      {
-        pull(controller) {
-          if (record.pulled >= bytes.length) return controller.close();
-          const chunk = bytes.slice(record.pulled, record.pulled + FAKE_S3_CHUNK);
-          record.pulled += chunk.length;
-          controller.enqueue(chunk);
-        },
-        cancel() {
-          record.cancelled = true;
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    return recordedBody(bodies, key, bytes, FAKE_S3_CHUNK);
   }
 
   async function put(key: string, headers: Headers, body: Uint8Array): Promise<Response> {
@@ -245,3 +222,4 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
   };
   return fake;
 }
+
