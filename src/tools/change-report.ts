@@ -8,6 +8,8 @@
 import { type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../text/diff.ts";
 import type { LineEdit } from "../text/line-edits.ts";
 import { utf8Length } from "../text/render.ts";
+import { ok, type ToolResult } from "../result.ts";
+import { shownPath } from "./support/remedy.ts";
 import type { ToolLimits } from "./types.ts";
 
 /** Most diff lines (hunk headers included) one result prints. */
@@ -97,4 +99,28 @@ export function capOutput(text: string, maxBytes: number): string {
   }
   kept.push(note);
   return kept.join("\n");
+}
+
+/**
+ * A mutation's success result: the `before` lines (what was done), the
+ * diff, the id-shift note, then the `after` notes; empty and absent parts
+ * are left out, and the whole is kept within the output limit.
+ */
+export function changeResult(
+  before: readonly (string | undefined)[],
+  report: ChangeReport,
+  after: readonly (string | undefined)[],
+  limits: ToolLimits,
+): ToolResult {
+  const parts = [...before, report.diff, report.shifts, ...after].filter((p): p is string => p !== undefined && p !== "");
+  return ok(capOutput(parts.join("\n"), limits.maxOutputBytes));
+}
+
+/**
+ * The note for a change applied over another writer's change since the
+ * caller's view: `how` says why it still landed where meant; the caller
+ * has not seen the other writer's lines, so a whole-file write needs a view.
+ */
+export function changedSinceViewNote(path: string, how: string): string {
+  return `Note: \`${shownPath(path)}\` had changed since your last view (another writer); ${how}. View the file before any whole-file write.`;
 }

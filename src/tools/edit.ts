@@ -7,11 +7,11 @@
  */
 
 import * as v from "valibot";
-import { fail, ok, type ToolResult } from "../result.ts";
+import { fail, type ToolResult } from "../result.ts";
 import { documentFromLines } from "../text/document.ts";
 import { spliceLineEdits } from "../text/line-edits.ts";
 import { applyStringEdit, type EditApplied } from "../text/match.ts";
-import { capOutput, reportChange } from "./change-report.ts";
+import { changedSinceViewNote, changeResult, reportChange } from "./change-report.ts";
 import { ambiguousText, noChangeText, noMatchText } from "./edit-messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "./mutate.ts";
 import { argPath } from "./support/paths.ts";
@@ -99,16 +99,11 @@ function success(
   const what = r.replacements === 1
     ? `replaced 1 occurrence (line ${listed})`
     : `replaced ${r.replacements} occurrences (lines ${listed})`;
-  const parts = [`Edited \`${shownPath(path)}\`: ${what}; ${oldLines.length} -> ${out.lines.length} lines.`];
-  if (r.hint) parts.push(`Note: ${r.hint}`);
-  parts.push(report.diff);
-  if (report.shifts) parts.push(report.shifts);
-  if (landed.changedSinceView) {
-    parts.push(
-      `Note: \`${shownPath(path)}\` had changed since your last view (another writer); old_string was found in the current content, and the ids above are current. View the file before any whole-file write.`,
-    );
-  }
-  return ok(capOutput(parts.join("\n"), ctx.limits.maxOutputBytes));
+  const heading = `Edited \`${shownPath(path)}\`: ${what}; ${oldLines.length} -> ${out.lines.length} lines.`;
+  const since = landed.changedSinceView
+    ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current")
+    : undefined;
+  return changeResult([heading, r.hint && `Note: ${r.hint}`], report, [since], ctx.limits);
 }
 
 function stop(result: ToolResult): Plan {

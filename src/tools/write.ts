@@ -14,7 +14,7 @@ import { isFsError } from "../storage/errors.ts";
 import { Cond, type Version } from "../storage/types.ts";
 import { diffLines } from "../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../text/document.ts";
-import { capOutput, lineCount, reportChange } from "./change-report.ts";
+import { changeResult, lineCount, reportChange } from "./change-report.ts";
 import { argPath } from "./support/paths.ts";
 import { loadTextFile } from "./support/load.ts";
 import { observed, observeAbsent, observePresent } from "./support/observe.ts";
@@ -128,14 +128,8 @@ async function overwrite(
   if (landed !== undefined) return landed;
 
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
-  const parts = [
-    `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`,
-    report.diff,
-  ];
-  if (report.shifts) parts.push(report.shifts);
-  const style = styleNote(old, next.doc, styled.eolApplied);
-  if (style) parts.push(style);
-  return ok(capOutput(parts.filter((p) => p !== "").join("\n"), ctx.limits.maxOutputBytes));
+  const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
+  return changeResult([heading], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits);
 }
 
 async function replaceBlind(

@@ -6,10 +6,10 @@
  */
 
 import * as v from "valibot";
-import { fail, ok, type ToolResult } from "../../result.ts";
+import { fail, type ToolResult } from "../../result.ts";
 import { documentFromLines } from "../../text/document.ts";
 import type { spliceLineEdits } from "../../text/line-edits.ts";
-import { capOutput, reportChange } from "../change-report.ts";
+import { capOutput, changedSinceViewNote, changeResult, reportChange } from "../change-report.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../mutate.ts";
 import { argPath } from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -121,15 +121,9 @@ function success(
   for (const op of ops) counts.set(op.kind, (counts.get(op.kind) ?? 0) + 1);
   const kinds = [...counts].map(([kind, n]) => `${n} ${kind}`).join(", ");
   const report = reportChange(oldLines, out.lines, out.edits, ctx.limits);
-  const parts = [
-    `Applied ${ops.length} operation${ops.length === 1 ? "" : "s"} to \`${shownPath(path)}\` (${kinds}): ${oldLines.length} -> ${out.lines.length} lines.`,
-    report.diff,
-  ];
-  if (report.shifts) parts.push(report.shifts);
-  if (landed.changedSinceView) {
-    parts.push(
-      `Note: \`${shownPath(path)}\` had changed since your last view (another writer); every line id was verified against the current content, so the operations landed on the lines you named. View the file before any whole-file write.`,
-    );
-  }
-  return ok(capOutput(parts.join("\n"), ctx.limits.maxOutputBytes));
+  const heading = `Applied ${ops.length} operation${ops.length === 1 ? "" : "s"} to \`${shownPath(path)}\` (${kinds}): ${oldLines.length} -> ${out.lines.length} lines.`;
+  const since = landed.changedSinceView
+    ? changedSinceViewNote(path, "every line id was verified against the current content, so the operations landed on the lines you named")
+    : undefined;
+  return changeResult([heading], report, [since], ctx.limits);
 }
