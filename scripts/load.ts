@@ -1,5 +1,5 @@
 /**
- * The README's load figure: `bun scripts/load.ts` starts the real
+ * docs/reliability.md's load figure: `bun scripts/load.ts` starts the real
  * `toolwarden serve` on a seeded temp directory, runs 16 clients of mixed
  * view/search/edit calls against it over 127.0.0.1 for 60 s, and prints the
  * Markdown table. TW_LOAD_SECONDS / TW_LOAD_CLIENTS change the run. Exits 1
