@@ -5,7 +5,7 @@
  * Markdown table. TW_LOAD_SECONDS / TW_LOAD_CLIENTS change the run. Exits 1
  * when any request failed, answered 5xx, or an edit was lost.
  */
-import { loadTable, runLoad } from "../test/reliability/load.ts";
+import { loadTable, runLoad } from "../test/helpers/reliability/load.ts";
 
 const seconds = Number(process.env.TW_LOAD_SECONDS ?? 60);
 const clients = Number(process.env.TW_LOAD_CLIENTS ?? 16);

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { guardStorage } from "../../src/storage/guard.ts";
 import { Cond, type Storage, type WriteCondition } from "../../src/storage/types.ts";
-import { HOSTILE_PATHS } from "./conformance.ts";
+import { HOSTILE_PATHS } from "../helpers/storage-conformance.ts";
 
 /** A provider that only records what reaches it. */
 function spy() {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { guardStorage } from "../../src/storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../../src/storage/local.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
-import { HOSTILE_PATHS, storageConformance } from "./conformance.ts";
+import { HOSTILE_PATHS, storageConformance } from "../helpers/storage-conformance.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -327,7 +327,7 @@ test("local: create-if-absent has exactly one winner across processes", async ()
   try {
     const processes = 4;
     const paths = 20;
-    const script = join(import.meta.dir, "fixtures", "create-if-absent.ts");
+    const script = join(import.meta.dir, "..", "fixtures", "create-if-absent.ts");
     const barrier = await tempBase();
     const runs = Array.from(
       { length: processes },

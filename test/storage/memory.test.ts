@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory.ts";
 import { Cond } from "../../src/storage/types.ts";
-import { storageConformance } from "./conformance.ts";
+import { storageConformance } from "../helpers/storage-conformance.ts";
 
 storageConformance("memory", async () => ({ storage: createMemoryStorage() }));
 

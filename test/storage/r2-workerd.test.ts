@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { guardStorage } from "../../src/storage/guard.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { startStorageWorker, type StorageWorker } from "../helpers/worker-storage.ts";
-import { storageConformance } from "./conformance.ts";
+import { storageConformance } from "../helpers/storage-conformance.ts";
 
 let started: Promise<StorageWorker> | undefined;
 const worker = () => (started ??= startStorageWorker());

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { resolveS3Config, s3ConfigFromEnv, type S3Config } from "../../src/storage/s3/config.ts";
 import { createS3Storage } from "../../src/storage/s3/provider.ts";
-import { recordingFetch } from "./s3-env.ts";
+import { recordingFetch } from "../helpers/s3-env.ts";
 
 const base: S3Config = {
   endpoint: "http://127.0.0.1:9000",

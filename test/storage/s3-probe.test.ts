@@ -10,8 +10,8 @@ import { join } from "node:path";
 import S3rver from "s3rver";
 import { isFsError } from "../../src/storage/errors.ts";
 import { createS3Storage } from "../../src/storage/s3/provider.ts";
-import { createFakeS3, type FakeS3 } from "./s3-fake.ts";
-import { listKeys } from "./s3-env.ts";
+import { createFakeS3, type FakeS3 } from "../helpers/s3-fake.ts";
+import { listKeys } from "../helpers/s3-env.ts";
 
 async function startupFailure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

@@ -7,9 +7,9 @@ import { describe, expect, test } from "bun:test";
 import { isFsError } from "../../src/storage/errors.ts";
 import { createS3Storage, type S3Storage } from "../../src/storage/s3/provider.ts";
 import { Cond } from "../../src/storage/types.ts";
-import { storageConformance } from "./conformance.ts";
+import { storageConformance } from "../helpers/storage-conformance.ts";
 import { BODY_CHUNK_BYTES } from "../../src/storage/body-stream.ts";
-import { createFakeS3, FAKE_S3_CHUNK, type FakeS3, type FakeS3Options } from "./s3-fake.ts";
+import { createFakeS3, FAKE_S3_CHUNK, type FakeS3, type FakeS3Options } from "../helpers/s3-fake.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);

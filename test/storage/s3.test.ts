@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createS3Storage } from "../../src/storage/s3/provider.ts";
 import { Cond } from "../../src/storage/types.ts";
-import { storageConformance } from "./conformance.ts";
-import { deletePrefix, ensureBucket, listKeys, liveS3Config, openConnections, prefixMaker, recordingFetch } from "./s3-env.ts";
+import { storageConformance } from "../helpers/storage-conformance.ts";
+import { deletePrefix, ensureBucket, listKeys, liveS3Config, openConnections, prefixMaker, recordingFetch } from "../helpers/s3-env.ts";
 
 const live = liveS3Config();
 const text = (s: string) => new TextEncoder().encode(s);

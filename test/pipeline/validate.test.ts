@@ -1,0 +1,187 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import * as v from "valibot";
+import { createPipeline } from "../../src/pipeline/mod.ts";
+import { closestName, editDistance } from "../../src/pipeline/suggest.ts";
+import { formatPath, validateArgs } from "../../src/pipeline/validate.ts";
+import { resultText } from "../../src/result.ts";
+import { fakeCtx, fakeTool } from "../helpers/pipeline-fakes.ts";
+
+const schema = v.strictObject({
+  path: v.string(),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  mode: v.optional(v.picklist(["lines", "bytes"])),
+  operations: v.optional(
+    v.array(v.strictObject({ start: v.string(), end: v.optional(v.string()), text: v.string() })),
+  ),
+});
+const edit = { name: "edit", schema };
+
+/** The INVALID_ARGUMENT text for `args`, failing the test if they are valid. */
+function problemsFor(args: unknown, tool: { name: string; schema: v.GenericSchema } = edit, maxProblems?: number): string {
+  const outcome = validateArgs(tool, args, { maxProblems });
+  if (outcome.ok) throw new Error(`expected ${JSON.stringify(args)} to be invalid`);
+  expect(outcome.result.isError).toBe(true);
+  expect(outcome.result.code).toBe("INVALID_ARGUMENT");
+  return resultText(outcome.result);
+}
+
+describe("argument problems a model can act on", () => {
+  test("wrong type: the field, what was given, what is expected", () => {
+    const text = problemsFor({ path: 42 });
+    expect(text).toContain("- path: expected string, got 42");
+    expect(text).toStartWith("Invalid arguments for `edit` (1 problem); the tool did not run.");
+    expect(text).toEndWith("Correct it and call `edit` again.");
+  });
+
+  test("missing required field names it and its type", () => {
+    expect(problemsFor({})).toContain("- path: missing required field (expected string)");
+  });
+
+  test("unknown field lists the accepted fields and the likely intended name", () => {
+    const text = problemsFor({ path: "a", limt: 5 });
+    expect(text).toContain("- limt: unknown field; accepted fields here: path, limit, mode, operations. Did you mean `limt` -> `limit`?");
+  });
+
+  test("several unknown fields of one object are all named in one line", () => {
+    const text = problemsFor({ path: "a", foo: 1, bar: 2 });
+    expect(text).toContain("- arguments: unknown fields `foo`, `bar`; accepted fields here:");
+    expect(text).toContain("(1 problem)");
+  });
+
+  test("a misnamed field is reported as missing plus unknown, with the fix", () => {
+    const text = problemsFor({ pth: "a" });
+    expect(text).toContain("(2 problems)");
+    expect(text).toContain("- path: missing required field (expected string)");
+    expect(text).toContain("Did you mean `pth` -> `path`?");
+  });
+
+  test("a nested array item is addressed as the model wrote it", () => {
+    const operations = [
+      { start: "1:aa", text: "x" },
+      { start: "2:bb", text: "y" },
+      { start: 3, text: "z", ned: "4:cc" },
+    ];
+    const text = problemsFor({ path: "a", operations });
+    expect(text).toContain("- operations[2].start: expected string, got 3");
+    expect(text).toContain("- operations[2].ned: unknown field; accepted fields here: start, end, text. Did you mean `ned` -> `end`?");
+  });
+
+  test("every problem is listed together, in one result", () => {
+    const text = problemsFor({ path: 1, limit: 0, mode: "chars" });
+    expect(text).toContain("(3 problems)");
+    expect(text).toContain("- path: expected string, got 1");
+    expect(text).toContain("- limit: expected >=1, got 0");
+    expect(text).toContain('- mode: expected ("lines" | "bytes"), got "chars"');
+    expect(text).toEndWith("Correct them and call `edit` again.");
+  });
+
+  test("checks without an expectation still say what failed", () => {
+    expect(problemsFor({ path: "a", limit: 1.5 })).toContain("- limit: invalid integer, got 1.5");
+  });
+
+  test("a message the tool author wrote is kept", () => {
+    const custom = {
+      name: "view",
+      schema: v.object({ range: v.pipe(v.string(), v.regex(/^\d+-\d+$/, "range must look like 10-20")) }),
+    };
+    expect(problemsFor({ range: "ten" }, custom)).toContain('- range: range must look like 10-20 (got "ten")');
+  });
+
+  test("the list is capped, with a count of what was left out", () => {
+    const operations = Array.from({ length: 25 }, () => ({ start: 1, text: "x" }));
+    const text = problemsFor({ path: "a", operations }, edit, 5);
+    expect(text).toContain("(25 problems)");
+    expect(text.split("\n").filter((l) => l.startsWith("- operations")).length).toBe(5);
+    expect(text).toContain("- ... and 20 more not shown");
+  });
+
+  test("long given values are truncated to one short line", () => {
+    const text = problemsFor({ path: "x".repeat(10_000), limit: "y".repeat(10_000) });
+    const line = text.split("\n").find((l) => l.startsWith("- limit"))!;
+    expect(line.length).toBeLessThan(120);
+    expect(line).toEndWith("…");
+  });
+
+  test("arguments that are not an object say so", () => {
+    expect(problemsFor("a.txt")).toContain('- arguments: expected Object, got "a.txt"');
+    expect(problemsFor(null)).toContain("- arguments: expected Object, got null");
+  });
+
+  test("a union of object forms reports the closest form's own problems, not 'expected Object'", () => {
+    const op = v.union([
+      v.strictObject({ replace: v.string(), with: v.string() }),
+      v.strictObject({ insert_after: v.string(), text: v.string() }),
+    ]);
+    const batch = { name: "batch_edit", schema: v.strictObject({ ops: v.array(op) }) };
+    const text = problemsFor({ ops: [{ replace: "a", wiht: "b" }, 7] }, batch);
+    expect(text).toContain(
+      "- ops[0]: matches none of the accepted forms ({ replace, with } | { insert_after, text }); closest is { replace, with }:",
+    );
+    expect(text).toContain("  - ops[0].with: missing required field (expected string)");
+    expect(text).toContain("Did you mean `wiht` -> `with`?");
+    expect(text).toContain("- ops[1]: expected one of: { replace, with } | { insert_after, text }; got 7");
+    expect(text).not.toContain("expected Object");
+    expect(text).toContain("(3 problems)");
+  });
+
+  test("variant options are followed to list the right accepted fields", () => {
+    const variant = {
+      name: "op",
+      schema: v.strictObject({
+        op: v.variant("kind", [
+          v.strictObject({ kind: v.literal("insert"), text: v.string() }),
+          v.strictObject({ kind: v.literal("delete"), count: v.number() }),
+        ]),
+      }),
+    };
+    const text = problemsFor({ op: { kind: "delete", cuont: 1 } }, variant);
+    expect(text).toContain("- op.count: missing required field (expected number)");
+    expect(text).toContain("- op.cuont: unknown field; accepted fields here: kind, count. Did you mean `cuont` -> `count`?");
+  });
+
+  test("valid arguments pass through as valibot's output", () => {
+    const outcome = validateArgs({ name: "t", schema: v.object({ n: v.optional(v.number(), 3) }) }, {});
+    expect(outcome).toEqual({ ok: true, value: { n: 3 } });
+  });
+
+  test("any JSON input either validates or yields an INVALID_ARGUMENT result; validation never throws", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (input) => {
+        const outcome = validateArgs(edit, input);
+        if (!outcome.ok) {
+          expect(outcome.result.code).toBe("INVALID_ARGUMENT");
+          expect(resultText(outcome.result)).toStartWith("Invalid arguments for `edit`");
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("the pipeline returns the same problems for a real call", async () => {
+    const p = createPipeline([fakeTool("edit", "write", schema)]);
+    const result = await p.call("edit", { path: "a", operations: [{ start: 1, text: "" }] }, fakeCtx());
+    expect(result.code).toBe("INVALID_ARGUMENT");
+    expect(resultText(result)).toContain("- operations[0].start: expected string, got 1");
+  });
+});
+
+describe("paths and names", () => {
+  test("paths use dots for keys and brackets for indices and odd keys", () => {
+    expect(formatPath([])).toBe("arguments");
+    expect(formatPath(["operations", 2, "start"])).toBe("operations[2].start");
+    expect(formatPath(["a b", 0])).toBe('["a b"][0]');
+  });
+
+  test("edit distance counts a transposition as one edit", () => {
+    expect(editDistance("with", "wiht")).toBe(1);
+    expect(editDistance("kitten", "sitting")).toBe(3);
+    expect(editDistance("", "abc")).toBe(3);
+  });
+
+  test("only plausible names are suggested", () => {
+    expect(closestName("old_string", ["old_str", "new_str", "path"])).toBe("old_str");
+    expect(closestName("filePath", ["file_path", "path"])).toBe("file_path");
+    expect(closestName("content", ["path", "start", "end"])).toBeUndefined();
+  });
+});
