@@ -12,7 +12,7 @@ const SRC = join(import.meta.dir, "..", "..", "src");
 
 const ORDER: readonly (readonly string[])[] = [
   ["hash"],
-  ["errors.ts", "result.ts"],
+  ["errors.ts", "result.ts", "scopes.ts"],
   ["text"],
   ["storage"],
   ["policy"],
