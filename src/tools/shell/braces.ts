@@ -9,41 +9,45 @@ import type { ShellWord } from "./lex.ts";
 export const MAX_BRACE_WORDS = 64;
 const MAX_SEQUENCE = 64;
 
-/** `[open, close, commas]` of the first top-level brace group that expands, or null. */
-function findGroup(text: string, from: number): { open: number; close: number; parts: string[] } | null {
-  for (let open = text.indexOf("{", from); open >= 0; open = text.indexOf("{", open + 1)) {
-    if (open > 0 && text[open - 1] === "$") continue; // `${var}` is a parameter, not a brace group
-    let depth = 0;
-    const cuts: number[] = [];
-    for (let i = open; i < text.length; i++) {
-      const c = text[i];
-      if (c === "\\") {
-        i++;
-        continue;
-      }
-      if (c === "{") depth++;
-      else if (c === "}") {
-        depth--;
-        if (depth === 0) {
-          const inner = text.slice(open + 1, i);
-          if (cuts.length > 0) {
-            const parts: string[] = [];
-            let start = open + 1;
-            for (const cut of cuts) {
-              parts.push(text.slice(start, cut));
-              start = cut + 1;
-            }
-            parts.push(text.slice(start, i));
-            return { open, close: i, parts };
-          }
-          const sequence = sequenceParts(inner);
-          if (sequence !== null) return { open, close: i, parts: sequence };
-          break;
-        }
-      } else if (c === "," && depth === 1) cuts.push(i);
+/**
+ * The first brace group to close that expands (`{a,b}` with a comma at its
+ * own level, or a `{x..y}` sequence), or null. One pass with a stack, so a
+ * word of many unclosed braces costs its length, not its length squared.
+ */
+function findGroup(text: string): { open: number; close: number; parts: string[] } | null {
+  const stack: { open: number; param: boolean; cuts: number[] }[] = [];
+  // An expanding group inside another waits: the outer one, if it expands too, goes first (as in bash).
+  let found: { open: number; close: number; parts: string[] } | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") {
+      i++;
+    } else if (c === "{") {
+      // `${var}` is a parameter, not a brace group; its braces still pair up.
+      stack.push({ open: i, param: i > 0 && text[i - 1] === "$", cuts: [] });
+    } else if (c === "," && stack.length > 0) {
+      stack[stack.length - 1].cuts.push(i);
+    } else if (c === "}" && stack.length > 0) {
+      const group = stack.pop()!;
+      const parts = group.param ? null : groupParts(text, group.open, i, group.cuts);
+      if (parts !== null) found = { open: group.open, close: i, parts };
+      if (found !== null && stack.length === 0) return found;
     }
   }
-  return null;
+  return found;
+}
+
+/** The alternatives of the group `[open, close]`, or null when it does not expand. */
+function groupParts(text: string, open: number, close: number, cuts: readonly number[]): string[] | null {
+  if (cuts.length === 0) return sequenceParts(text.slice(open + 1, close));
+  const parts: string[] = [];
+  let from = open + 1;
+  for (const cut of cuts) {
+    parts.push(text.slice(from, cut));
+    from = cut + 1;
+  }
+  parts.push(text.slice(from, close));
+  return parts;
 }
 
 /** `a..e` or `1..5` (an optional step ignored): the items, or null when not a small sequence. */
@@ -68,7 +72,7 @@ export function expandBraces(text: string): string[] {
   // Breadth first with a cap: each step expands the first group of one word.
   while (queue.length > 0 && out.length + queue.length <= MAX_BRACE_WORDS * 4) {
     const word = queue.shift()!;
-    const group = findGroup(word, 0);
+    const group = findGroup(word);
     if (group === null) {
       out.push(word);
       if (out.length >= MAX_BRACE_WORDS) break;

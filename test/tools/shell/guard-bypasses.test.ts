@@ -4,6 +4,7 @@
  * stay allowed. Judged with a project root, as the server runs the guard.
  */
 import { describe, expect, test } from "bun:test";
+import { expandBraces, MAX_BRACE_WORDS } from "../../../src/tools/shell/braces.ts";
 import { checkShellCommand } from "../../../src/tools/shell/guard.ts";
 
 const projectRoot = "/srv/project";
@@ -147,5 +148,22 @@ describe("without a project root", () => {
     expect(checkShellCommand("cat /proc/self/cwd/src/x.ts").allowed).toBe(false);
     expect(checkShellCommand("cat /proc/self/cwd/../../etc/hosts").allowed).toBe(false);
     expect(checkShellCommand("cat /proc/meminfo").allowed).toBe(true);
+  });
+});
+
+describe("brace expansion", () => {
+  test("expands as bash does, enough to find the program", () => {
+    expect(expandBraces("{cat,f}")).toEqual(["cat", "f"]);
+    expect(expandBraces("{c..c}at")).toEqual(["cat"]);
+    expect(expandBraces("a{b,{c,d}}e")).toEqual(["abe", "ace", "ade"]);
+    expect(expandBraces("{a,b}{1..2}")).toEqual(["a1", "a2", "b1", "b2"]);
+    expect(expandBraces("{x{a,b}y}")).toEqual(["{xay}", "{xby}"]);
+    expect(expandBraces("${x,,}")).toEqual(["${x,,}"]);
+    expect(expandBraces("\\{a,b}")).toEqual(["\\{a,b}"]);
+  });
+
+  test("is bounded: many braces cost their length, the words are capped", () => {
+    expect(expandBraces("{".repeat(65_536))).toHaveLength(1);
+    expect(expandBraces("{a,b}".repeat(40)).length).toBeLessThanOrEqual(MAX_BRACE_WORDS);
   });
 });
