@@ -271,7 +271,8 @@ function stepWrapper(
     values = new Map([...again.values, ...parsed.values]);
     next = again.end;
   }
-  if (wrapper.scriptOptions !== undefined) {
+  const direct = wrapper.programAfter?.some((o) => parsed.values.has(o)) ?? false;
+  if (wrapper.scriptOptions !== undefined && !direct) {
     const all = wrapper.scriptOptionAnywhere ? parseArgs(words, from, wrapper.spec, false).values : values;
     const script = wrapper.scriptOptions.map((o) => all.get(o)).find((v) => v !== undefined);
     if (script !== undefined) return { verdict: checkNested(script, program, segment, ctx), next: 0 };

@@ -15,6 +15,8 @@ export interface Wrapper {
   readonly scriptOptions?: readonly string[];
   /** Options may follow operands (`su user -c cmd`): look for the script option among all arguments. */
   readonly scriptOptionAnywhere?: boolean;
+  /** Options after which the program follows directly, so a later `-c` is the program's own (`runuser -u me grep -c x f`). */
+  readonly programAfter?: readonly string[];
   /** The remaining words are one command line the wrapper hands to `sh -c` (`watch cat f`), unless one of these flags is given. */
   readonly scriptOperands?: { readonly unlessFlags: string; readonly unlessLong: readonly string[] };
   /** The program comes only from a script option; without one there is no program to judge (`script out.log`). */
@@ -77,7 +79,7 @@ export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
   ["busybox", { spec: {} }],
   ["toybox", { spec: {} }],
   ["su", { spec: { withArg: "cgGsw", longWithArg: ["command", "group", "supp-group", "shell", "whitelist-environment", "session-command"] }, scriptOptions: ["c", "command", "session-command"], scriptOptionAnywhere: true, onlyScript: true }],
-  ["runuser", { spec: { withArg: "ugGcw", longWithArg: ["user", "group", "supp-group", "command", "shell", "session-command", "whitelist-environment"] }, scriptOptions: ["c", "command", "session-command"], scriptOptionAnywhere: true }],
+  ["runuser", { spec: { withArg: "ugGcw", longWithArg: ["user", "group", "supp-group", "command", "shell", "session-command", "whitelist-environment"] }, scriptOptions: ["c", "command", "session-command"], scriptOptionAnywhere: true, programAfter: ["u", "user"] }],
   ["script", { spec: { withArg: "cEIOBTm", longWithArg: ["command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format"] }, scriptOptions: ["c", "command"], scriptOptionAnywhere: true, onlyScript: true }],
   ["watch", { spec: { withArg: "dnq", longWithArg: ["interval", "differences", "equexit"] }, scriptOperands: { unlessFlags: "x", unlessLong: ["exec"] } }],
   [

@@ -63,6 +63,8 @@ const REFUSED: ReadonlyArray<readonly [string, string, string]> = [
   ["busybox cat src/x.ts", "cat", 'view {"path": "src/x.ts"}'],
   ["su -c 'cat src/x.ts' me", "cat", 'view {"path": "src/x.ts"}'],
   ["runuser -u me -- cat src/x.ts", "cat", 'view {"path": "src/x.ts"}'],
+  ["runuser -u me grep -c TODO src/x.ts", "grep", 'view {"path": "src/x.ts", "content": "TODO", "context": 2}'],
+  ["runuser -l me -c 'cat src/x.ts'", "cat", 'view {"path": "src/x.ts"}'],
   ["watch -n 1 'cat src/x.ts'", "cat", 'view {"path": "src/x.ts"}'],
   ["script -qc 'cat src/x.ts' /dev/null", "cat", 'view {"path": "src/x.ts"}'],
   ["systemd-run --user -p X=1 cat src/x.ts", "cat", 'view {"path": "src/x.ts"}'],
