@@ -1,7 +1,7 @@
 /** User rules run on RE2: regex bombs complete, unsupported constructs are refused at load with a rewrite, the work per rule is bounded. */
 import { describe, expect, test } from "bun:test";
 import { RE2JS } from "re2js";
-import { MAX_RULE_PROGRAM, RULE_SCAN_WORK, RuleConfigError, evaluate, loadRules } from "../../src/rules/mod.ts";
+import { BUILTIN_RULES, MAX_RULE_PROGRAM, RULE_SCAN_WORK, RuleConfigError, evaluate, loadRules } from "../../src/rules/mod.ts";
 import { toRe2Syntax, unsupportedConstruct } from "../../src/rules/pattern.ts";
 import { shell } from "../helpers/rules.ts";
 
@@ -128,5 +128,24 @@ describe("the work per rule is bounded", () => {
     // A small rule reads the whole window, so it finds the same middle hit.
     const small = loadRules({ builtinRules: false, rules: [rule({ id: "small", pattern: "(?:ab)+c" })] });
     expect(evaluate(small, "bash", shell(`${filler}${signature}\n${filler}`)).verdict).toBe("block");
+  });
+});
+
+describe("built-in patterns as user rules", () => {
+  test("every built-in pattern also loads on RE2, so a user can copy one to replace it", () => {
+    for (const input of BUILTIN_RULES) {
+      const set = loadRules({ rules: [{ ...input, message: `${input.message} (mine)` }] });
+      const rule = set.rules.find((r) => r.id === input.id)!;
+      expect({ id: input.id, engine: rule.engine, builtin: rule.builtin }).toEqual({ id: input.id, engine: "re2", builtin: false });
+      expect(rule.scanChars).toBeGreaterThan(64 * 1024);
+    }
+  });
+
+  test("a copied built-in fires on the same signature as the native one", () => {
+    const copy = loadRules({ rules: BUILTIN_RULES.map((input) => ({ ...input })) });
+    const text = "ok\nbash: pandocc: command not found\nTraceback (most recent call last):\n  File \"x.py\", line 1\ncalc.py:3: RuntimeWarning: divide by zero encountered in log\n\uFFFD\n";
+    const native = evaluate(loadRules({}), "bash", shell(text));
+    const re2 = evaluate(copy, "bash", shell(text));
+    expect(re2.matches).toEqual(native.matches.map((m) => ({ ...m, builtin: false })));
   });
 });
