@@ -17,6 +17,8 @@ import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings }
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
+import type { HistoryStore } from "../history/mod.ts";
+import { openHistory, stateDirectory } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces } from "./workspaces.ts";
 
@@ -29,6 +31,8 @@ export const SERVE_FLAGS: FlagSpec = {
   "allow-shell": "boolean",
   config: "string",
   quiet: "boolean",
+  state: "string",
+  "no-history": "boolean",
 };
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
@@ -88,6 +92,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const pipeline = buildPipeline(settings, root, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
   const observations = createMemoryObservationStore();
+  const histories = await openHistories(flags, io, workspaces);
   const inflight = createInflight();
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
@@ -111,6 +116,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       return opened.storage;
     },
     observations,
+    historyFor: (workspace) => histories?.get(workspace),
     hasher,
     limits: settings.limits,
     version,
@@ -217,4 +223,17 @@ function unavailable(): Response {
     JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
     { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
   );
+}
+
+/** Each workspace's history in the state directory, unless `--no-history`. */
+async function openHistories(
+  flags: Readonly<Record<string, unknown>>,
+  io: CliIO,
+  workspaces: ReadonlyMap<string, { readonly real: string }>,
+): Promise<Map<string, HistoryStore> | undefined> {
+  if (flags["no-history"] === true) return undefined;
+  const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
+  const histories = new Map<string, HistoryStore>();
+  for (const [key, workspace] of workspaces) histories.set(key, await openHistory(stateDir, workspace.real));
+  return histories;
 }
