@@ -7,6 +7,9 @@
  */
 export const SCOPES = ["read", "write", "exec", "admin", "audit"] as const;
 
+/** The scopes tools need: what an agent's token carries at most. */
+export const TOOL_SCOPES = ["read", "write", "exec"] as const;
+
 /** One of {@link SCOPES}. */
 export type Scope = (typeof SCOPES)[number];
 
