@@ -46,7 +46,8 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       const { client, transport } = await connect(server.url, TOKENS.full);
       expect(client.getServerVersion()).toMatchObject({ name: "toolwarden", version: "9.9.9-test" });
       expect(client.getServerCapabilities()?.tools).toBeDefined();
-      expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      // Stateful: a random UUID; stateless: a random UUID plus the tag of the token that owns it.
+      expect(transport.sessionId).toMatch(mode === "stateful" ? /^[0-9a-f-]{36}$/ : /^[0-9a-f-]{36}\.[0-9a-f]{16}$/);
     });
 
     test("tools/list shows the generated schemas and annotations, filtered by scope", async () => {
