@@ -14,6 +14,7 @@ import type { ObservationStore } from "../policy/types.ts";
 import type { Storage } from "../storage/types.ts";
 import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
 import { createAuthenticator, type AuthOptions } from "./auth.ts";
+import { BodyAbortedError } from "./body.ts";
 import { createToolHost, type HttpCallInfo } from "./host.ts";
 import type { HostPolicy } from "./hosts.ts";
 import { mountMcp, type McpOptions } from "./mcp.ts";
@@ -153,8 +154,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   return app;
 }
 
-/** A DOMException-style abort (Bun's "The connection was closed.", fetch's AbortError). */
+/** A body cut off by the client, or a DOMException-style abort (Bun's "The connection was closed."). */
 function isAbortError(error: unknown): boolean {
+  if (error instanceof BodyAbortedError) return true;
   return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "AbortError";
 }
 
