@@ -7,24 +7,26 @@
  * literal. Each round times both; the report prints medians, the ratio, and
  * whether both found the same matching lines.
  *
- *   bun bench/search.ts [--rounds N] [--pattern TEXT]
+ *   bun bench/search.ts [--quick] [--rounds N] [--pattern TEXT] [--json out.json]
  *
  * ripgrep is the Debian package `ripgrep`: installed here when missing and
  * apt can, else the comparison column is skipped with a note.
  */
 import { spawnSync } from "node:child_process";
-import { linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectOk, inProcess } from "./lib/inproc.ts";
 import { ROOT } from "./lib/machine.ts";
 import { tempDir } from "./lib/fixtures.ts";
+import { row, type Row, type Section } from "./lib/report.ts";
+import { summarise } from "./lib/stats.ts";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
-const ROUNDS = Number(arg("--rounds") ?? 5);
+const ROUNDS = Number(arg("--rounds") ?? (process.argv.includes("--quick") ? 3 : 7));
 const PATTERN = arg("--pattern") ?? "createServer";
 const BIG = 1_000_000;
 
@@ -87,6 +89,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function main(): Promise<void> {
   const dir = tempDir("tw-bench-search-");
+  const rows: Row[] = [];
+  const notes: string[] = [];
   try {
     const small = join(dir.path, "small");
     const full = join(dir.path, "full");
@@ -95,8 +99,9 @@ async function main(): Promise<void> {
     const fullFiles = linkTree(source, full, () => true);
     const rg = ripgrep();
     console.log(`search "${PATTERN}": ${smallFiles} files (no file over 1 MB) and ${fullFiles} files (all); ${ROUNDS} rounds`);
-    if (!rg) console.log("ripgrep is not installed and could not be: its column is skipped");
-    for (const [name, tree] of [["without large files", small], ["with large files", full]] as const) {
+    if (!rg) notes.push("ripgrep is not installed and could not be: its rows are skipped");
+    notes.push(`pattern "${PATTERN}", literal; trees: ${smallFiles} files without those over 1 MB, ${fullFiles} with them (hard links of node_modules)`);
+    for (const [key, name, tree] of [["small", "without large files", small], ["full", "with large files", full]] as const) {
       const tools = await inProcess(tree, { limits: { maxOutputBytes: 64 * 1024 * 1024 } });
       const args = { path: ".", content: PATTERN, hidden: true, gitignore: false };
       const ours: number[] = [];
@@ -125,6 +130,15 @@ async function main(): Promise<void> {
           `ratio ${ratio}x; matching lines ${counted} vs ${rg ? theirSet.size : "-"}${same === undefined ? "" : same ? " (the same)" : " (DIFFERENT)"}`,
       );
       console.log(`  header: ${footer}`);
+      rows.push(row(`search.${key}.toolwarden`, `search ${name}: toolwarden`, "ms", summarise(ours)));
+      if (rg) {
+        rows.push(row(`search.${key}.ripgrep`, `search ${name}: ripgrep`, "ms", summarise(theirs)));
+        const ratios = ours.map((v, i) => v / theirs[i]!);
+        rows.push(row(`search.${key}.ratio`, `search ${name}: toolwarden / ripgrep`, "x", summarise(ratios), {
+          target: { kind: "max", value: 3 },
+          note: same ? "same matching lines" : "DIFFERENT matching lines",
+        }));
+      }
       if (same === false) {
         const missing = [...theirSet].filter((l) => !ourSet.has(l)).slice(0, 5);
         const extra = [...ourSet].filter((l) => !theirSet.has(l)).slice(0, 5);
@@ -134,6 +148,9 @@ async function main(): Promise<void> {
   } finally {
     dir.remove();
   }
+  const jsonAt = process.argv.indexOf("--json");
+  const section: Section = { name: "search", rows, notes };
+  if (jsonAt !== -1) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify(section, null, 2));
 }
 
 if (import.meta.main) await main();
