@@ -7,7 +7,7 @@
  * every request is answered 500 with a JSON error body, and the reason goes
  * to the log (once per isolate), without any token in it. The same holds for
  * an R2 bucket that does not enforce conditional puts (probed once per
- * isolate, see src/storage/r2-probe.ts); a probe that merely could not reach
+ * isolate, see src/storage/r2/probe.ts); a probe that merely could not reach
  * R2 answers 503 and is retried by the next request.
  */
 import type { Hono } from "hono";
@@ -18,9 +18,7 @@ import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
-import type { R2BucketLike } from "../storage/r2-bucket.ts";
-import { probeR2Conditions, R2ConditionsIgnoredError } from "../storage/r2-probe.ts";
-import { createR2Storage } from "../storage/r2.ts";
+import { type R2BucketLike, probeR2Conditions, R2ConditionsIgnoredError, createR2Storage } from "../storage/r2/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
 import { parseWorkerConfig, WorkerConfigError, type WorkerVars } from "./config.ts";
