@@ -8,6 +8,7 @@
 import { FsError, isFsError } from "../errors.ts";
 import type { S3Client, S3Request } from "./client.ts";
 import { randomHex, versionFromEtag } from "./keys.ts";
+import { conditionFailed, drain, isOk } from "./response.ts";
 
 /** What the probe learned. */
 export interface ProbeResult {
@@ -16,14 +17,6 @@ export interface ProbeResult {
 }
 
 const encoder = new TextEncoder();
-
-/** Release a response body we do not read (keeps the connection reusable). */
-async function drain(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => undefined);
-}
-
-const isOk = (status: number) => status >= 200 && status < 300;
-const conditionFailed = (status: number) => status === 412 || status === 409;
 
 /**
  * Run the probe on `<prefix>.toolwarden-probe-<random>` (removed again):
