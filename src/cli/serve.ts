@@ -1,10 +1,10 @@
 /**
- * `toolwarden serve`: one local directory over HTTP (REST + MCP). Everything
+ * `toolwarden serve`: one workspace (a directory, `memory:` or an S3 bucket)
+ * over HTTP (REST + MCP). Everything
  * but the listening itself is here, so Bun (src/cli.ts) and Deno
  * (src/deno.ts) serve exactly the same app.
  */
 import { createApp, createAuthenticator, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
-import { createMemoryObservationStore } from "../policy/memory.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
 import { readConfigFile } from "./config-file.ts";
@@ -12,6 +12,7 @@ import { StartupError } from "./errors.ts";
 import { createInflight } from "./inflight.ts";
 import type { CliIO, Listen } from "./io.ts";
 import { loadHasher } from "./hasher.ts";
+import { openObservations } from "./observations.ts";
 import { formatCallLine } from "./log.ts";
 import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings } from "./settings.ts";
 import { generateToken } from "./token.ts";
@@ -29,6 +30,7 @@ export const SERVE_FLAGS: FlagSpec = {
   "allow-shell": "boolean",
   config: "string",
   quiet: "boolean",
+  observations: "string",
 };
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
@@ -61,7 +63,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     io.out(SERVE_USAGE);
     return undefined;
   }
-  if (positionals.length > 1) throw new UsageError(`serve takes one directory (got ${positionals.length}: ${positionals.join(" ")})`);
+  if (positionals.length > 1) throw new UsageError(`serve takes one workspace (a directory, memory: or s3://BUCKET[/PREFIX]; got ${positionals.length}: ${positionals.join(" ")})`);
   const configPath = flags.config as string | undefined;
   const config = configPath === undefined ? undefined : await readConfigFile(configPath);
   const settings = resolveServeSettings({
@@ -82,12 +84,15 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     throw new StartupError(`${configPath ?? "tokens"}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const workspaces = await openWorkspaces(workspaceDirs(settings));
-  const root = workspaces.get(settings.root)!.real;
+  const workspaces = await openWorkspaces(workspaceDirs(settings), { env: io.env, cwd: io.cwd });
+  const served = workspaces.get(settings.root)!;
+  if (settings.shell.enabled && served.localRoot === undefined) {
+    throw new StartupError(`the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${served.name} is ${served.kind} storage, so turn the shell off`);
+  }
   const callTimeoutMs = callTimeoutFor(settings);
-  const pipeline = buildPipeline(settings, root, callTimeoutMs);
+  const pipeline = buildPipeline(settings, served.localRoot ?? served.name, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
-  const observations = createMemoryObservationStore();
+  const observations = await openObservations(settings.observations, io.err);
   const inflight = createInflight();
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
@@ -110,12 +115,14 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       if (!opened) throw new Error(`no storage for workspace ${workspace}`);
       return opened.storage;
     },
-    observations,
+    observations: observations.store,
     hasher,
     limits: settings.limits,
     version,
+    storageKind: served.kind,
     allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
-    mcp: { mode: "stateful" },
+    // Over a shared store any instance must answer any request: no session may live in one process's memory.
+    mcp: { mode: observations.shared ? "stateless" : "stateful" },
     onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
     onError: (error) => io.err(`${new Date().toISOString()} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });
@@ -140,7 +147,8 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
         io.err(`toolwarden: ${signal}: stopping${count > 0 ? `, waiting for ${count} call(s) in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s)` : ""}\n`);
       }
       const closed = listener.close();
-      void drain(closed).then((code) => {
+      void drain(closed).then(async (code) => {
+        await observations.close();
         unsubscribe();
         resolve(code);
       });
@@ -152,7 +160,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   io.out(
     renderBanner({
       version,
-      root,
+      root: served.name,
+      storage: `${served.kind} (${served.where})`,
+      observations: observations.describe,
       url,
       auth: settings.auth,
       tools: pipeline.tools.map((t) => t.name),
@@ -175,7 +185,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   return { url, done };
 }
 
-/** Every directory a token reaches (the served DIR first). */
+/** Every workspace a token reaches (the served one first). */
 function workspaceDirs(settings: ServeSettings): string[] {
   const dirs = [settings.root];
   if (settings.auth.mode === "bearer") for (const grant of settings.auth.grants) dirs.push(grant.workspace);

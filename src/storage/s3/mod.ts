@@ -3,4 +3,4 @@
  * so it is safe to re-export from the runtime-neutral storage module.
  */
 export { createS3Storage, type S3Storage } from "./provider.ts";
-export { s3ConfigFromEnv, type S3Config } from "./config.ts";
+export { s3ConfigFromEnv, s3ConfigFromSpec, type S3Config } from "./config.ts";
