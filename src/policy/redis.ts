@@ -6,8 +6,9 @@
  *
  * Layout, under a key prefix (default `toolwarden:`):
  *   o:<session>  hash   path -> observation ("a" absent, "p<version>" present)
- *   r:<session>  zset   path -> when it was last recorded (server clock, ms)
- *   s:<share>    zset   session -> when it was last used
+ *   r:<session>  zset   path -> when it was last recorded (server clock, ms;
+ *                       one more than the newest within the same millisecond)
+ *   s:<share>    zset   session -> when it was last used (the same clock)
  * Every change is one Lua script, so a bound is applied atomically with the
  * change it bounds, whatever other instance runs at the same time.
  *
@@ -61,11 +62,17 @@ export const DEFAULT_REDIS_MAX_SESSIONS_PER_SHARE = 1_000;
 // KEYS: o:<session>, r:<session>, s:<share>. ARGV: path, value, maxPaths, idleMs, session, maxSessions, prefix.
 const SET_SCRIPT = `
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- A score later than every score in the set: the server's clock, or one more than the newest (same millisecond).
+local function stamp(key)
+  local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if top[2] and tonumber(top[2]) >= clock then return tonumber(top[2]) + 1 end
+  return clock
+end
 local maxPaths = tonumber(ARGV[3])
 local idle = tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('ZADD', KEYS[2], stamp(KEYS[2]), ARGV[1])
 local n = redis.call('ZCARD', KEYS[2])
 if n > maxPaths then
   local old = redis.call('ZPOPMIN', KEYS[2], n - maxPaths)
@@ -73,8 +80,8 @@ if n > maxPaths then
 end
 redis.call('PEXPIRE', KEYS[1], idle)
 redis.call('PEXPIRE', KEYS[2], idle)
-redis.call('ZADD', KEYS[3], now, ARGV[5])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - idle)
+redis.call('ZADD', KEYS[3], stamp(KEYS[3]), ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', clock - idle)
 local m = redis.call('ZCARD', KEYS[3])
 local maxSessions = tonumber(ARGV[6])
 if m > maxSessions then
@@ -92,7 +99,10 @@ if redis.call('PEXPIRE', KEYS[1], ARGV[2]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
   if redis.call('ZSCORE', KEYS[3], ARGV[3]) then
     local t = redis.call('TIME')
-    redis.call('ZADD', KEYS[3], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[3])
+    local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local top = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+    if top[2] and tonumber(top[2]) >= clock then clock = tonumber(top[2]) + 1 end
+    redis.call('ZADD', KEYS[3], clock, ARGV[3])
   end
 end
 return v
