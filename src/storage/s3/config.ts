@@ -63,7 +63,7 @@ function isAwsHost(hostname: string): boolean {
 }
 
 /** Turn a prefix into "" or "segment/.../" (refusing "..", "\\" and the rest, as workspace paths do). */
-function resolvePrefix(prefix: string | undefined): string {
+export function resolvePrefix(prefix: string | undefined): string {
   if (prefix === undefined || prefix === "") return "";
   let normalized: string;
   try {

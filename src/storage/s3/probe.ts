@@ -16,6 +16,14 @@ export interface ProbeResult {
   readonly conditionalDelete: boolean;
 }
 
+/** The server does not enforce conditional writes: guarded writes cannot be offered (a setting to change, not a passing fault). */
+export class S3ConditionsIgnoredError extends FsError {
+  constructor(where: string, reason: string) {
+    super("FS_IO_ERROR", `S3 storage at ${where} cannot be used: ${reason}; guarded writes cannot be offered`);
+    this.name = "S3ConditionsIgnoredError";
+  }
+}
+
 const encoder = new TextEncoder();
 
 /**
@@ -28,8 +36,7 @@ const encoder = new TextEncoder();
  */
 export async function probeConditionalWrites(client: S3Client, prefix: string): Promise<ProbeResult> {
   const key = `${prefix}.toolwarden-probe-${randomHex(8)}`;
-  const refuse = (reason: string) =>
-    new FsError("FS_IO_ERROR", `S3 storage at ${client.where} cannot be used: ${reason}; guarded writes cannot be offered`);
+  const refuse = (reason: string) => new S3ConditionsIgnoredError(client.where, reason);
   /** Send one probe step; a network failure names the step. */
   const step = async (name: string, request: Omit<S3Request, "key" | "retry">): Promise<Response> => {
     try {

@@ -71,7 +71,7 @@ import type {
 } from "../types.ts";
 import { createS3Client } from "./client.ts";
 import { conditionalPut } from "./conditional-put.ts";
-import { resolveS3Config, type S3Config } from "./config.ts";
+import { resolvePrefix, resolveS3Config, type S3Config } from "./config.ts";
 import { listS3 } from "./list.ts";
 import { createS3Objects, isDirectoryError, type S3Objects } from "./objects.ts";
 import { probeConditionalWrites } from "./probe.ts";
@@ -100,10 +100,31 @@ const ETAG_TEXT = /^[\x21-\x7e]+$/;
  * it does not. A bad config rejects with INVALID_ARGUMENT.
  */
 export async function createS3Storage(config: S3Config): Promise<S3Storage> {
+  return (await connectS3Bucket(config)).storage("");
+}
+
+/** A bucket probed once, handing out a storage per key prefix (the Worker's workspaces). */
+export interface S3Bucket {
+  /** Endpoint and bucket, for messages (no credential). */
+  readonly where: string;
+  /** The storage at `<config prefix><prefix>/` ("" is the config's prefix itself). */
+  storage(prefix: string): S3Storage;
+}
+
+/**
+ * Probe (unless `skipProbe`) at the config's prefix, then hand out storages
+ * below it without probing again: every prefix is the same server and bucket.
+ * Rejects as {@link createS3Storage} does.
+ */
+export async function connectS3Bucket(config: S3Config): Promise<S3Bucket> {
   const resolved = resolveS3Config(config);
   const client = createS3Client(resolved);
   const probe = resolved.skipProbe ? { conditionalDelete: false } : await probeConditionalWrites(client, resolved.prefix);
-  return s3Storage(createS3Objects(client, resolved.prefix), resolved.listPageSize, probe.conditionalDelete);
+  return {
+    where: client.where,
+    storage: (prefix) =>
+      s3Storage(createS3Objects(client, prefix === "" ? resolved.prefix : resolvePrefix(resolved.prefix + prefix)), resolved.listPageSize, probe.conditionalDelete),
+  };
 }
 
 function s3Storage(objects: S3Objects, pageSize: number, conditionalDelete: boolean): S3Storage {
