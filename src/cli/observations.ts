@@ -35,10 +35,22 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** Each token's share (src/policy/share.ts), the same whichever store holds it. */
+export interface ShareLimits {
+  readonly maxBytesPerOwner: number;
+  /** Memory only: owners remembered (Redis lets an idle owner's share expire instead). */
+  readonly maxOwners: number;
+}
+
 /** Open the store the settings name; a Redis server that cannot be reached stops start-up with one line. */
-export async function openObservations(settings: ObservationSettings, log: (line: string) => void): Promise<OpenedObservations> {
+export async function openObservations(
+  settings: ObservationSettings,
+  log: (line: string) => void,
+  shares: ShareLimits,
+): Promise<OpenedObservations> {
   if (settings.kind === "memory") {
-    return { store: createMemoryObservationStore(), describe: "memory (this process only)", shared: false, close: () => Promise.resolve() };
+    const store = createMemoryObservationStore({ maxBytesPerOwner: shares.maxBytesPerOwner, maxOwners: shares.maxOwners });
+    return { store, describe: "memory (this process only)", shared: false, close: () => Promise.resolve() };
   }
   const where = redactUrl(settings.url);
   let connected = false;
@@ -72,12 +84,7 @@ export async function openObservations(settings: ObservationSettings, log: (line
   connected = true;
   const store = createRedisObservationStore(
     { eval: (script, keys, args) => client.eval(script, { keys: [...keys], arguments: [...args] }) as Promise<unknown> },
-    {
-      where,
-      ...(settings.idleSeconds !== undefined ? { idleSeconds: settings.idleSeconds } : {}),
-      ...(settings.maxPathsPerSession !== undefined ? { maxPathsPerSession: settings.maxPathsPerSession } : {}),
-      ...(settings.maxSessionsPerShare !== undefined ? { maxSessionsPerShare: settings.maxSessionsPerShare } : {}),
-    },
+    { where, maxBytesPerOwner: shares.maxBytesPerOwner, ...(settings.idleSeconds !== undefined ? { idleSeconds: settings.idleSeconds } : {}) },
   );
   return {
     store,

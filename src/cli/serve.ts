@@ -4,7 +4,16 @@
  * but the listening itself is here, so Bun (src/cli.ts) and Deno
  * (src/deno.ts) serve exactly the same app.
  */
-import { createApp, createAuthenticator, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
+import {
+  createApp,
+  createAuthenticator,
+  DEFAULT_MCP_SESSIONS_PER_TOKEN,
+  hostMatcher,
+  loopbackHosts,
+  type AuthOptions,
+  type Scope,
+} from "../http/mod.ts";
+import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN } from "../policy/share.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
 import { readConfigFile } from "./config-file.ts";
@@ -92,7 +101,11 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, served.localRoot ?? served.name, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
-  const observations = await openObservations(settings.observations, io.err);
+  // Each token gets its own share (see docs/configuration.md, "Memory ceiling"), in memory or in Redis alike.
+  const observations = await openObservations(settings.observations, io.err, {
+    maxBytesPerOwner: config?.limits?.observationBytesPerToken ?? DEFAULT_OBSERVATION_BYTES_PER_TOKEN,
+    maxOwners: settings.auth.mode === "bearer" ? settings.auth.grants.length : 1,
+  });
   const inflight = createInflight();
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
@@ -122,9 +135,13 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     storageKind: served.kind,
     allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
     // Over a shared store any instance must answer any request: no session may live in one process's memory.
-    mcp: { mode: observations.shared ? "stateless" : "stateful" },
+    mcp: observations.shared
+      ? { mode: "stateless" }
+      : { mode: "stateful", maxSessionsPerToken: config?.limits?.mcpSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN },
     onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
-    onError: (error) => io.err(`${new Date().toISOString()} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    onError: (error) => io.err(`${new Date().toISOString()} internal error: ${describeError(error)}\n`),
+    onAbort: (request) =>
+      io.err(`${new Date().toISOString()} aborted request: ${request.method} ${request.path} (the client closed the connection before sending all of it)\n`),
   });
   fetch = (request) => Promise.resolve(app.fetch(request));
 
@@ -220,6 +237,15 @@ function checkHosts(settings: ServeSettings): string[] {
 function exposedNote(extraHosts: readonly string[]): string {
   const names = extraHosts.length ? `${extraHosts.join(", ")} and the loopback names` : "only the loopback names (add others with allowedHosts in a config file)";
   return `reachable beyond this machine; Host headers accepted: ${names}`;
+}
+
+/** An error for the log: its stack, else its name and message (a DOMException's stack may be empty). */
+function describeError(error: unknown): string {
+  if (typeof error !== "object" || error === null) return String(error);
+  const { stack, name, message } = error as { stack?: unknown; name?: unknown; message?: unknown };
+  if (typeof stack === "string" && stack !== "") return stack;
+  const text = [name, message].filter((part) => typeof part === "string" && part !== "").join(": ");
+  return text || String(error);
 }
 
 function unavailable(): Response {

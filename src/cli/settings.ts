@@ -55,9 +55,8 @@ export type ObservationSettings =
       readonly kind: "redis";
       /** redis://[user:password@]HOST:PORT[/DB] (or rediss:// for TLS). */
       readonly url: string;
+      /** An observation (and a token's whole share) unused this long is forgotten. */
       readonly idleSeconds?: number;
-      readonly maxPathsPerSession?: number;
-      readonly maxSessionsPerShare?: number;
     };
 
 /** Everything `serve` needs to start. */
@@ -140,7 +139,8 @@ export function resolveToolSettings(
   cwd: string,
   configDir: string = cwd,
 ): ToolSettings {
-  const limits = config?.limits ?? {};
+  // The per-token session shares are the server's, not a call's: `serve` reads them from the config itself.
+  const { observationBytesPerToken: _observations, mcpSessionsPerToken: _mcp, ...limits } = config?.limits ?? {};
   const fromConfig = configStorage(config);
   const root =
     dir !== undefined
@@ -257,11 +257,5 @@ function observationSettings(flags: FlagValues, config: Config | undefined): Obs
   }
   const section = config?.observations;
   if (section === undefined || section.kind === "memory") return { kind: "memory" };
-  return {
-    kind: "redis",
-    url: section.url,
-    ...(section.idleSeconds !== undefined ? { idleSeconds: section.idleSeconds } : {}),
-    ...(section.maxPathsPerSession !== undefined ? { maxPathsPerSession: section.maxPathsPerSession } : {}),
-    ...(section.maxSessionsPerShare !== undefined ? { maxSessionsPerShare: section.maxSessionsPerShare } : {}),
-  };
+  return { kind: "redis", url: section.url, ...(section.idleSeconds !== undefined ? { idleSeconds: section.idleSeconds } : {}) };
 }

@@ -78,6 +78,12 @@ const LimitsSchema = strict({
       v.minValue(0, "callTimeoutMs must be 0 (no limit) or more"),
     ),
   ),
+  observationBytesPerToken: v.optional(
+    v.pipe(positiveInt("observationBytesPerToken"), v.description("Memory for one token's observations (what its sessions viewed), in bytes.")),
+  ),
+  mcpSessionsPerToken: v.optional(
+    v.pipe(positiveInt("mcpSessionsPerToken"), v.description("Live MCP sessions one token may hold; one more closes its own least recently used.")),
+  ),
 });
 
 const ShellSchema = strict({
@@ -111,7 +117,7 @@ const StorageSchema = v.variant(
       : `kind must be local, memory or s3 (got ${issue.received})`,
 );
 
-/** Where observations live; `--observations` wins over it. */
+/** Where observations live; `--observations` wins over it. Each token's share is `limits.observationBytesPerToken` in either. */
 const ObservationsSchema = v.variant(
   "kind",
   [
@@ -119,9 +125,9 @@ const ObservationsSchema = v.variant(
     strict({
       kind: v.literal("redis"),
       url: v.pipe(nonEmpty("url"), v.regex(/^rediss?:\/\/./, "url must look like redis://HOST:PORT[/DB]")),
-      idleSeconds: v.optional(positiveInt("idleSeconds")),
-      maxPathsPerSession: v.optional(positiveInt("maxPathsPerSession")),
-      maxSessionsPerShare: v.optional(positiveInt("maxSessionsPerShare")),
+      idleSeconds: v.optional(
+        v.pipe(positiveInt("idleSeconds"), v.description("An observation (and a token's whole share) unused this long is forgotten. Default one day.")),
+      ),
     }),
   ],
   (issue) =>

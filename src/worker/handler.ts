@@ -200,6 +200,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         limits: { maxFileBytes: config.maxFileBytes, callTimeoutMs: 60_000 },
         onCall: (info) => log.log(JSON.stringify({ event: "toolwarden.call", ...info })),
         onError: (error) => log.error("toolwarden: internal error", error),
+        onAbort: (request) => log.log(JSON.stringify({ event: "toolwarden.aborted", ...request })),
       });
       // One line per isolate: which hasher backend actually loaded is worth seeing in `wrangler tail`.
       log.log(

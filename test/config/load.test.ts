@@ -31,7 +31,16 @@ describe("loadConfig accepts", () => {
           { token: "abc", scopes: ["read"], workspace: "../other", label: "ci" },
           { tokenEnv: "TW_TOKEN", scopes: ["read", "write", "exec"] },
         ],
-        limits: { maxBodyBytes: 1, maxFileBytes: 2, maxViewLines: 3, maxOutputBytes: 4, maxLineChars: 5, callTimeoutMs: 0 },
+        limits: {
+          maxBodyBytes: 1,
+          maxFileBytes: 2,
+          maxViewLines: 3,
+          maxOutputBytes: 4,
+          maxLineChars: 5,
+          callTimeoutMs: 0,
+          observationBytesPerToken: 6,
+          mcpSessionsPerToken: 7,
+        },
         shell: { enabled: true, timeoutMs: 30000 },
         rules: { builtinRules: false, rules: [{ id: "oops", pattern: "OOPS", action: "error", message: "It said OOPS." }] },
       }),
@@ -70,6 +79,10 @@ describe("loadConfig refuses, naming the field", () => {
     expect(refusal({ port: "7878" })).toBe("tw.json: port: port must be a number");
     expect(refusal({ limits: { maxViewLines: 0 } })).toBe("tw.json: limits.maxViewLines: maxViewLines must be 1 or more");
     expect(refusal({ limits: { callTimeoutMs: 1.5 } })).toBe("tw.json: limits.callTimeoutMs: callTimeoutMs must be an integer");
+    expect(refusal({ limits: { mcpSessionsPerToken: 0 } })).toBe("tw.json: limits.mcpSessionsPerToken: mcpSessionsPerToken must be 1 or more");
+    expect(refusal({ limits: { observationBytesPerToken: 0 } })).toBe(
+      "tw.json: limits.observationBytesPerToken: observationBytesPerToken must be 1 or more",
+    );
     expect(refusal({ shell: { enabled: "yes" } })).toBe("tw.json: shell.enabled: enabled must be a boolean");
     expect(refusal({ host: "" })).toBe("tw.json: host: host must not be empty");
   });
@@ -118,7 +131,7 @@ describe("the storage and observations sections", () => {
     for (const storage of [{ kind: "local", path: "work" }, { kind: "memory" }, { kind: "memory", seed: "seed" }, { kind: "s3", bucket: "b", prefix: "team/ws1" }]) {
       expect(loadConfig(JSON.stringify({ storage }), "tw.json").storage).toEqual(storage as never);
     }
-    const redis = { kind: "redis", url: "redis://127.0.0.1:6379/0", idleSeconds: 3600, maxPathsPerSession: 100, maxSessionsPerShare: 10 };
+    const redis = { kind: "redis", url: "redis://127.0.0.1:6379/0", idleSeconds: 3600 };
     expect(loadConfig(JSON.stringify({ observations: redis }), "tw.json").observations).toEqual(redis as never);
     expect(loadConfig(JSON.stringify({ observations: { kind: "memory" } }), "tw.json").observations).toEqual({ kind: "memory" });
   });

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "redis";
 import { createRedisObservationStore, type RedisScripting } from "../../src/policy/redis.ts";
+import { observationBytes } from "../../src/policy/share.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
 if (!redisServerAvailable()) {
@@ -52,57 +53,65 @@ if (!redisServerAvailable()) {
       expect(await other.get("ws/token/t_1", "src/a.ts")).toEqual({ kind: "present", version: "\"etag-1\"" });
     });
 
-    test("a session keeps at most maxPathsPerSession paths, forgetting the least recently recorded", async () => {
-      const store = createRedisObservationStore(scripting, { prefix: prefix(), maxPathsPerSession: 2 });
-      await store.set("ws/rest/s", "a", { kind: "absent" });
-      await store.set("ws/rest/s", "b", { kind: "absent" });
-      await store.set("ws/rest/s", "a", { kind: "absent" }); // a recorded again: b is now the oldest
-      await store.set("ws/rest/s", "c", { kind: "absent" });
-      expect(await store.get("ws/rest/s", "b")).toBeUndefined();
-      expect(await store.get("ws/rest/s", "a")).toEqual({ kind: "absent" });
-      expect(await store.get("ws/rest/s", "c")).toEqual({ kind: "absent" });
+    test("bounded in bytes per owner: the owner's least recently used observations are forgotten first", async () => {
+      const entry = observationBytes("o/s", "a", { kind: "absent" });
+      const store = createRedisObservationStore(scripting, { prefix: prefix(), maxBytesPerOwner: 2 * entry });
+      await store.set("o/s", "a", { kind: "absent" });
+      await store.set("o/s", "b", { kind: "absent" });
+      await store.get("o/s", "a"); // a used again: b is now the oldest
+      await store.set("o/s", "c", { kind: "absent" });
+      expect(await store.get("o/s", "b")).toBeUndefined();
+      expect(await store.get("o/s", "a")).toEqual({ kind: "absent" });
+      expect(await store.get("o/s", "c")).toEqual({ kind: "absent" });
+      // Another session of the same owner shares the budget.
+      await store.set("o/t", "x", { kind: "absent" });
+      expect(await store.get("o/s", "a")).toBeUndefined();
     });
 
-    test("a share keeps at most maxSessionsPerShare sessions; another share is not touched", async () => {
-      const store = createRedisObservationStore(scripting, { prefix: prefix(), maxSessionsPerShare: 2 });
-      for (const id of ["s1", "s2", "s3"]) await store.set(`ws1/rest/${id}`, "a", { kind: "absent" });
-      await store.set("ws2/rest/s1", "a", { kind: "absent" });
-      expect(await store.get("ws1/rest/s1", "a")).toBeUndefined();
-      expect(await store.get("ws1/rest/s2", "a")).toEqual({ kind: "absent" });
-      expect(await store.get("ws1/rest/s3", "a")).toEqual({ kind: "absent" });
-      expect(await store.get("ws2/rest/s1", "a")).toEqual({ kind: "absent" });
+    test("one owner's flood never forgets another owner's observations; the byte counter stays within the share", async () => {
+      const p = prefix();
+      const share = 16 * 1024;
+      const store = createRedisObservationStore(scripting, { prefix: p, maxBytesPerOwner: share });
+      await store.set("victim/s", "notes.txt", { kind: "present", version: "v1" });
+      const longPath = "d/".repeat(200);
+      for (let i = 0; i < 500; i++) await store.set(`flooder/${i}`, `${longPath}${i}`, { kind: "absent" });
+      expect(await store.get("victim/s", "notes.txt")).toEqual({ kind: "present", version: "v1" });
+      expect(await store.get("flooder/499", `${longPath}499`)).toEqual({ kind: "absent" });
+      expect(await store.get("flooder/0", `${longPath}0`)).toBeUndefined();
+      expect(Number(await client.get(`${p}b:{flooder}`))).toBeLessThanOrEqual(share);
+      expect(await client.hLen(`${p}e:{flooder}`)).toBe(await client.zCard(`${p}u:{flooder}`));
     });
 
-    test("shareOf decides what a session counts against", async () => {
-      const store = createRedisObservationStore(scripting, {
-        prefix: prefix(),
-        maxSessionsPerShare: 1,
-        shareOf: (session) => session.split("/")[2],
-      });
-      await store.set("ws/rest/tokenA", "a", { kind: "absent" });
-      await store.set("ws/rest/tokenB", "a", { kind: "absent" });
-      expect(await store.get("ws/rest/tokenA", "a")).toEqual({ kind: "absent" });
-      expect(await store.get("ws/rest/tokenB", "a")).toEqual({ kind: "absent" });
+    test("an entry larger than the whole share is kept until the next one; forget releases the bytes", async () => {
+      const p = prefix();
+      const store = createRedisObservationStore(scripting, { prefix: p, maxBytesPerOwner: 10 });
+      await store.set("o/s", "a", { kind: "absent" });
+      expect(await store.get("o/s", "a")).toEqual({ kind: "absent" });
+      await store.set("o/s", "b", { kind: "absent" });
+      expect(await store.get("o/s", "a")).toBeUndefined();
+      expect(await store.get("o/s", "b")).toEqual({ kind: "absent" });
+      await store.forget("o/s", "b");
+      expect(Number(await client.get(`${p}b:{o}`))).toBe(0);
     });
 
-    test("every key of a session carries the idle expiry, renewed by a read", async () => {
+    test("every key of an owner carries the idle expiry, renewed by a read; an entry unused that long reads as unseen", async () => {
       const p = prefix();
       const store = createRedisObservationStore(scripting, { prefix: p, idleSeconds: 600 });
       await store.set("ws/rest/s", "a", { kind: "absent" });
-      const keys = [`${p}o:ws/rest/s`, `${p}r:ws/rest/s`, `${p}s:ws`];
+      const keys = [`${p}e:{ws}`, `${p}u:{ws}`, `${p}b:{ws}`];
       for (const key of keys) {
         const ttl = await client.pTTL(key);
         expect(ttl).toBeGreaterThan(0);
         expect(ttl).toBeLessThanOrEqual(600_000);
       }
-      await client.pExpire(keys[0], 5_000);
-      await client.pExpire(keys[1], 5_000);
-      await store.get("ws/rest/s", "a");
-      expect(await client.pTTL(keys[0])).toBeGreaterThan(5_000);
-      expect(await client.pTTL(keys[1])).toBeGreaterThan(5_000);
-      // An expired session is gone: Redis removes the keys, and the store reads nothing.
-      await client.del(keys[0]);
+      for (const key of keys) await client.pExpire(key, 5_000);
+      expect(await store.get("ws/rest/s", "a")).toEqual({ kind: "absent" });
+      for (const key of keys) expect(await client.pTTL(key)).toBeGreaterThan(5_000);
+      // Backdate the entry's last use past the idle time (no waiting): it is forgotten, bytes and all.
+      await client.zAdd(keys[1], { score: 1, value: (await client.zRange(keys[1], 0, 0))[0] });
       expect(await store.get("ws/rest/s", "a")).toBeUndefined();
+      expect(await client.hLen(keys[0])).toBe(0);
+      expect(Number(await client.get(keys[2]))).toBe(0);
     });
 
     test("a server that does not answer fails the call with FS_IO_ERROR and a retry hint, never a silent miss", async () => {
