@@ -93,7 +93,14 @@ describe("s3:// on a server that ignores conditional writes (s3rver)", () => {
     await fs.rm(directory, { recursive: true, force: true });
   });
 
-  const env = () => ({ AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1" });
+  // The S3_* variables (set when the S3 suite runs) would win over these: blank them.
+  const env = () => ({
+    AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_REGION: "us-east-1",
+    ...{ S3_ENDPOINT: "", S3_REGION: "", S3_ACCESS_KEY_ID: "", S3_SECRET_ACCESS_KEY: "", S3_SESSION_TOKEN: "" },
+  });
 
   test("serve refuses to start with one line naming the endpoint and the reason (no key in it)", async () => {
     const r = await runCli(["serve", "s3://files/ws", "--port", "0"], { env: env() });

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createS3Storage } from "../../src/storage/s3/provider.ts";
 import type { Storage } from "../../src/storage/types.ts";
-import { restCall, startServe, type ServeProcess } from "../helpers/cli.ts";
+import { restCall, runCli, startServe, type ServeProcess } from "../helpers/cli.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { deletePrefix, ensureBucket, liveS3Config, prefixMaker } from "../helpers/s3-env.ts";
 
@@ -144,5 +144,24 @@ if (!live || !redisServerAvailable()) {
       expect([...written].sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
       console.log(`counter: ${total} increments, ${lostRaces} lost races answered FS_STALE_VERSION`);
     }, 600_000);
+  });
+
+  describe("start-up against the same server", () => {
+    test("refused keys and a missing bucket stop `serve` with one line naming the endpoint and the reason", async () => {
+      const endpoint = config.endpoint.replace(/\/+$/, "");
+      const badKey = await runCli(["serve", `s3://${config.bucket}/${prefix}`, "--port", "0"], {
+        env: { S3_SECRET_ACCESS_KEY: "wrong-secret-xyzzy" },
+      });
+      expect(badKey.code).toBe(1);
+      expect(badKey.stderr).toBe(
+        `toolwarden: storage s3://${config.bucket}/${prefix} at ${endpoint} bucket ${config.bucket} prefix ${prefix}/: the server refused the credentials ` +
+          "(HTTP 403 SignatureDoesNotMatch); check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)\n",
+      );
+      const missing = await runCli(["serve", "s3://toolwarden-no-such-bucket", "--port", "0"]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toBe(
+        `toolwarden: storage s3://toolwarden-no-such-bucket at ${endpoint} bucket toolwarden-no-such-bucket: bucket toolwarden-no-such-bucket does not exist (HTTP 404 NoSuchBucket); create it or fix the name\n`,
+      );
+    }, 60_000);
   });
 }
