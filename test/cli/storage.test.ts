@@ -4,7 +4,7 @@
  * line, by a real S3 server that ignores conditional writes: s3rver), and
  * observations in a real redis-server.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +14,8 @@ import { lineId, restCall, ROOT, runCli, startServe, tempDir } from "../helpers/
 import { redisServerAvailable, startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
 const TOKEN = "storage-test-token";
+// Each test starts real processes (one to three): seconds each on a loaded machine.
+setDefaultTimeout(60_000);
 
 describe("memory: storage", () => {
   test("serve memory:DIR starts with DIR's files, writes stay in memory, the banner and /healthz say memory", async () => {
