@@ -3,11 +3,11 @@
  * same pipeline and listeners as the server, printing exactly what the
  * model would read.
  */
+import { dirname, resolve } from "node:path";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import type { ToolResult } from "../result.ts";
 import { DEFAULT_LIMITS, type ToolContext, type ToolLimits } from "../tools/types.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
-import { dirname, resolve } from "node:path";
 import { readConfigFile } from "./config-file.ts";
 import { StartupError } from "./errors.ts";
 import { loadHasher } from "./hasher.ts";

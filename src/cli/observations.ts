@@ -1,9 +1,10 @@
 /**
  * The observation store `serve` uses: process memory (the default), or a
  * Redis/Valkey server shared by every instance (`--observations redis://…`),
- * connected through node-redis, which runs on Bun and on Deno.
+ * connected through node-redis, which runs on Bun and on Deno. The client is
+ * imported only when Redis is chosen: loading it costs a few hundred ms that
+ * every other command (and a memory-only server) need not pay.
  */
-import { createClient } from "redis";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import { createRedisObservationStore } from "../policy/redis.ts";
 import type { ObservationStore } from "../policy/types.ts";
@@ -54,6 +55,7 @@ export async function openObservations(
   }
   const where = redactUrl(settings.url);
   let connected = false;
+  const { createClient } = await import("redis");
   const client = createClient({
     url: settings.url,
     // Commands fail at once while the connection is down (the call then says so) instead of waiting in a queue.

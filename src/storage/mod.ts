@@ -14,7 +14,17 @@ export { createKeyedLock, type KeyedLock } from "./lock.ts";
 export { contentVersion } from "./version.ts";
 export { isInside } from "./containment.ts";
 export { checkListOptions, compareCodeUnits, finishListing, listDepth } from "./listing.ts";
-export { createS3Storage, s3ConfigFromEnv, type S3Config, type S3Storage } from "./s3/mod.ts";
+export { connectS3Bucket, createS3Storage, s3ConfigFromEnv, s3ConfigFromSpec, type S3Bucket, type S3Config, type S3Storage } from "./s3/mod.ts";
+export { formatStorageSpec, parseStorageSpec, STORAGE_KINDS, type StorageKind, type StorageSpec } from "./spec.ts";
+export {
+  NEUTRAL_PROVIDERS,
+  openStorage,
+  StorageOpenError,
+  type OpenContext,
+  type OpenedStorage,
+  type StorageProvider,
+  type StorageRegistry,
+} from "./registry.ts";
 export {
   createR2Storage,
   probeR2Conditions,
