@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { NEUTRAL_PROVIDERS, openStorage, StorageOpenError, type StorageRegistry } from "../../src/storage/registry.ts";
+import { createFakeR2 } from "../helpers/worker-fake-r2.ts";
 import { formatStorageSpec, parseStorageSpec, type StorageSpec } from "../../src/storage/spec.ts";
 
 describe("parseStorageSpec", () => {
@@ -83,5 +84,15 @@ describe("openStorage", () => {
     expect((error as Error).message).toBe(
       "storage s3://b: S3 config: no credentials for s3://b: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)",
     );
+  });
+
+  test("r2:PREFIX opens the Worker's binding at PREFIX/ after the probe; without a binding it is refused", async () => {
+    const bucket = createFakeR2();
+    const opened = await openStorage(NEUTRAL_PROVIDERS, "r2:ws1", { env: {}, r2: bucket });
+    expect([opened.kind, opened.name]).toEqual(["r2", "r2:ws1"]);
+    await opened.storage.write("a.txt", new TextEncoder().encode("A"));
+    expect(await bucket.head("ws1/a.txt")).not.toBeNull();
+    const error = await openStorage(NEUTRAL_PROVIDERS, "r2:", { env: {} }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe("storage r2:: r2: needs the Worker's R2 binding");
   });
 });
