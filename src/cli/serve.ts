@@ -27,8 +27,10 @@ import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings }
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
+import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
+import { openHistory, stateDirectory } from "./state.ts";
 import { readVersion } from "./version.ts";
-import { openWorkspaces } from "./workspaces.ts";
+import { openWorkspaces, type Workspace } from "./workspaces.ts";
 
 /** Flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
@@ -40,6 +42,8 @@ export const SERVE_FLAGS: FlagSpec = {
   config: "string",
   quiet: "boolean",
   observations: "string",
+  state: "string",
+  "no-history": "boolean",
 };
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
@@ -106,6 +110,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     maxBytesPerOwner: config?.limits?.observationBytesPerToken ?? DEFAULT_OBSERVATION_BYTES_PER_TOKEN,
     maxOwners: settings.auth.mode === "bearer" ? settings.auth.grants.length : 1,
   });
+  const histories = await openHistories(flags, io, workspaces);
   const inflight = createInflight();
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
@@ -129,6 +134,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       return opened.storage;
     },
     observations: observations.store,
+    historyFor: (workspace) => histories?.get(workspace),
     hasher,
     limits: settings.limits,
     version,
@@ -253,4 +259,24 @@ function unavailable(): Response {
     JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
     { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
   );
+}
+
+/**
+ * Each workspace's history, unless `--no-history`: a directory's in the
+ * state directory; an object store's under its reserved prefix in the bucket
+ * (so every instance on it shares one); a memory sandbox's in memory.
+ */
+async function openHistories(
+  flags: Readonly<Record<string, unknown>>,
+  io: CliIO,
+  workspaces: ReadonlyMap<string, Workspace>,
+): Promise<Map<string, HistoryStore> | undefined> {
+  if (flags["no-history"] === true) return undefined;
+  const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
+  const histories = new Map<string, HistoryStore>();
+  for (const [key, workspace] of workspaces) {
+    if (workspace.localRoot !== undefined) histories.set(key, await openHistory(stateDir, workspace.localRoot));
+    else if (workspace.history) histories.set(key, createStorageHistory(workspace.history));
+  }
+  return histories;
 }

@@ -9,6 +9,7 @@
 import { Hono } from "hono";
 import { isCodedError } from "../errors.ts";
 import type { LineHasher } from "../hash/types.ts";
+import type { HistoryStore } from "../history/mod.ts";
 import { createPipeline, type Pipeline } from "../pipeline/mod.ts";
 import type { ObservationStore } from "../policy/types.ts";
 import type { Storage } from "../storage/types.ts";
@@ -21,6 +22,7 @@ import { mountMcp, type McpOptions } from "./mcp.ts";
 import { hostGuard, limitBody, requireAuth, type AppEnv } from "./middleware.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { errorResponse, statusForCode } from "./responses.ts";
+import { mountHistory } from "./history-routes.ts";
 import { mountRest } from "./rest.ts";
 
 /** Request-size and time bounds, plus the per-call tool limits. */
@@ -60,6 +62,8 @@ export interface AppOptions extends HostPolicy {
   /** The served storage's kind ("local", "memory", "s3", "r2"), reported by `/healthz`. */
   readonly storageKind?: string;
   readonly mcp?: McpOptions;
+  /** The history of a workspace, when calls are recorded (see src/history). */
+  readonly historyFor?: (workspace: string) => HistoryStore | undefined;
   /** Log hook, once per finished tool call (REST or MCP). Errors it throws are ignored. */
   readonly onCall?: (info: HttpCallInfo) => void;
   /** Log hook for unexpected failures answered with 500. Errors it throws are ignored. */
@@ -99,6 +103,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     limits: toolLimits,
     callTimeoutMs,
     onCall: options.onCall,
+    historyFor: options.historyFor,
+    onError: options.onError,
   });
   const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes });
 
@@ -117,6 +123,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.post("/mcp", bodyCap);
 
   mountRest(app, host);
+  mountHistory(app, host);
   mountMcp(app, host, options.version, options.mcp);
 
   app.notFound((c) =>

@@ -9,10 +9,10 @@
  * run of `test/helpers/storage-conformance.ts` against it.
  */
 import { CodedError } from "../errors.ts";
-import { guardStorage } from "./guard.ts";
+import { guardStorage, RESERVED_SEGMENT } from "./guard.ts";
 import { createMemoryStorage } from "./memory/mod.ts";
 import { createR2Storage, probeR2Conditions, type R2BucketLike } from "./r2/mod.ts";
-import { createS3Storage, s3ConfigFromSpec } from "./s3/mod.ts";
+import { connectS3Bucket, s3ConfigFromSpec } from "./s3/mod.ts";
 import { resolveS3Config } from "./s3/config.ts";
 import { formatStorageSpec, parseStorageSpec, type StorageKind, type StorageSpec } from "./spec.ts";
 import type { Storage } from "./types.ts";
@@ -28,6 +28,13 @@ export interface OpenedStorage {
   readonly where: string;
   /** The real path of a local directory (the shell runs there); absent for every other kind. */
   readonly localRoot?: string;
+  /**
+   * Where the workspace's audit log and history live, when not in a local
+   * state directory: an unguarded provider at the reserved prefix
+   * (`<prefix>/.toolwarden/history/`) of an object store, shared by every
+   * instance on it, or a memory sandbox's own memory. Absent for `local`.
+   */
+  readonly history?: Storage;
 }
 
 /** What opening may need besides the spec. */
@@ -86,6 +93,9 @@ export async function openStorage(registry: StorageRegistry, spec: string | Stor
   }
 }
 
+/** The history's place below a workspace's prefix, which no tool call reaches (see ./guard.ts). */
+const HISTORY_PREFIX = `${RESERVED_SEGMENT}/history`;
+
 /** Copy every file of `from` into `to` (seeding a sandbox). */
 async function copyFiles(from: Storage, to: Storage): Promise<number> {
   const listing = await from.list("", { recursive: true });
@@ -104,7 +114,8 @@ export const memoryProvider: StorageProvider<"memory"> = {
   kind: "memory",
   async open(spec, context, registry) {
     const storage = guardStorage(createMemoryStorage());
-    if (spec.seed === undefined) return { kind: "memory", storage, name: "memory:", where: "process memory (empty at start)" };
+    const history = createMemoryStorage();
+    if (spec.seed === undefined) return { kind: "memory", storage, name: "memory:", where: "process memory (empty at start)", history };
     if (spec.seed === "") throw new CodedError("INVALID_ARGUMENT", "memory: takes a directory to copy after the colon, or nothing");
     const source = await openStorage(registry, { kind: "local", dir: spec.seed }, { ...context, sweep: false });
     const copied = await copyFiles(source.storage, storage);
@@ -113,6 +124,7 @@ export const memoryProvider: StorageProvider<"memory"> = {
       storage,
       name: `memory:${source.name}`,
       where: `process memory (seeded with ${copied} file${copied === 1 ? "" : "s"} from ${source.name}; changes are not written back)`,
+      history,
     };
   },
 };
@@ -124,13 +136,13 @@ export const s3Provider: StorageProvider<"s3"> = {
     const config = { ...s3ConfigFromSpec(spec.bucket, spec.prefix, context.env), ...(context.fetch ? { fetch: context.fetch } : {}) };
     const resolved = resolveS3Config(config);
     const where = `${resolved.endpoint.href.replace(/\/+$/, "")} bucket ${resolved.bucket}${resolved.prefix ? ` prefix ${resolved.prefix}` : ""}`;
-    let storage: Storage;
+    let bucket;
     try {
-      storage = await createS3Storage(config);
+      bucket = await connectS3Bucket(config);
     } catch (error) {
       throw new StorageOpenError(`storage ${formatStorageSpec(spec)} at ${where}: ${s3StartupReason(error, resolved.bucket)}`, { cause: error });
     }
-    return { kind: "s3", storage: guardStorage(storage), name: formatStorageSpec(spec), where };
+    return { kind: "s3", storage: guardStorage(bucket.storage("")), name: formatStorageSpec(spec), where, history: bucket.storage(HISTORY_PREFIX) };
   },
 };
 
@@ -154,7 +166,13 @@ export const r2Provider: StorageProvider<"r2"> = {
     if (!context.r2) throw new CodedError("INVALID_ARGUMENT", "r2: needs the Worker's R2 binding");
     const prefix = spec.prefix === "" ? "" : `${spec.prefix}/`;
     await probeR2Conditions(context.r2, prefix);
-    return { kind: "r2", storage: guardStorage(createR2Storage(context.r2, prefix)), name: formatStorageSpec(spec), where: "R2 binding" };
+    return {
+      kind: "r2",
+      storage: guardStorage(createR2Storage(context.r2, prefix)),
+      name: formatStorageSpec(spec),
+      where: "R2 binding",
+      history: createR2Storage(context.r2, `${prefix}${HISTORY_PREFIX}/`),
+    };
   },
 };
 

@@ -22,6 +22,8 @@ import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
 import { type R2BucketLike, probeR2Conditions, R2ConditionsIgnoredError, createR2Storage } from "../storage/r2/mod.ts";
 import { connectS3Bucket, S3ConditionsIgnoredError, S3ResponseError, type S3Bucket } from "../storage/s3/mod.ts";
+import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
+import { RESERVED_SEGMENT } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
 import { parseWorkerConfig, WorkerConfigError, type WorkerConfig, type WorkerVars } from "./config.ts";
@@ -161,6 +163,10 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         if (!storage) storages.set(workspace, (storage = bucket!.storage(workspace)));
         return storage;
       },
+      /** A storage at `prefix` below the bucket's, for the reserved history prefix no tool reaches. */
+      rawStorage(prefix: string): Storage {
+        return bucket!.storage(prefix);
+      },
     };
   }
 
@@ -180,6 +186,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       const storages = new Map<string, Storage>();
       const r2 = env.FILES!;
       const s3 = config.storage.kind === "s3" ? s3Source(config.storage) : undefined;
+      const histories = new Map<string, HistoryStore>();
       const app = createApp({
         pipeline,
         auth: { mode: "bearer", tokens: config.tokens },
@@ -191,6 +198,15 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         },
         storageKind: config.storage.kind,
         observations: createDurableObservationStore(env.OBSERVATIONS),
+        // Each workspace's audit log and history live under its reserved prefix, which no tool reaches.
+        historyFor(workspace) {
+          let history = histories.get(workspace);
+          if (!history) {
+            const place = `${workspace}/${RESERVED_SEGMENT}/history`;
+            histories.set(workspace, (history = createStorageHistory(s3 ? s3.rawStorage(place) : createR2Storage(r2, `${place}/`))));
+          }
+          return history;
+        },
         hasher: lineHasher,
         version: options.version,
         // Many isolates serve one deployment: nothing may depend on an isolate's memory.
