@@ -11,7 +11,7 @@ import { createS3Storage } from "../../src/storage/s3/provider.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import { restCall, runCli, startServe, type ServeProcess } from "../helpers/cli.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
-import { deletePrefix, ensureBucket, liveS3Config, prefixMaker } from "../helpers/s3-env.ts";
+import { deletePrefix, ensureBucket, listKeys, liveS3Config, prefixMaker } from "../helpers/s3-env.ts";
 
 const live = liveS3Config();
 const CLIENTS = 16;
@@ -76,6 +76,10 @@ if (!live || !redisServerAvailable()) {
       const stranger = await restCall(two.url, token, "write", { path: "shared/a.txt", content: "three\n" }, "rest-3");
       expect(stranger.body.code).toBe("FS_NOT_OBSERVED");
       expect(decode((await bucket.read("shared/a.txt")).bytes)).toBe("two\n");
+      // Both instances record the history in the bucket, under the prefix no tool reaches.
+      expect((await listKeys(config, `${prefix}/.toolwarden/history/`)).length).toBeGreaterThan(0);
+      const listing = await restCall(two.url, token, "view", { path: "." }, "rest-2");
+      expect(listing.body.content[0].text).not.toContain(".toolwarden");
     });
 
     test("an MCP session opened on instance 1 views there and edits through instance 2 (stateless MCP)", async () => {
