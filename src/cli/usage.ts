@@ -7,6 +7,7 @@ Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over
 
 Commands:
   serve [DIR]          Serve DIR (default .) on http://127.0.0.1:7878 for agents
+  mcp [DIR]            Serve DIR to one MCP client over stdio (how local clients launch servers)
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
 
 Options:
@@ -15,6 +16,7 @@ Options:
 
 Examples:
   toolwarden serve ~/src/myapp
+  claude mcp add toolwarden -- npx -y toolwarden mcp ~/src/myapp
   toolwarden call view '{"path": "README.md"}' --root ~/src/myapp
 `;
 
@@ -34,6 +36,21 @@ Options:
   --allow-shell    Also serve the bash tool (commands run in DIR; the token gets the exec scope)
   --config FILE    JSON config file (port, host, tokens, limits, shell, rules); flags win over it
   --quiet          No per-call log lines
+  -h, --help       Show this help
+`;
+
+/** `toolwarden mcp --help`. */
+export const MCP_USAGE = `Usage: toolwarden mcp [DIR] [options]
+
+Serve DIR (default: the current directory) to one MCP client over stdio: the client starts this
+command and speaks JSON-RPC on its stdin/stdout. Same tools, checks and rules as serve; the session
+lasts as long as the process. stdout carries protocol messages only; logs go to stderr. Exits when
+stdin closes or on SIGINT/SIGTERM, after calls in flight finish (up to 10 s).
+
+Options:
+  --allow-shell    Also serve the bash tool (commands run in DIR)
+  --config FILE    JSON config file (limits, shell, rules)
+  --quiet          No start line and no per-call log lines on stderr
   -h, --help       Show this help
 `;
 

@@ -40,8 +40,8 @@ export function authInfoFor(identity: McpIdentity): AuthInfo {
   };
 }
 
-function identityOf(authInfo: AuthInfo | undefined): McpIdentity {
-  const identity = authInfo?.extra?.[IDENTITY_KEY] as McpIdentity | undefined;
+function identityOf(authInfo: AuthInfo | undefined, fallback: McpIdentity | undefined): McpIdentity {
+  const identity = (authInfo?.extra?.[IDENTITY_KEY] as McpIdentity | undefined) ?? fallback;
   // Only reachable if a route forgot authInfo: a server bug, never a client's doing.
   if (!identity) throw new Error("internal: MCP request without identity");
   return identity;
@@ -93,6 +93,11 @@ export interface McpServerOptions {
   readonly version: string;
   /** Sent to clients at initialize (how to use the tools); optional. */
   readonly instructions?: string;
+  /**
+   * Who every request acts as when the transport carries no per-request
+   * `authInfo` (stdio: the process is the session and its user the caller).
+   */
+  readonly identity?: McpIdentity;
 }
 
 /** A fresh MCP server over the tool host (connect it to one transport). */
@@ -108,12 +113,12 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    const { principal } = identityOf(extra.authInfo);
+    const { principal } = identityOf(extra.authInfo, options.identity);
     return { tools: usableTools(host.tools, principal.scopes).map(toMcpTool) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { principal, session } = identityOf(extra.authInfo);
+    const { principal, session } = identityOf(extra.authInfo, options.identity);
     const { name, arguments: args } = request.params;
     try {
       // MCP clients omit `arguments` for a call without any; the schema sees an empty object.
