@@ -13,6 +13,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types";
 import { isCodedError } from "../errors.ts";
 import { fail, type ToolResult } from "../result.ts";
 import type { Principal } from "./auth.ts";
+import { FACTS_PROPERTIES } from "./facts-schema.ts";
 import { usableTools, type ToolDescriptor } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
 
@@ -47,19 +48,36 @@ function identityOf(authInfo: AuthInfo | undefined, fallback: McpIdentity | unde
   return identity;
 }
 
+/**
+ * The `outputSchema` of every tool: what `structuredContent` carries, `ok`
+ * and a failure's `code` plus the result's facts. Fields a result has no use
+ * for are absent: a directory listing has no version, a failure no changes.
+ */
+export const RESULT_SCHEMA = {
+  type: "object",
+  properties: {
+    ok: { type: "boolean", description: "false exactly when isError" },
+    code: { type: "string", description: "the stable error code of a failure (docs/errors.md)" },
+    ...FACTS_PROPERTIES,
+  },
+  required: ["ok"],
+} as const;
+
 /** A tool as MCP `tools/list` shows it. */
 export function toMcpTool(tool: ToolDescriptor): Tool {
   return {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as Tool["inputSchema"],
+    outputSchema: RESULT_SCHEMA as unknown as Tool["outputSchema"],
     annotations: { ...tool.annotations },
   };
 }
 
 /**
  * A pipeline result as an MCP `tools/call` result: `isError` and the content
- * pass through; the code travels in `_meta` (harnesses route on it); notices
+ * pass through; `structuredContent` has the code and the result's facts (path,
+ * version, lines, changes; {@link RESULT_SCHEMA}); the code also travels in `_meta`; notices
  * follow the content as extra text blocks (what the model reads) and also sit
  * in `_meta` with their sources (what UIs attribute).
  */
@@ -73,6 +91,7 @@ export function toMcpResult(result: ToolResult): CallToolResult {
       ...result.content.map((block) => ({ type: "text" as const, text: block.text })),
       ...notices.map((notice) => ({ type: "text" as const, text: notice.text })),
     ],
+    structuredContent: { ok: !result.isError, ...(result.code ? { code: result.code } : {}), ...result.facts },
     isError: result.isError,
     ...(Object.keys(meta).length ? { _meta: meta } : {}),
   };

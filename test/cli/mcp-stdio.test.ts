@@ -52,6 +52,41 @@ describe("toolwarden mcp over stdio", () => {
     expect(stderr).toContain(`mcp over stdio on ${dir.path}`);
   });
 
+  test("structuredContent carries path, version, shown lines, and the changed ranges with fresh ids an edit can use directly", async () => {
+    writeFileSync(join(dir.path, "list.txt"), "one\ntwo\nthree\n");
+    const view = await client.callTool({ name: "view", arguments: { path: "list.txt" } });
+    const seen = view.structuredContent as { ok: boolean; path: string; version: string; lines: unknown };
+    expect(seen).toMatchObject({ ok: true, path: "list.txt", lines: { from: 1, to: 3, total: 3 } });
+    expect(seen.version).toBeString();
+
+    const edit = await client.callTool({ name: "edit", arguments: { path: "list.txt", old_string: "two", new_string: "2a\n2b" } });
+    const changed = edit.structuredContent as { ok: boolean; version: string; changes: { oldStart: number; oldCount: number; newStart: number; newCount: number; ids: string[]; complete: boolean }[] };
+    expect(changed.ok).toBe(true);
+    expect(changed.version).not.toBe(seen.version);
+    expect(changed.changes).toHaveLength(1);
+    expect(changed.changes[0]).toMatchObject({ oldStart: 2, oldCount: 1, newStart: 2, newCount: 2, complete: true });
+    // The ids are the ones the diff text shows for the new lines.
+    expect(changed.changes[0].ids).toEqual([lineId(textOf(edit).replaceAll("+ ", ""), "2a"), lineId(textOf(edit).replaceAll("+ ", ""), "2b")]);
+
+    // A harness chains the next edit on those ids without parsing text or viewing again.
+    const [, second] = changed.changes[0].ids;
+    const batch = await client.callTool({
+      name: "batch_edit",
+      arguments: { path: "list.txt", operations: [{ operation: "replace", start: second, content: "2B" }] },
+    });
+    expect(textOf(batch)).toContain("Applied 1 operation");
+    expect(readFileSync(join(dir.path, "list.txt"), "utf8")).toBe("one\n2a\n2B\nthree\n");
+    expect(batch.structuredContent).toMatchObject({ ok: true, path: "list.txt", changes: [{ oldStart: 3, oldCount: 1, newStart: 3, newCount: 1 }] });
+
+    const failed = await client.callTool({ name: "view", arguments: { path: "missing.txt" } });
+    expect(failed.structuredContent).toEqual({ ok: false, code: "FS_NOT_FOUND" });
+  });
+
+  test("every tool declares the output schema its structuredContent follows", async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: "object", required: ["ok"] });
+  });
+
   test("an edit without a view fails loudly and leaves the file as it was", async () => {
     writeFileSync(join(dir.path, "unseen.txt"), "one\n");
     const result = await client.callTool({ name: "edit", arguments: { path: "unseen.txt", old_string: "one", new_string: "two" } });
