@@ -9,7 +9,7 @@ import type { ObservationStore } from "../policy/types.ts";
 import type { ToolResult } from "../result.ts";
 import { guardStorage } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
-import type { ToolContext, ToolLimits } from "../tools/types.ts";
+import type { ProgressReporter, ToolContext, ToolLimits } from "../tools/types.ts";
 import type { Principal } from "./auth.ts";
 import { describeTool, type ToolDescriptor } from "./catalog.ts";
 
@@ -53,6 +53,7 @@ export interface ToolHost {
     name: string,
     args: unknown,
     signal?: AbortSignal,
+    progress?: ProgressReporter,
   ): Promise<ToolResult>;
 }
 
@@ -71,7 +72,7 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
   return {
     tools,
     has: (name) => options.pipeline.has(name),
-    async call(transport, principal, session, name, args, signal) {
+    async call(transport, principal, session, name, args, signal, progress) {
       const started = performance.now();
       const storage = guard(await options.storageFor(principal.workspace));
       const ctx: ToolContext = {
@@ -81,6 +82,7 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
         limits: options.limits,
         caller: { session, scopes: principal.scopes },
         signal,
+        ...(progress ? { progress } : {}),
       };
       const timeout = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
       const result = await options.pipeline.call(name, args, ctx, timeout);

@@ -7,7 +7,7 @@
  */
 import { Server, type ServerOptions } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types";
 import { isCodedError } from "../errors.ts";
@@ -16,6 +16,7 @@ import type { Principal } from "./auth.ts";
 import { FACTS_PROPERTIES } from "./facts-schema.ts";
 import { usableTools, type ToolDescriptor } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
+import { defaultLogLevel, logCall, progressFor } from "./mcp-notify.ts";
 
 /** `_meta` key carrying a failed result's stable error code. */
 export const META_CODE = "toolwarden/code";
@@ -125,7 +126,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: "toolwarden", version: options.version },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, logging: {} },
       jsonSchemaValidator: noSchemaValidation,
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
@@ -136,12 +137,23 @@ export function createMcpServer(options: McpServerOptions): Server {
     return { tools: usableTools(host.tools, principal.scopes).map(toMcpTool) };
   });
 
+  // One server serves one session (stateful HTTP, stdio), so the level lives here; replaces the SDK's own handler.
+  const logLevel = defaultLogLevel();
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel.current = request.params.level;
+    return {};
+  });
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { principal, session } = identityOf(extra.authInfo, options.identity);
     const { name, arguments: args } = request.params;
+    const progress = progressFor(request.params._meta?.progressToken, extra.sendNotification);
+    const started = performance.now();
     try {
       // MCP clients omit `arguments` for a call without any; the schema sees an empty object.
-      return toMcpResult(await host.call("mcp", principal, session, name, args ?? {}, extra.signal));
+      const result = await host.call("mcp", principal, session, name, args ?? {}, extra.signal, progress);
+      logCall(name, result, performance.now() - started, logLevel, extra.sendNotification);
+      return toMcpResult(result);
     } catch (error) {
       // Only storageFor can throw here (the tool did not run); the model gets it as a result it can read.
       const why = error instanceof Error ? error.message : String(error);
