@@ -81,6 +81,7 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
     host: tracked,
     version,
     identity: { principal, session: sessionKey(workspace.real, "mcp", "stdio") },
+    resourceSubscriptions: true,
   });
 
   routeConsoleToStderr();

@@ -36,6 +36,12 @@ export interface ToolHostOptions {
   readonly onCall?: (info: HttpCallInfo) => void;
 }
 
+/** A file a tool call changed: its workspace and path (as results name it). */
+export interface FileChange {
+  readonly workspace: string;
+  readonly path: string;
+}
+
 /** The authenticated call path shared by REST and MCP. */
 export interface ToolHost {
   /** Every tool, described once at start-up. */
@@ -55,6 +61,14 @@ export interface ToolHost {
     signal?: AbortSignal,
     progress?: ProgressReporter,
   ): Promise<ToolResult>;
+  /** The guarded storage of `principal`'s workspace (MCP resources read through it). */
+  storageOf(principal: Principal): Promise<Storage>;
+  /**
+   * Call `listener` after every successful call of a write-scope tool that
+   * names the file it changed (write, edit, batch_edit), on any transport and
+   * session. Returns the unsubscriber.
+   */
+  onFileChange(listener: (change: FileChange) => void): () => void;
 }
 
 /** Build the shared call path. */
@@ -69,9 +83,26 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
     return wrapped;
   };
 
+  const writers = new Set(tools.filter((t) => t.scope === "write").map((t) => t.name));
+  const changeListeners = new Set<(change: FileChange) => void>();
+  const announce = (change: FileChange) => {
+    for (const listener of changeListeners) {
+      try {
+        listener(change);
+      } catch {
+        // A subscriber's failure must not turn a completed write into a failed call.
+      }
+    }
+  };
+
   return {
     tools,
     has: (name) => options.pipeline.has(name),
+    storageOf: async (principal) => guard(await options.storageFor(principal.workspace)),
+    onFileChange(listener) {
+      changeListeners.add(listener);
+      return () => void changeListeners.delete(listener);
+    },
     async call(transport, principal, session, name, args, signal, progress) {
       const started = performance.now();
       const storage = guard(await options.storageFor(principal.workspace));
@@ -86,6 +117,9 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
       };
       const timeout = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
       const result = await options.pipeline.call(name, args, ctx, timeout);
+      if (!result.isError && writers.has(name) && result.facts?.path !== undefined && result.facts.version !== undefined) {
+        announce({ workspace: principal.workspace, path: result.facts.path });
+      }
       if (options.onCall) {
         const info: HttpCallInfo = {
           transport,

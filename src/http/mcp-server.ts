@@ -17,6 +17,7 @@ import { FACTS_PROPERTIES } from "./facts-schema.ts";
 import { usableTools, type ToolDescriptor } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
 import { defaultLogLevel, logCall, progressFor } from "./mcp-notify.ts";
+import { installResources } from "./mcp-resources.ts";
 
 /** `_meta` key carrying a failed result's stable error code. */
 export const META_CODE = "toolwarden/code";
@@ -118,6 +119,11 @@ export interface McpServerOptions {
    * `authInfo` (stdio: the process is the session and its user the caller).
    */
   readonly identity?: McpIdentity;
+  /**
+   * Offer resources/subscribe (default false): only where the server can
+   * send a notification outside any request (stdio); HTTP answers in JSON.
+   */
+  readonly resourceSubscriptions?: boolean;
 }
 
 /** A fresh MCP server over the tool host (connect it to one transport). */
@@ -126,7 +132,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: "toolwarden", version: options.version },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: {
+        tools: { listChanged: false },
+        logging: {},
+        resources: { listChanged: false, subscribe: options.resourceSubscriptions === true },
+      },
       jsonSchemaValidator: noSchemaValidation,
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
@@ -161,6 +171,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       return toMcpResult(fail(code, `The server could not open storage for this workspace (${why}). \`${name}\` did not run.`));
     }
   });
+
+  const dropResources = installResources(server, host, (authInfo) => identityOf(authInfo, options.identity).principal, options.resourceSubscriptions === true);
+  server.onclose = dropResources;
 
   return server;
 }
