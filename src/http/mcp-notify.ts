@@ -15,19 +15,19 @@ const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "
 /** Sends one notification related to the current request; a failure to send must never fail the call. */
 export type Notify = (notification: ServerNotification) => Promise<void>;
 
-/** The minimum level a session logs at (MCP leaves the default to the server: `info`). */
+/** The minimum level a session logs at; undefined: none until the client sets one (MCP leaves the default to the server). */
 export interface LogLevel {
-  current: LoggingLevel;
+  current: LoggingLevel | undefined;
 }
 
-/** A new session's level. */
-export function defaultLogLevel(): LogLevel {
-  return { current: "info" };
+/** A new session's level: `info`, or nothing until `logging/setLevel` when `byDefault` is false. */
+export function defaultLogLevel(byDefault: boolean): LogLevel {
+  return { current: byDefault ? "info" : undefined };
 }
 
 /** Whether `level` is at or above the session's minimum. */
 export function logs(level: LoggingLevel, minimum: LogLevel): boolean {
-  return LEVELS.indexOf(level) >= LEVELS.indexOf(minimum.current);
+  return minimum.current !== undefined && LEVELS.indexOf(level) >= LEVELS.indexOf(minimum.current);
 }
 
 /** A progress reporter for a request with `progressToken`, else undefined. */

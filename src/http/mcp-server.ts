@@ -124,6 +124,12 @@ export interface McpServerOptions {
    * send a notification outside any request (stdio); HTTP answers in JSON.
    */
   readonly resourceSubscriptions?: boolean;
+  /**
+   * Send each call's log line before the client has set a level (default
+   * true). HTTP passes false: a call with nothing to send stays one JSON body
+   * (src/http/mcp-stream.ts).
+   */
+  readonly logByDefault?: boolean;
 }
 
 /** A fresh MCP server over the tool host (connect it to one transport). */
@@ -148,7 +154,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   });
 
   // One server serves one session (stateful HTTP, stdio), so the level lives here; replaces the SDK's own handler.
-  const logLevel = defaultLogLevel();
+  const logLevel = defaultLogLevel(options.logByDefault ?? true);
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     logLevel.current = request.params.level;
     return {};
