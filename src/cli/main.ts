@@ -6,7 +6,8 @@ import { StartupError } from "./errors.ts";
 import type { CliIO, Listen } from "./io.ts";
 import { runMcp } from "./mcp.ts";
 import { runServe } from "./serve.ts";
-import { CALL_USAGE, MAIN_USAGE, MCP_USAGE, SERVE_USAGE } from "./usage.ts";
+import { runLog } from "./log-command.ts";
+import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, MCP_USAGE, SERVE_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 
 /**
@@ -36,6 +37,9 @@ export async function main(argv: readonly string[], io: CliIO, listen: Listen): 
       case "mcp":
         usage = MCP_USAGE;
         return await runMcp(rest, io);
+      case "log":
+        usage = LOG_USAGE;
+        return await runLog(rest, io);
       case "call":
         usage = CALL_USAGE;
         return await runCall(rest, io);

@@ -11,7 +11,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Principal } from "../http/auth.ts";
 import { createToolHost, type ToolHost } from "../http/host.ts";
 import { createMcpServer } from "../http/mcp-server.ts";
-import { sessionKey } from "../http/sessions.ts";
+import { callerSession } from "../http/sessions.ts";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { readConfigFile } from "./config-file.ts";
@@ -22,6 +22,7 @@ import { formatCallLine } from "./log.ts";
 import { localScopes, resolveToolSettings } from "./settings.ts";
 import { buildPipeline, callTimeoutFor, toolLimits } from "./toolset.ts";
 import { MCP_USAGE } from "./usage.ts";
+import { openHistory, stateDirectory } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspace } from "./workspaces.ts";
 
@@ -29,6 +30,8 @@ import { openWorkspace } from "./workspaces.ts";
 export const MCP_FLAGS: FlagSpec = {
   "allow-shell": "boolean",
   config: "string",
+  state: "string",
+  "no-history": "boolean",
   quiet: "boolean",
 };
 
@@ -58,6 +61,8 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, workspace.real, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
+  // The same audit log and file history as serve keeps, unless --no-history.
+  const history = flags["no-history"] === true ? undefined : await openHistory(stateDirectory(flags.state as string | undefined, io.env, io.cwd), workspace.real);
   const inflight = createInflight();
   const quiet = flags.quiet === true;
 
@@ -69,6 +74,8 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
     limits: toolLimits(settings.limits),
     callTimeoutMs,
     onCall: quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date())}\n`),
+    historyFor: () => history,
+    onError: (error) => io.err(`toolwarden: recording a call failed: ${error instanceof Error ? error.message : String(error)}\n`),
   });
   const tracked: ToolHost = { ...host, call: (...args) => inflight.track(() => host.call(...args)) };
   const principal: Principal = {
@@ -80,7 +87,7 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   const server = createMcpServer({
     host: tracked,
     version,
-    identity: { principal, session: sessionKey(workspace.real, "mcp", "stdio") },
+    identity: { principal, session: callerSession(principal, "mcp", "stdio") },
     resourceSubscriptions: true,
   });
 

@@ -118,7 +118,7 @@ export function installResources(server: Server, host: ToolHost, principalOf: Pr
     const principal = principalOf(extra.authInfo);
     needRead(principal);
     const offset = offsetOf(request.params?.cursor);
-    const storage = await host.storageOf(principal);
+    const storage = await host.storageOf(principal.workspace);
     const stats = walkStats();
     const resources: Resource[] = [];
     let seen = 0;
@@ -136,7 +136,7 @@ export function installResources(server: Server, host: ToolHost, principalOf: Pr
     needRead(principal);
     const { uri } = request.params;
     const path = pathOfUri(uri);
-    const storage = await host.storageOf(principal);
+    const storage = await host.storageOf(principal.workspace);
     let bytes: Uint8Array;
     try {
       bytes = (await storage.read(path, { maxBytes: MAX_RESOURCE_BYTES })).bytes;
