@@ -29,7 +29,7 @@ function check(what, ok, detail = "") {
 
 function run(args, timeoutMs = 60_000) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...prefix, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, [...prefix, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -42,6 +42,10 @@ function run(args, timeoutMs = 60_000) {
     });
   });
 }
+
+// The audit log and history go to a throwaway state directory, not the user's.
+const stateDir = mkdtempSync(join(tmpdir(), "tw-smoke-state-"));
+const env = { ...process.env, TOOLWARDEN_STATE: stateDir };
 
 const text = (result) => result.content.map((b) => b.text).join("\n");
 const idOf = (view, line) => {
@@ -56,7 +60,7 @@ async function version() {
 
 async function serve(dir) {
   const token = "smoke-token-0123456789";
-  const child = spawn(command, [...prefix, "serve", dir, "--port", "0", "--token", token], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, [...prefix, "serve", dir, "--port", "0", "--token", token], { stdio: ["ignore", "pipe", "pipe"], env });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
@@ -95,7 +99,7 @@ async function serve(dir) {
 
 async function mcp(dir) {
   let stderr = "";
-  const transport = new StdioClientTransport({ command, args: [...prefix, "mcp", dir], stderr: "pipe" });
+  const transport = new StdioClientTransport({ command, args: [...prefix, "mcp", dir], env, stderr: "pipe" });
   transport.stderr.on("data", (d) => (stderr += d));
   const client = new Client({ name: "pack-smoke", version: "1.0.0" });
   await client.connect(transport);
@@ -120,4 +124,5 @@ try {
   await mcp(dir);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
 }
