@@ -19,6 +19,7 @@ import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces } from "./workspaces.ts";
+import { hostedStorage, openRegistry, renderHostingBanner } from "./hosting.ts";
 
 /** Flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
@@ -29,6 +30,8 @@ export const SERVE_FLAGS: FlagSpec = {
   "allow-shell": "boolean",
   config: "string",
   quiet: "boolean",
+  workspaces: "string",
+  "jwt-secret-env": "string",
 };
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
@@ -82,8 +85,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     throw new StartupError(`${configPath ?? "tokens"}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const workspaces = await openWorkspaces(workspaceDirs(settings));
-  const root = workspaces.get(settings.root)!.real;
+  const registry = settings.hosting ? await openRegistry(settings.hosting, io.env) : undefined;
+  const workspaces = registry ? new Map() : await openWorkspaces(workspaceDirs(settings));
+  const root = registry ? settings.root : workspaces.get(settings.root)!.real;
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, root, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
@@ -106,11 +110,13 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     pipeline,
     auth,
     storageFor: (workspace) => {
+      if (registry) return hostedStorage(registry, workspace);
       const opened = workspaces.get(workspace);
       if (!opened) throw new Error(`no storage for workspace ${workspace}`);
       return opened.storage;
     },
     observations,
+    ...(registry ? { workspaces: registry } : {}),
     hasher,
     limits: settings.limits,
     version,
@@ -148,9 +154,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   });
 
   const url = baseUrl(settings.host, listener.port);
-  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : settings.auth.grants[0].scopes;
+  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : (settings.auth.grants[0]?.scopes ?? []);
   io.out(
-    renderBanner({
+    (settings.hosting ? renderHostingBanner : renderBanner)({
       version,
       root,
       url,
@@ -183,6 +189,10 @@ function workspaceDirs(settings: ServeSettings): string[] {
 }
 
 function authOptions(settings: ServeSettings): AuthOptions {
+  if (settings.auth.mode === "bearer" && settings.auth.jwt) {
+    const grants = settings.auth.grants.map((g) => ({ token: g.token, workspace: g.workspace, scopes: g.scopes, ...(g.label ? { label: g.label } : {}) }));
+    return { mode: "bearer", tokens: grants, jwt: settings.auth.jwt };
+  }
   if (settings.auth.mode === "none") {
     return { mode: "none", workspace: settings.root, scopes: localScopes(settings.shell.enabled) };
   }

@@ -8,6 +8,7 @@ Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over
 Commands:
   serve [DIR]          Serve DIR (default .) on http://127.0.0.1:7878 for agents
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
+  token mint ...       Sign a token (JWT) for a workspace and print it
 
 Options:
   -h, --help           Show help (also: toolwarden <command> --help)
@@ -32,7 +33,12 @@ Options:
                    else a random one printed at start)
   --no-auth        Require no token (only on a loopback address)
   --allow-shell    Also serve the bash tool (commands run in DIR; the token gets the exec scope)
-  --config FILE    JSON config file (port, host, tokens, limits, shell, rules); flags win over it
+  --config FILE    JSON config file (port, host, tokens, jwt, workspaces, limits, shell, rules);
+                   flags win over it
+  --workspaces DIR Host many workspaces: each is a subdirectory of DIR, created and removed by an
+                   admin token over /v1/workspaces (docs/hosting.md); tokens name a workspace
+  --jwt-secret-env NAME
+                   Accept signed tokens (HS256) whose secret is in environment variable NAME
   --quiet          No per-call log lines
   -h, --help       Show this help
 `;
@@ -58,4 +64,23 @@ Options:
   --allow-shell         Make the bash tool available
   --config FILE         JSON config file (limits, shell, rules)
   -h, --help            Show this help
+`;
+
+/** `toolwarden token --help`. */
+export const TOKEN_USAGE = `Usage: toolwarden token mint --workspace WS --scopes S --ttl T (--key-file F | --key-env NAME) [options]
+
+Sign a bearer token (JWT) and print it alone on one line, e.g. TOKEN=$(toolwarden token mint ...).
+The key is an HS256 secret (plain text, 32+ bytes; or a JWK {"kty":"oct","k":...}) or a private
+Ed25519 JWK (EdDSA); the server verifies with the same secret, or with the public JWK.
+
+Options:
+  --workspace WS     Workspace the token reaches ("*": every workspace, admin tokens only)
+  --scopes S         Comma-separated: read, write, exec, admin
+  --ttl T            Lifetime: 30m, 1h, 7d or seconds (the server caps it, default 1 day)
+  --label L          Who holds it (the sub claim; shown in logs)
+  --kid K            Key id (default: the JWK's kid, else none)
+  --audience A       The aud claim (when the server requires one)
+  --key-file F       File holding the key
+  --key-env NAME     Environment variable holding the key
+  -h, --help         Show this help
 `;

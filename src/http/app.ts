@@ -3,7 +3,8 @@
  * Workers). Entries only choose storage, auth and how to serve `app.fetch`.
  *
  * Routes: `GET /healthz`, `GET /openapi.json` (no auth), `GET /v1/tools`,
- * `POST /v1/tools/:name`, `/mcp` (bearer auth unless auth is `none`).
+ * `POST /v1/tools/:name`, `/mcp` (bearer auth unless auth is `none`), and
+ * with a workspace registry the admin routes under `/v1/workspaces`.
  * Every route is behind the Host/Origin check.
  */
 import { Hono } from "hono";
@@ -14,6 +15,9 @@ import type { ObservationStore } from "../policy/types.ts";
 import type { Storage } from "../storage/types.ts";
 import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
 import { createAuthenticator, type AuthOptions } from "./auth.ts";
+import { mountWorkspaces } from "./hosting/routes.ts";
+import type { WorkspaceRegistry } from "./hosting/registry.ts";
+import { incarnationSessions } from "./hosting/sessions.ts";
 import { createToolHost, type HttpCallInfo } from "./host.ts";
 import type { HostPolicy } from "./hosts.ts";
 import { mountMcp, type McpOptions } from "./mcp.ts";
@@ -51,6 +55,8 @@ export interface AppOptions extends HostPolicy {
    * a raw provider is fine; a CodedError it throws keeps its code.
    */
   storageFor(workspace: string): Storage | Promise<Storage>;
+  /** Hosted workspaces: mounts the admin routes (`/v1/workspaces`). Pair it with a `storageFor` that asks it. */
+  readonly workspaces?: WorkspaceRegistry;
   readonly observations: ObservationStore;
   readonly hasher: LineHasher;
   readonly limits?: HttpLimits;
@@ -83,7 +89,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const host = createToolHost({
     pipeline,
     storageFor: (workspace) => options.storageFor(workspace),
-    observations: options.observations,
+    observations: options.workspaces
+      ? incarnationSessions(options.observations, (ws) => options.workspaces!.incarnation(ws))
+      : options.observations,
     hasher: options.hasher,
     limits: toolLimits,
     callTimeoutMs,
@@ -105,6 +113,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.post("/mcp", bodyCap);
 
   mountRest(app, host);
+  if (options.workspaces) mountWorkspaces(app, options.workspaces);
   mountMcp(app, host, options.version, options.mcp);
 
   app.notFound((c) =>
@@ -112,7 +121,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       404,
       "INVALID_ARGUMENT",
       `No route ${c.req.method} ${new URL(c.req.url).pathname}. Routes: GET /healthz, GET /openapi.json, ` +
-        "GET /v1/tools, POST /v1/tools/{name}, POST /mcp (MCP Streamable HTTP).",
+        "GET /v1/tools, POST /v1/tools/{name}, POST /mcp (MCP Streamable HTTP)" +
+        (options.workspaces ? ", PUT/GET/DELETE /v1/workspaces/{ws}, GET /v1/workspaces/{ws}/archive, GET /v1/workspaces." : "."),
     ),
   );
   app.onError((error) => {

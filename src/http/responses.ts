@@ -38,6 +38,10 @@ export function statusForCode(code: ErrorCode): number {
     case "FORBIDDEN":
     case "FS_ACCESS_DENIED":
       return 403;
+    case "FS_NOT_FOUND":
+      return 404;
+    case "FS_ALREADY_EXISTS":
+      return 409;
     case "LIMIT_EXCEEDED":
       return 413;
     case "TIMEOUT":

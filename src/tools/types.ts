@@ -32,7 +32,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
 export interface ToolCaller {
   /** Observation session key (X-Session-Id, MCP session, or the token). */
   readonly session: string;
-  readonly scopes: ReadonlySet<"read" | "write" | "exec">;
+  readonly scopes: ReadonlySet<string>;
 }
 
 /** Everything a tool needs to run; built per call by the host. */

@@ -1,0 +1,134 @@
+/**
+ * The workspace registry of a hosting server: workspaces as subdirectories
+ * of a local directory, or as key prefixes in an S3 bucket
+ * (`s3://BUCKET[/PREFIX]`, credentials from the S3_* environment variables).
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { createMemoryLedger, createWorkspaceRegistry, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
+import { guardStorage } from "../storage/guard.ts";
+import { createLocalStorage } from "../storage/local.ts";
+import { createS3Storage, s3ConfigFromEnv } from "../storage/s3/mod.ts";
+import type { Storage } from "../storage/types.ts";
+import { CodedError } from "../errors.ts";
+import { mcpClientConfig, type BannerInfo } from "./banner.ts";
+import { StartupError } from "./errors.ts";
+import type { HostingSettings } from "./hosting-settings.ts";
+import { realDirectory } from "./workspaces.ts";
+
+/** Where the registry keeps its records inside a hosting directory (workspace names cannot start with "."). */
+const RECORDS_DIR = ".toolwarden/workspaces";
+
+/** Workspaces as subdirectories of `root` (an existing directory). */
+export async function localBackend(root: string): Promise<WorkspaceBackend> {
+  const real = await realDirectory(root);
+  await mkdir(join(real, RECORDS_DIR), { recursive: true });
+  const records = guardStorage(await createLocalStorage(join(real, RECORDS_DIR)));
+  const opened = new Map<string, Storage>();
+  return {
+    records,
+    async files(workspace) {
+      let storage = opened.get(workspace);
+      if (!storage) {
+        const dir = join(real, workspace);
+        await mkdir(dir, { recursive: true });
+        opened.set(workspace, (storage = await createLocalStorage(dir)));
+      }
+      return storage;
+    },
+    async removeFiles(workspace) {
+      opened.delete(workspace);
+      await rm(join(real, workspace), { recursive: true, force: true });
+    },
+  };
+}
+
+/** Workspaces as key prefixes of `s3://BUCKET[/PREFIX]`; the endpoint and keys come from S3_* variables. */
+export async function s3Backend(location: string, env: Readonly<Record<string, string | undefined>>): Promise<WorkspaceBackend> {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
+  if (!match) throw new StartupError(`--workspaces ${location}: use s3://BUCKET or s3://BUCKET/PREFIX`);
+  const [, bucket, rawPrefix] = match;
+  const prefix = rawPrefix === "" || rawPrefix.endsWith("/") ? rawPrefix : `${rawPrefix}/`;
+  let config;
+  try {
+    config = { ...s3ConfigFromEnv({ ...env, S3_BUCKET: bucket, S3_PREFIX: undefined }) };
+  } catch (error) {
+    throw new StartupError(`--workspaces ${location}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // One probe of conditional writes for the whole bucket; each workspace's storage then skips it.
+  try {
+    await createS3Storage({ ...config, prefix: `${prefix}.toolwarden/` });
+  } catch (error) {
+    throw new StartupError(`--workspaces ${location}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const open = new Map<string, Storage>();
+  const backend = prefixBackend((sub) => {
+    let storage = open.get(sub);
+    if (!storage) {
+      // createS3Storage with skipProbe does no I/O before its first call; hold the promise in a thin storage.
+      const made = createS3Storage({ ...config, prefix: `${prefix}${sub}`, skipProbe: true });
+      storage = lazyStorage("s3", made);
+      open.set(sub, storage);
+    }
+    return storage;
+  });
+  return backend;
+}
+
+/** A storage whose provider is still being made (every method waits for it). */
+function lazyStorage(kind: string, made: Promise<Storage>): Storage {
+  return {
+    kind,
+    stat: async (path) => (await made).stat(path),
+    read: async (path, options) => (await made).read(path, options),
+    readStream: async (path) => {
+      const storage = await made;
+      if (!storage.readStream) throw new Error("no readStream");
+      return storage.readStream(path);
+    },
+    write: async (path, bytes, condition) => (await made).write(path, bytes, condition),
+    list: async (path, options) => (await made).list(path, options),
+    delete: async (path, options) => (await made).delete(path, options),
+  };
+}
+
+/** The registry for `settings`. */
+export async function openRegistry(settings: HostingSettings, env: Readonly<Record<string, string | undefined>>): Promise<WorkspaceRegistry> {
+  const backend = settings.location.startsWith("s3://") ? await s3Backend(settings.location, env) : await localBackend(settings.location);
+  return createWorkspaceRegistry({
+    backend,
+    ledger: createMemoryLedger(),
+    defaultQuota: settings.quota,
+    importLimits: settings.importLimits,
+  });
+}
+
+/** A tool call's storage on a hosting server; a global admin token (ws "*") reaches no tool. */
+export function hostedStorage(registry: WorkspaceRegistry, workspace: string): Promise<Storage> {
+  if (workspace === "*") {
+    return Promise.reject(new CodedError("FORBIDDEN", 'A global admin token (ws "*") administers workspaces and calls no tool. Mint a token for one workspace to call tools.'));
+  }
+  return registry.storage(workspace);
+}
+
+/** The start-up banner of a hosting server: where workspaces live and how to create one. */
+export function renderHostingBanner(info: BannerInfo): string {
+  const { auth } = info;
+  const lines = [`toolwarden ${info.version} hosting workspaces in ${info.root}`, `  url:    ${info.url}`];
+  if (auth.mode === "bearer") {
+    if (auth.source === "config") lines.push(`  tokens: ${auth.grants.length} from the config file (not shown)`);
+    else lines.push(`  admin token: ${auth.grants[0].token}  (global admin, ${auth.source === "generated" ? "generated for this run" : `from ${auth.source === "env" ? "TOOLWARDEN_TOKEN" : "--token"}`})`);
+    if (auth.jwt) lines.push(`  signed tokens: ${auth.jwt.keys.length} key(s)`);
+  }
+  lines.push(
+    `  tools:  ${info.tools.join(", ")}`,
+    "",
+    "Create a workspace from a tar.gz (docs/hosting.md):",
+    `  curl -s -X PUT -H "Authorization: Bearer $ADMIN" -H "Content-Type: application/gzip" --data-binary @seed.tar.gz ${info.url}/v1/workspaces/ws1`,
+    "",
+    "MCP client configuration for an agent (with a token minted for its workspace):",
+    JSON.stringify(mcpClientConfig(info.url, "<agent token>"), null, 2),
+    "",
+  );
+  return lines.join("\n");
+}

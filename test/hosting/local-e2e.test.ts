@@ -1,0 +1,65 @@
+/**
+ * The hosting flow end to end against a real `toolwarden serve --workspaces
+ * DIR` process: tokens minted with the real `toolwarden token mint`, the
+ * workspace a subdirectory of DIR (checked on disk).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { mintToken, secretBytes } from "../../src/cli/mint.ts";
+import { runCli, startServe, tempDir, type ServeProcess } from "../helpers/cli.ts";
+import { runHostingFlow } from "../helpers/hosting-flow.ts";
+
+const SECRET = "3f6c1d0e9a8b7c6d5e4f30211203f4e5d6c7b8a9f0e1d2c3b4a5968778695a4b";
+const env = { TW_JWT: SECRET };
+
+/** Every file under `dir` as path -> text ({} when the directory is gone). */
+function treeOnDisk(dir: string): Record<string, string> {
+  const tree: Record<string, string> = {};
+  if (!existsSync(dir)) return tree;
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const full = join(at, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else tree[relative(dir, full)] = readFileSync(full, "utf8");
+    }
+  };
+  walk(dir);
+  return tree;
+}
+
+async function mint(args: string[]): Promise<string> {
+  const done = await runCli(["token", "mint", "--key-env", "TW_JWT", ...args], { env });
+  expect(done.stderr).toBe("");
+  expect(done.code).toBe(0);
+  expect(done.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+  return done.stdout.trim();
+}
+
+describe("serve --workspaces DIR (real process)", () => {
+  const dir = tempDir("tw-hosting-");
+  let server: ServeProcess;
+  beforeAll(async () => {
+    server = await startServe(["--workspaces", dir.path, "--jwt-secret-env", "TW_JWT", "--port", "0", "--quiet"], { env });
+  });
+  afterAll(() => {
+    server?.kill();
+    dir.remove();
+  });
+
+  test("the seven steps: create from tar.gz, view + edit, export, quota, expired token, delete", async () => {
+    const admin = await mint(["--workspace", "*", "--scopes", "admin", "--ttl", "1h", "--label", "platform"]);
+    await runHostingFlow(
+      {
+        url: server.url,
+        admin,
+        agent: (ws) => mint(["--workspace", ws, "--scopes", "read,write", "--ttl", "1h", "--label", "agent-1"]),
+        expired: (ws) =>
+          mintToken({ alg: "HS256", secret: secretBytes(SECRET) }, { workspace: ws, scopes: ["read"], ttlSeconds: 60, now: Math.floor(Date.now() / 1000) - 3600 }),
+        stored: async (ws) => treeOnDisk(join(dir.path, ws)),
+      },
+      "ws1",
+    );
+    expect(existsSync(join(dir.path, "ws1"))).toBe(false);
+  });
+});
