@@ -16,5 +16,5 @@ echo "s3-test: radosgw at $S3_ENDPOINT (data in $RGW_BASE)"
 
 cd "$repo"
 status=0
-npx bun test test/storage/s3 || status=$?
+npx bun test test/storage/s3 test/hosting/s3 || status=$?
 exit "$status"
