@@ -7,10 +7,9 @@
 import { resolve } from "node:path";
 import type { Config } from "../config/mod.ts";
 import { DEFAULT_IMPORT_LIMITS, DEFAULT_QUOTA, type ImportLimits, type Quota } from "../http/hosting/mod.ts";
-import { ALL_WORKSPACES, WORKSPACE_NAME, type JwtKey, type JwtOptions } from "../http/jwt.ts";
+import { ALL_WORKSPACES, secretBytes, WORKSPACE_NAME, type JwtKey, type JwtOptions } from "../http/jwt.ts";
 import type { FlagValues } from "./args.ts";
 import { StartupError } from "./errors.ts";
-import { secretBytes } from "./mint.ts";
 
 /** Where and how workspaces are hosted. */
 export interface HostingSettings {

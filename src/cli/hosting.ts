@@ -5,15 +5,16 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createMemoryLedger, createWorkspaceRegistry, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
+import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import { guardStorage } from "../storage/guard.ts";
 import { createLocalStorage } from "../storage/local.ts";
 import { createS3Storage, s3ConfigFromEnv } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
-import { CodedError } from "../errors.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";
 import { StartupError } from "./errors.ts";
 import type { HostingSettings } from "./hosting-settings.ts";
+
+export { hostedStorage };
 import { realDirectory } from "./workspaces.ts";
 
 /** Where the registry keeps its records inside a hosting directory (workspace names cannot start with "."). */
@@ -101,14 +102,6 @@ export async function openRegistry(settings: HostingSettings, env: Readonly<Reco
     defaultQuota: settings.quota,
     importLimits: settings.importLimits,
   });
-}
-
-/** A tool call's storage on a hosting server; a global admin token (ws "*") reaches no tool. */
-export function hostedStorage(registry: WorkspaceRegistry, workspace: string): Promise<Storage> {
-  if (workspace === "*") {
-    return Promise.reject(new CodedError("FORBIDDEN", 'A global admin token (ws "*") administers workspaces and calls no tool. Mint a token for one workspace to call tools.'));
-  }
-  return registry.storage(workspace);
 }
 
 /** The start-up banner of a hosting server: where workspaces live and how to create one. */

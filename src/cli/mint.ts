@@ -10,7 +10,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { importJWK, SignJWT, type JWK } from "jose";
-import { ALL_WORKSPACES, JWT_SCOPES, MIN_HS256_SECRET_BYTES, WORKSPACE_NAME, type JwtScope } from "../http/jwt.ts";
+import { ALL_WORKSPACES, JWT_SCOPES, MIN_HS256_SECRET_BYTES, secretBytes, WORKSPACE_NAME, type JwtScope } from "../http/jwt.ts";
+
+export { secretBytes };
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { StartupError } from "./errors.ts";
 import type { CliIO } from "./io.ts";
@@ -75,10 +77,6 @@ export function parseScopes(text: string): JwtScope[] {
   return scopes as JwtScope[];
 }
 
-/** HS256 secret bytes of a key text: UTF-8 after trimming surrounding whitespace. */
-export function secretBytes(text: string): Uint8Array {
-  return new TextEncoder().encode(text.trim());
-}
 
 /** A signing key from its text (JWK JSON or a plain HS256 secret); `kid` overrides the JWK's. */
 export function signingKeyFrom(text: string, where: string, kid?: string): SigningKey {

@@ -70,6 +70,11 @@ export interface JwtVerifier {
   verify(token: string): Promise<JwtOutcome>;
 }
 
+/** HS256 secret bytes of a key text: UTF-8 after trimming surrounding whitespace (mint and verify agree on this). */
+export function secretBytes(text: string): Uint8Array {
+  return new TextEncoder().encode(text.trim());
+}
+
 /** Whether `token` has the shape of a compact JWS (three base64url parts). */
 export function looksLikeJwt(token: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);

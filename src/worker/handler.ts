@@ -14,6 +14,7 @@ import type { Hono } from "hono";
 import { createHasher } from "../hash/loader.ts";
 import type { LineHasher } from "../hash/types.ts";
 import { createApp } from "../http/app.ts";
+import { createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
@@ -23,7 +24,8 @@ import { probeR2Conditions, R2ConditionsIgnoredError } from "../storage/r2-probe
 import { createR2Storage } from "../storage/r2.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
-import { parseWorkerConfig, WorkerConfigError, type WorkerVars } from "./config.ts";
+import { parseWorkerConfig, WorkerConfigError, type WorkerConfig, type WorkerVars } from "./config.ts";
+import { createDurableLedger } from "./usage-do.ts";
 
 /** The Worker's environment: the two bindings plus the vars of {@link WorkerVars}. */
 export interface WorkerEnv extends WorkerVars {
@@ -31,6 +33,8 @@ export interface WorkerEnv extends WorkerVars {
   readonly FILES: R2BucketLike;
   /** The Durable Object namespace of `ObservationsDO`. */
   readonly OBSERVATIONS: DurableObjectNamespaceLike;
+  /** The Durable Object namespace of `UsageDO` (workspace usage; needed with TOOLWARDEN_JWT_KEYS). */
+  readonly USAGE?: DurableObjectNamespaceLike;
 }
 
 /** Where the handler logs (console on Workers; a spy in tests). */
@@ -67,7 +71,32 @@ function configKey(env: WorkerEnv): string {
     env.TOOLWARDEN_RULES,
     env.TOOLWARDEN_MAX_PATHS_PER_SESSION,
     env.TOOLWARDEN_SESSION_IDLE_SECONDS,
+    env.TOOLWARDEN_JWT_KEYS,
+    env.TOOLWARDEN_JWT_MAX_LIFETIME_SECONDS,
+    env.TOOLWARDEN_JWT_AUDIENCE,
+    env.TOOLWARDEN_QUOTA_MAX_BYTES,
+    env.TOOLWARDEN_QUOTA_MAX_FILES,
   ]);
+}
+
+/**
+ * Hosted workspaces, on when signed-token keys are configured: each
+ * workspace the R2 prefix `<ws>/`, records under `.toolwarden/workspaces/`,
+ * usage in a Durable Object per workspace.
+ */
+function hostedRegistry(env: WorkerEnv, config: WorkerConfig): WorkspaceRegistry | undefined {
+  if (!config.jwt) return undefined;
+  if (!env.USAGE) {
+    throw new WorkerConfigError(
+      'TOOLWARDEN_JWT_KEYS turns on hosted workspaces, which keep usage in the Durable Object binding USAGE: add it under [[durable_objects.bindings]] (class_name = "UsageDO") in wrangler.toml.',
+    );
+  }
+  const bucket = env.FILES;
+  return createWorkspaceRegistry({
+    backend: prefixBackend((prefix) => createR2Storage(bucket, prefix)),
+    ledger: createDurableLedger(env.USAGE),
+    defaultQuota: config.quota,
+  });
 }
 
 /** Build the Worker's `fetch`. Does no I/O until the first request, so it is safe at module scope. */
@@ -110,14 +139,17 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       installLoudFailure(pipeline, config.rules);
       const storages = new Map<string, Storage>();
       const bucket = env.FILES;
+      const registry = hostedRegistry(env, config);
       const app = createApp({
         pipeline,
-        auth: { mode: "bearer", tokens: config.tokens },
+        auth: { mode: "bearer", tokens: config.tokens, ...(config.jwt ? { jwt: config.jwt } : {}) },
         storageFor(workspace) {
+          if (registry) return hostedStorage(registry, workspace);
           let storage = storages.get(workspace);
           if (!storage) storages.set(workspace, (storage = createR2Storage(bucket, `${workspace}/`)));
           return storage;
         },
+        ...(registry ? { workspaces: registry } : {}),
         observations: createDurableObservationStore(env.OBSERVATIONS),
         hasher: lineHasher,
         version: options.version,
@@ -137,6 +169,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           hasher: lineHasher.backend,
           tools: options.tools.map((tool) => tool.name),
           tokens: config.tokens.length,
+          jwtKeys: config.jwt?.keys.length ?? 0,
         }),
       );
       return app;

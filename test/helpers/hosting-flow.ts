@@ -109,7 +109,7 @@ export async function runHostingFlow(target: FlowTarget, ws: string): Promise<vo
 
   // 2. create from a tar.gz, with a small quota
   const seed = await tarOf(SEED);
-  const created = await admin(url, target.admin, "PUT", `/v1/workspaces/${ws}?maxBytes=4096&maxFiles=5`, { body: seed, type: "application/gzip" });
+  const created = await admin(url, target.admin, "PUT", `/v1/workspaces/${ws}?maxBytes=4096&maxFiles=5`, { body: seed as BodyInit, type: "application/gzip" });
   const createdBody = (await created.json()) as any;
   expect(created.status, JSON.stringify(createdBody)).toBe(201);
   expect(createdBody.imported).toEqual({ files: 3, bytes: Object.values(SEED).reduce((n, t) => n + t.length, 0), directories: 0 });

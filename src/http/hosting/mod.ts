@@ -8,6 +8,7 @@ export {
   countUsage,
   createWorkspaceRegistry,
   DEFAULT_QUOTA,
+  hostedStorage,
   type ArchiveSource,
   type WorkspaceBackend,
   type WorkspaceInfo,

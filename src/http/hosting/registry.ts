@@ -279,3 +279,13 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     },
   };
 }
+
+/** A tool call's storage on a hosting server; a global admin token (ws "*") reaches no tool. */
+export function hostedStorage(registry: WorkspaceRegistry, workspace: string): Promise<Storage> {
+  if (workspace === "*") {
+    return Promise.reject(
+      new CodedError("FORBIDDEN", 'A global admin token (ws "*") administers workspaces and calls no tool. Mint a token for one workspace to call tools.'),
+    );
+  }
+  return registry.storage(workspace);
+}
