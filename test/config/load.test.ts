@@ -55,7 +55,7 @@ describe("loadConfig refuses, naming the field", () => {
 
   test("an unknown top-level field, listing the known ones", () => {
     expect(refusal({ prot: 8080 })).toBe(
-      "tw.json: prot: unknown field (known fields: $schema, port, host, allowedHosts, tokens, limits, shell, rules)",
+      "tw.json: prot: unknown field (known fields: $schema, port, host, allowedHosts, tokens, jwt, workspaces, limits, shell, rules)",
     );
   });
 
@@ -76,7 +76,7 @@ describe("loadConfig refuses, naming the field", () => {
 
   test("tokens: a bad scope, both or neither of token and tokenEnv, no scopes", () => {
     expect(refusal({ tokens: [{ token: "a", scopes: ["read", "root"] }] })).toBe(
-      'tw.json: tokens[0].scopes[1]: scopes entries must be read, write or exec (got "root")',
+      'tw.json: tokens[0].scopes[1]: scopes entries must be read, write, exec or admin (got "root")',
     );
     expect(refusal({ tokens: [{ token: "a", tokenEnv: "B", scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");
     expect(refusal({ tokens: [{ scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");

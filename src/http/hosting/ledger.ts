@@ -49,9 +49,9 @@ export function fits(usage: Usage, delta: Usage, quota: Quota): boolean {
   return bytesOk && filesOk;
 }
 
-/** `usage + delta`, never below zero. */
+/** `usage + delta`. */
 export function added(usage: Usage, delta: Usage): Usage {
-  return { bytes: Math.max(0, usage.bytes + delta.bytes), files: Math.max(0, usage.files + delta.files) };
+  return { bytes: usage.bytes + delta.bytes, files: usage.files + delta.files };
 }
 
 /** A ledger in this process's memory (the local and S3 servers). */

@@ -7,6 +7,8 @@
  * - the size a write replaces comes from a `stat`, and the write is made
  *   conditional on that stat's version (create-if-absent when there was no
  *   file), so a write that succeeds replaced exactly the bytes counted;
+ * - growth is charged before a write and shrinkage credited after it, so the
+ *   counters are never below what is stored, even for a moment;
  * - a write that loses its condition is refunded and fails as the provider
  *   says (a caller without a condition is retried a few times).
  */
@@ -55,9 +57,12 @@ export async function chargeOrThrow(options: QuotaStorageOptions, delta: Usage, 
   throw quotaExceeded(options.workspace, what, outcome.usage, delta, options.quota);
 }
 
-/** Undo a charge; a refund that fails leaves usage over-counted (safe), never under. */
+/** No limit: a refund must land whatever the usage (undoing a shrink grows it). */
+const UNLIMITED = { maxBytes: Number.MAX_SAFE_INTEGER, maxFiles: Number.MAX_SAFE_INTEGER };
+
+/** Undo a charge. */
 async function refund(options: QuotaStorageOptions, delta: Usage): Promise<void> {
-  await options.ledger.charge(options.workspace, { bytes: -delta.bytes, files: -delta.files }, options.quota).catch(() => undefined);
+  await options.ledger.charge(options.workspace, { bytes: -delta.bytes, files: -delta.files }, UNLIMITED);
 }
 
 /** `raw` with the quota enforced on `write` and usage kept on `delete`. */
@@ -69,14 +74,20 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
     if (condition.kind === "ifVersion" && before?.version !== condition.version) {
       throw new FsError("FS_STALE_VERSION", `version changed: ${path}`, { path });
     }
-    const delta: Usage = { bytes: bytes.length - (before?.size ?? 0), files: before ? 0 : 1 };
-    await chargeOrThrow(options, delta, `writing ${path} (${bytes.length} bytes)`);
+    // Growth is charged before the write, shrinkage credited after it: the counters never fall
+    // below what is stored, so a shrink that loses its race cannot let another write past the quota.
+    const change = bytes.length - (before?.size ?? 0);
+    const growth: Usage = { bytes: Math.max(0, change), files: before ? 0 : 1 };
+    await chargeOrThrow(options, growth, `writing ${path} (${bytes.length} bytes)`);
+    let written: WriteResult;
     try {
-      return await raw.write(path, bytes, before ? Cond.ifVersion(before.version!) : Cond.ifAbsent);
+      written = await raw.write(path, bytes, before ? Cond.ifVersion(before.version!) : Cond.ifAbsent);
     } catch (error) {
-      await refund(options, delta);
+      await refund(options, growth);
       throw error;
     }
+    if (change < 0) await refund(options, { bytes: -change, files: 0 });
+    return written;
   }
 
   return {
@@ -104,6 +115,8 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
       if (deleteOptions?.ifVersion !== undefined && deleteOptions.ifVersion !== before.version) {
         throw new FsError("FS_STALE_VERSION", `version changed: ${path}`, { path });
       }
+      // Counters first: a refund to unknown counters would be lost while a count runs.
+      if (!(await options.ledger.usage(options.workspace))) await options.ensureUsage();
       await raw.delete(path, { ifVersion: before.version! });
       await refund(options, { bytes: before.size, files: 1 });
     },
