@@ -122,7 +122,12 @@ const WorkspacesSchema = strict({
   ),
   quota: v.optional(strict({ maxBytes: v.optional(positiveInt("maxBytes")), maxFiles: v.optional(positiveInt("maxFiles")) })),
   import: v.optional(
-    strict({ maxEntries: v.optional(positiveInt("maxEntries")), maxBytes: v.optional(positiveInt("maxBytes")), maxRatio: v.optional(positiveInt("maxRatio")) }),
+    strict({
+      maxEntries: v.optional(positiveInt("maxEntries")),
+      maxBytes: v.optional(positiveInt("maxBytes")),
+      maxRatio: v.optional(positiveInt("maxRatio")),
+      maxFileBytes: v.optional(positiveInt("maxFileBytes")),
+    }),
   ),
 });
 

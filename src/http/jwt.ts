@@ -112,11 +112,11 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
   if (!(maxLifetime > 0)) throw new Error("jwt: maxLifetimeSeconds must be positive");
   const tolerance = options.clockToleranceSeconds ?? 0;
   const now = options.now ?? (() => Date.now());
-  const imported = new Map<JwtKey, Promise<CryptoKey | Uint8Array>>();
+  const imported = new Map<JwtKey, Promise<CryptoKey | Uint8Array | JWK>>();
   const material = (key: JwtKey) => {
     let found = imported.get(key);
     if (!found) {
-      found = key.alg === "HS256" ? Promise.resolve(key.secret) : (importJWK({ ...key.jwk, alg: "EdDSA" }, "EdDSA") as Promise<CryptoKey>);
+      found = key.alg === "HS256" ? Promise.resolve(key.secret) : importJWK({ ...key.jwk, alg: "EdDSA" }, "EdDSA");
       imported.set(key, found);
     }
     return found;

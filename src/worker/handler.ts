@@ -14,7 +14,7 @@ import type { Hono } from "hono";
 import { createHasher } from "../hash/loader.ts";
 import type { LineHasher } from "../hash/types.ts";
 import { createApp } from "../http/app.ts";
-import { createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
+import { createWorkspaceRegistry, DEFAULT_IMPORT_LIMITS, hostedStorage, prefixBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
@@ -96,6 +96,8 @@ function hostedRegistry(env: WorkerEnv, config: WorkerConfig): WorkspaceRegistry
     backend: prefixBackend((prefix) => createR2Storage(bucket, prefix)),
     ledger: createDurableLedger(env.USAGE),
     defaultQuota: config.quota,
+    // An imported file is held whole while written: no larger than a tool may load on the edge.
+    importLimits: { ...DEFAULT_IMPORT_LIMITS, maxFileBytes: config.maxFileBytes },
   });
 }
 

@@ -29,7 +29,7 @@ function appFor(maxBytes: number) {
       backend: await localBackend(dir.path),
       ledger: createMemoryLedger(),
       defaultQuota: { maxBytes: 4 * 1024 * 1024 * 1024, maxFiles: 1000 },
-      importLimits: { maxEntries: 50, maxBytes, maxRatio: 200 },
+      importLimits: { maxEntries: 50, maxBytes, maxRatio: 200, maxFileBytes: maxBytes },
     });
     return {
       reg,
@@ -113,14 +113,22 @@ describe("hostile archives are refused with a report and leave nothing", () => {
     await expectNothingLeft("bomb");
   }, 60_000);
 
-  test("with the default size limit the same bomb stops at its header", async () => {
+  test("under a size limit the same bomb stops at its header", async () => {
     const bomb = gzipBomb();
     const result = await put("bomb2", bomb.stream);
     expect(result.status).toBe(413);
-    expect(result.body.error.message).toContain(`past its limit of ${10 * 1024 * 1024} bytes`);
+    expect(result.body.error.message).toContain(`larger than the ${10 * 1024 * 1024}-byte limit for one file`);
     expect(bomb.pulled()).toBeLessThan(64 * 1024 * 1024);
     await expectNothingLeft("bomb2");
   }, 60_000);
+
+  test("files that together pass the total size limit", async () => {
+    const big = "z".repeat(4 * 1024 * 1024);
+    const result = await put("total", (await tarOf({ "a.bin": big, "b.bin": big, "c.bin": big }, [], false)) as BodyInit, "application/x-tar");
+    expect(result.status).toBe(413);
+    expect(result.body.error.message).toContain(`takes the archive past its limit of ${10 * 1024 * 1024} bytes`);
+    await expectNothingLeft("total");
+  });
 
   test("more entries than the limit", async () => {
     const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}.txt`, "x"]));

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { mintToken, parseTtl, secretBytes, signingKeyFrom, type SigningKey } from "../../src/cli/mint.ts";
 import { createAuthenticator } from "../../src/http/auth.ts";
-import { createJwtVerifier, type JwtOptions } from "../../src/http/jwt.ts";
+import { createJwtVerifier, type JwtOptions, type JwtScope } from "../../src/http/jwt.ts";
 import { createApp } from "../../src/http/app.ts";
 import { jsHasher } from "../../src/hash/js.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
@@ -21,7 +21,7 @@ const SECRET_B = secretBytes("b".repeat(32) + "-second-key");
 const keyA: SigningKey = { alg: "HS256", kid: "a", secret: SECRET_A };
 const keyB: SigningKey = { alg: "HS256", kid: "b", secret: SECRET_B };
 const base: JwtOptions = { keys: [{ alg: "HS256", kid: "a", secret: SECRET_A }, { alg: "HS256", kid: "b", secret: SECRET_B }], now: clock, maxLifetimeSeconds: 3600 };
-const claims = { workspace: "ws1", scopes: ["read", "write"] as const, ttlSeconds: 600, now: NOW };
+const claims = { workspace: "ws1", scopes: ["read", "write"] as JwtScope[], ttlSeconds: 600, now: NOW };
 
 const b64 = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 

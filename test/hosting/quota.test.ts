@@ -48,7 +48,7 @@ describe("quota storage", () => {
     expect(await ledger.usage("ws")).toEqual(await countUsage(raw));
   });
 
-  test.each([7, 11, 23, 99, 1234])("usage stays exact under 200 concurrent writers, overwriters and deleters, and never passes the limit (seed %d)", async (start) => {
+  test.each([7, 11, 23, 99, 1234] as number[])("usage stays exact under 200 concurrent writers, overwriters and deleters, and never passes the limit (seed %d)", async (start) => {
     const { raw, ledger, storage } = await setup(2000, 8);
     let seed = start;
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);

@@ -26,10 +26,12 @@ export interface ImportLimits {
   readonly maxBytes: number;
   /** Most bytes the gzip layer may expand to per compressed byte (checked past {@link RATIO_FLOOR_BYTES}). */
   readonly maxRatio: number;
+  /** Largest single file (each is held in memory while written). Default 64 MiB. */
+  readonly maxFileBytes?: number;
 }
 
-/** Defaults: 10 000 entries, 256 MiB, ratio 200. */
-export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxEntries: 10_000, maxBytes: 256 * 1024 * 1024, maxRatio: 200 };
+/** Defaults: 10 000 entries, 256 MiB, ratio 200, files up to 64 MiB. */
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxEntries: 10_000, maxBytes: 256 * 1024 * 1024, maxRatio: 200, maxFileBytes: 64 * 1024 * 1024 };
 
 /** Below this many expanded bytes the ratio is not checked (a tar's zero padding compresses extremely well). */
 export const RATIO_FLOOR_BYTES = 1024 * 1024;
@@ -81,19 +83,30 @@ function counter(check: (total: number) => void): TransformStream<Uint8Array, Ui
   });
 }
 
-/** Read one entry body into memory, stopping at `max` bytes (the header's size was checked against it). */
+/**
+ * Read one entry body into memory (its header's size was checked against
+ * the limits). Chunks are gathered as they arrive rather than into a buffer
+ * of the declared size, so a header that lies costs no memory up front.
+ */
 async function readBody(body: ReadableStream<Uint8Array>, size: number): Promise<Uint8Array> {
-  const out = new Uint8Array(size);
+  const chunks: Uint8Array[] = [];
   let at = 0;
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (at + value.byteLength > size) throw new ArchiveRefusedError(["an entry's body is longer than its header says"]);
-    out.set(value, at);
     at += value.byteLength;
+    if (at > size) throw new ArchiveRefusedError(["an entry's body is longer than its header says"]);
+    chunks.push(value);
   }
   if (at !== size) throw new ArchiveRefusedError(["the archive ends inside an entry (truncated)"]);
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   return out;
 }
 
@@ -205,6 +218,10 @@ function entryProblem(
   if (checked.path !== "") {
     if (seen.has(checked.path)) return { text: `${name} appears twice (duplicate names would overwrite each other)` };
     seen.add(checked.path);
+  }
+  const maxFile = limits.maxFileBytes ?? DEFAULT_IMPORT_LIMITS.maxFileBytes!;
+  if (type === "file" && header.size > maxFile) {
+    return { text: `${name} (${header.size} bytes) is larger than the ${maxFile}-byte limit for one file`, limit: true };
   }
   if (type === "file" && bytesSoFar + header.size > limits.maxBytes) {
     return { text: `${name} (${header.size} bytes) takes the archive past its limit of ${limits.maxBytes} bytes of content`, limit: true };

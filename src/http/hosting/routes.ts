@@ -62,15 +62,18 @@ function quotaFromQuery(c: Context<AppEnv>): Partial<Quota> | Response {
   return quota;
 }
 
-/** The archive in the request body, none, or a 415. */
-function archiveOf(c: Context<AppEnv>): ArchiveSource | undefined | Response {
+/** The archive in the request body, none (no body, or an empty one without a type), or a 415. */
+async function archiveOf(c: Context<AppEnv>): Promise<ArchiveSource | undefined | Response> {
   const body = c.req.raw.body;
   const type = c.req.header("content-type")?.split(";", 1)[0].trim().toLowerCase();
-  const length = c.req.header("content-length");
-  if (!body || (length === "0" && !type)) return undefined;
+  if (!body) return undefined;
   if (type && TAR_TYPES.has(type)) return { body, gzip: false };
   if (type && GZIP_TYPES.has(type)) return { body, gzip: true };
-  if (length === "0") return undefined;
+  // Clients differ in whether a bodiless PUT carries an empty stream: read one chunk to tell.
+  const reader = body.getReader();
+  const first = await reader.read();
+  await reader.cancel().catch(() => undefined);
+  if (first.done) return undefined;
   return errorResponse(
     415,
     "INVALID_ARGUMENT",
@@ -93,7 +96,7 @@ export function mountWorkspaces(app: Hono<AppEnv>, registry: WorkspaceRegistry):
     if (refused) return refused;
     const quota = quotaFromQuery(c);
     if (quota instanceof Response) return quota;
-    const archive = archiveOf(c);
+    const archive = await archiveOf(c);
     if (archive instanceof Response) return archive;
     const outcome = await registry.create(workspace, { ...(Object.keys(quota).length ? { quota } : {}), ...(archive ? { archive } : {}) });
     return c.json({ created: outcome.created, ...outcome.info, ...(outcome.imported ? { imported: outcome.imported } : {}) }, outcome.created ? 201 : 200);
