@@ -109,9 +109,11 @@ export function renderHostingBanner(info: BannerInfo): string {
   const { auth } = info;
   const lines = [`toolwarden ${info.version} hosting workspaces in ${info.root}`, `  url:    ${info.url}`];
   if (auth.mode === "bearer") {
-    if (auth.source === "config") lines.push(`  tokens: ${auth.grants.length} from the config file (not shown)`);
+    if (auth.source === "config") {
+      if (auth.grants.length > 0) lines.push(`  tokens: ${auth.grants.length} from the config file (not shown)`);
+    }
     else lines.push(`  admin token: ${auth.grants[0].token}  (global admin, ${auth.source === "generated" ? "generated for this run" : `from ${auth.source === "env" ? "TOOLWARDEN_TOKEN" : "--token"}`})`);
-    if (auth.jwt) lines.push(`  signed tokens: ${auth.jwt.keys.length} key(s)`);
+    if (auth.jwt) lines.push(`  signed tokens: ${auth.jwt.keys.length} key(s); mint with toolwarden token mint`);
   }
   lines.push(
     `  tools:  ${info.tools.join(", ")}`,

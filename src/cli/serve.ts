@@ -93,7 +93,8 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
   const observations = createMemoryObservationStore();
   const inflight = createInflight();
-  const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
+  // Hosting: many agents (signed tokens) share the server, so every line says who (the token's sub) and where.
+  const showPrincipal = settings.auth.mode === "bearer" && (settings.auth.grants.length > 1 || settings.hosting !== undefined);
 
   let stopping = false;
   let stopAt = 0;
@@ -122,7 +123,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     version,
     allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
     mcp: { mode: "stateful" },
-    onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
+    onCall: settings.quiet
+      ? undefined
+      : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}${settings.hosting ? ` ws=${info.workspace}` : ""}\n`),
     onError: (error) => io.err(`${new Date().toISOString()} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });
   fetch = (request) => Promise.resolve(app.fetch(request));
