@@ -97,7 +97,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     callTimeoutMs,
     onCall: options.onCall,
   });
-  const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes });
+  const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes, workspaces: !!options.workspaces });
 
   const app = new Hono<AppEnv>();
   app.use("*", hostGuard(options));

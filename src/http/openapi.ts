@@ -5,6 +5,7 @@
  */
 import { ERROR_CODES } from "../errors.ts";
 import type { JsonSchema, ToolDescriptor } from "./catalog.ts";
+import { workspacePaths } from "./hosting/openapi.ts";
 import { MAX_SESSION_ID_CHARS, SESSION_HEADER } from "./sessions.ts";
 
 /** What the document needs to know about the host. */
@@ -14,6 +15,8 @@ export interface OpenApiOptions {
   /** False in no-auth mode: no security requirement is declared. */
   readonly bearer: boolean;
   readonly maxBodyBytes: number;
+  /** True with hosted workspaces: the admin routes are described too. */
+  readonly workspaces?: boolean;
 }
 
 const errorRef = { $ref: "#/components/schemas/Error" };
@@ -122,6 +125,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       },
     };
   }
+  if (options.workspaces) Object.assign(paths, workspacePaths(security));
   paths["/v1/tools/{name}"] = {
     post: {
       operationId: "callToolByName",

@@ -163,3 +163,9 @@ describe("hostile archives are refused with a report and leave nothing", () => {
     expect(readdirSync(join(dir.path, "ok-plain")).sort()).toEqual(["README.md", "src"]);
   });
 });
+
+test("the OpenAPI document describes the admin routes when workspaces are hosted", async () => {
+  const doc = (await (await app.fetch(new Request("http://127.0.0.1/openapi.json", { headers: { host: "127.0.0.1" } }))).json()) as any;
+  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/workspaces", "/v1/workspaces/{ws}", "/v1/workspaces/{ws}/archive"]));
+  expect(Object.keys(doc.paths["/v1/workspaces/{ws}"])).toEqual(["parameters", "put", "get", "delete"]);
+});
