@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { mintToken, secretBytes } from "../../src/cli/mint.ts";
 import { runCli, startServe, tempDir, type ServeProcess } from "../helpers/cli.ts";
-import { runHostingFlow } from "../helpers/hosting-flow.ts";
+import { admin as adminCall, runHostingFlow, SEED, tarOf, tool } from "../helpers/hosting-flow.ts";
 
 const SECRET = "3f6c1d0e9a8b7c6d5e4f30211203f4e5d6c7b8a9f0e1d2c3b4a5968778695a4b";
 const env = { TW_JWT: SECRET };
@@ -61,5 +61,24 @@ describe("serve --workspaces DIR (real process)", () => {
       "ws1",
     );
     expect(existsSync(join(dir.path, "ws1"))).toBe(false);
+  });
+
+  test("delete drops the agents' sessions: a workspace created again under the same name needs a fresh view", async () => {
+    const admin = await mint(["--workspace", "*", "--scopes", "admin", "--ttl", "1h"]);
+    const agent = await mint(["--workspace", "again", "--scopes", "read,write", "--ttl", "1h", "--label", "agent-2"]);
+    const create = async () => {
+      const response = await adminCall(server.url, admin, "PUT", "/v1/workspaces/again", { body: (await tarOf(SEED)) as BodyInit, type: "application/gzip" });
+      expect(response.status).toBe(201);
+    };
+    await create();
+    expect((await tool(server.url, agent, "view", { path: "README.md" })).body.isError).toBe(false);
+    expect((await adminCall(server.url, admin, "DELETE", "/v1/workspaces/again")).status).toBe(200);
+    await create();
+    // Same bytes, so the same content version: only the dropped session stops this edit.
+    const edit = await tool(server.url, agent, "edit", { path: "README.md", old_string: "demo", new_string: "demo 2" });
+    expect(edit.body.code).toBe("FS_NOT_OBSERVED");
+    expect(readFileSync(join(dir.path, "again", "README.md"), "utf8")).toBe(SEED["README.md"]);
+    expect((await tool(server.url, agent, "view", { path: "README.md" })).body.isError).toBe(false);
+    expect((await tool(server.url, agent, "edit", { path: "README.md", old_string: "demo", new_string: "demo 2" })).body.isError).toBe(false);
   });
 });

@@ -71,9 +71,10 @@ async function archiveOf(c: Context<AppEnv>): Promise<ArchiveSource | undefined 
   if (type && GZIP_TYPES.has(type)) return { body, gzip: true };
   // Clients differ in whether a bodiless PUT carries an empty stream: read one chunk to tell.
   const reader = body.getReader();
-  const first = await reader.read();
+  let next = await reader.read();
+  while (!next.done && next.value.byteLength === 0) next = await reader.read();
   await reader.cancel().catch(() => undefined);
-  if (first.done) return undefined;
+  if (next.done) return undefined;
   return errorResponse(
     415,
     "INVALID_ARGUMENT",
