@@ -31,6 +31,8 @@ interface WorkspaceRecord {
   readonly state: "importing" | "ready";
   readonly quota: Quota;
   readonly created: string;
+  /** Random per creation: observation sessions are keyed by it (see ./sessions.ts). */
+  readonly incarnation?: string;
 }
 
 /** What `GET /v1/workspaces/{ws}` reports. */
@@ -67,8 +69,8 @@ export interface WorkspaceRegistry {
   /** The workspace's files as a tar.gz stream. */
   archive(workspace: string): Promise<ReadableStream<Uint8Array>>;
   /**
-   * Which creation of the workspace the last `storage` call found (its
-   * creation time), so a workspace deleted and created again under the same
+   * Which creation of the workspace the last `storage` call found (a random
+   * id per creation), so a workspace deleted and created again under the same
    * name starts with fresh observation sessions (see ./sessions.ts).
    */
   incarnation(workspace: string): string | undefined;
@@ -193,7 +195,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     }
 
     const quota: Quota = { ...options.defaultQuota, ...createOptions.quota };
-    const creating: WorkspaceRecord = { state: "importing", quota, created: new Date().toISOString() };
+    const creating: WorkspaceRecord = { state: "importing", quota, created: new Date().toISOString(), incarnation: crypto.randomUUID() };
     let version: Version;
     try {
       version = await writeRecord(workspace, creating, Cond.ifAbsent);
@@ -263,7 +265,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     },
     async storage(workspace) {
       const record = await ready(workspace);
-      incarnations.set(workspace, record.created);
+      incarnations.set(workspace, record.incarnation ?? record.created);
       const key = JSON.stringify(record.quota);
       const cached = opened.get(workspace);
       if (cached?.key === key) return cached.storage;

@@ -1,7 +1,7 @@
 /**
  * Observation sessions of hosted workspaces. Session keys start with the
  * workspace name (see ../sessions.ts); here each key also gets the
- * workspace's incarnation (its creation time), so deleting a workspace drops
+ * workspace's incarnation (a random id per creation), so deleting a workspace drops
  * every session of it at once, in memory and in Durable Objects alike: a
  * workspace created again under the same name never sees what an agent
  * observed in the old one. The old sessions are never read again and age
