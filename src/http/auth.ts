@@ -8,17 +8,11 @@
  */
 import { createJwtVerifier, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
 
-/**
- * What a token may do; the pipeline checks each tool's scope against these.
- * `admin` reaches the workspace routes (/v1/workspaces), never a tool.
- */
-export type Scope = "read" | "write" | "exec" | "admin";
+import { isScope, SCOPES, TOOL_SCOPES, type Scope } from "../scopes.ts";
 
-/** Every tool scope, in a stable order (what local mode without auth may hold). */
-export const ALL_SCOPES: readonly Scope[] = ["read", "write", "exec"];
-
-/** Every scope a grant may carry. */
-const GRANT_SCOPES: readonly Scope[] = [...ALL_SCOPES, "admin"];
+export type { Scope };
+/** Every tool scope, in a stable order (what local mode without auth holds). */
+export const ALL_SCOPES: readonly Scope[] = TOOL_SCOPES;
 
 /** One configured token. */
 export interface TokenGrant {
@@ -87,8 +81,8 @@ function hex(bytes: Uint8Array): string {
 
 function checkScopes(scopes: readonly unknown[], where: string): Scope[] {
   for (const scope of scopes) {
-    if (!(GRANT_SCOPES as readonly unknown[]).includes(scope)) {
-      throw new Error(`${where}: unknown scope ${JSON.stringify(scope)}; use ${GRANT_SCOPES.join(", ")}`);
+    if (!isScope(scope)) {
+      throw new Error(`${where}: unknown scope ${JSON.stringify(scope)}; use ${SCOPES.join(", ")}`);
     }
   }
   return [...new Set(scopes as Scope[])];

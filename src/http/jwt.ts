@@ -14,11 +14,12 @@
  * never quote the token or its claims.
  */
 import { errors, importJWK, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { isScope, SCOPES, type Scope } from "../scopes.ts";
 
-/** The scopes a signed token may grant. */
-export const JWT_SCOPES = ["read", "write", "exec", "admin"] as const;
+/** The scopes a signed token may grant (every scope). */
+export const JWT_SCOPES = SCOPES;
 /** One of {@link JWT_SCOPES}. */
-export type JwtScope = (typeof JWT_SCOPES)[number];
+export type JwtScope = Scope;
 
 /** Shortest HS256 secret accepted (RFC 7518 §3.2: at least the hash size). */
 export const MIN_HS256_SECRET_BYTES = 32;
@@ -165,7 +166,7 @@ function checkClaims(payload: JWTPayload, kid: string | undefined, nowSeconds: n
   }
   if (typeof scope !== "string" || scope.trim() === "") return refuse("its scope claim must be a space-separated list of read, write, exec, admin");
   const scopes = [...new Set(scope.trim().split(/\s+/))];
-  if (!scopes.every((s) => (JWT_SCOPES as readonly string[]).includes(s))) {
+  if (!scopes.every(isScope)) {
     return refuse("its scope claim may only contain read, write, exec and admin");
   }
   if (ws === ALL_WORKSPACES && !scopes.includes("admin")) return refuse("ws \"*\" is only for admin tokens (scope admin)");
