@@ -143,6 +143,7 @@ export async function importArchive(
   const piped = tarStream.pipeTo(decoder.writable).catch((error: unknown) => error);
   const reader = decoder.readable.getReader();
 
+  const writes = writeQueue(target);
   const seen = new Set<string>();
   const problems: string[] = [];
   const report = { files: 0, bytes: 0, directories: 0 };
@@ -177,17 +178,11 @@ export async function importArchive(
       }
       const bytes = await readBody(entryBody, header.size);
       if (problems.length > 0) continue;
-      try {
-        await target.write(path, bytes, Cond.ifAbsent);
-      } catch (error) {
-        if (isCodedError(error) && error.code.startsWith("FS_")) {
-          throw new ArchiveRefusedError([`${JSON.stringify(header.name)} cannot be written (${error.code}: ${error.message})`]);
-        }
-        throw error;
-      }
+      await writes.add(header.name, path, bytes);
       report.files++;
       report.bytes += bytes.length;
     }
+    await writes.settle();
     if (problems.length > 0) throw new ArchiveRefusedError(problems);
     const failure = await piped;
     if (failure !== undefined) throw streamFailure(failure, failure);
@@ -195,8 +190,56 @@ export async function importArchive(
   } catch (error) {
     await reader.cancel().catch(() => undefined);
     await body.cancel().catch(() => undefined);
+    // Writes still in flight must land (or fail) before the caller removes what was written.
+    await writes.settle().catch(() => undefined);
     throw error;
   }
+}
+
+/** Writes of one import in flight at once, and bytes held for them: a local write waits on fdatasync. */
+const WRITES_IN_FLIGHT = 8;
+const BYTES_IN_FLIGHT = 32 * 1024 * 1024;
+
+/**
+ * Overlapping create-if-absent writes (entries arrive one after another, but
+ * each write may wait on the disk or the network). `add` waits while the
+ * queue is full and rejects with the first failure; `settle` waits for all.
+ */
+function writeQueue(target: Storage) {
+  const pending = new Set<Promise<void>>();
+  let held = 0;
+  let failure: unknown;
+  const check = () => {
+    if (failure !== undefined) throw failure;
+  };
+  return {
+    async add(name: string, path: string, bytes: Uint8Array): Promise<void> {
+      while (pending.size >= WRITES_IN_FLIGHT || (pending.size > 0 && held + bytes.length > BYTES_IN_FLIGHT)) {
+        await Promise.race(pending);
+        check();
+      }
+      check();
+      held += bytes.length;
+      const write = target
+        .write(path, bytes, Cond.ifAbsent)
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            const refused = isCodedError(error) && error.code.startsWith("FS_");
+            failure ??= refused ? new ArchiveRefusedError([`${JSON.stringify(name)} cannot be written (${error.code}: ${error.message})`]) : error;
+          },
+        )
+        .finally(() => {
+          held -= bytes.length;
+          pending.delete(write);
+        });
+      pending.add(write);
+    },
+    async settle(): Promise<void> {
+      while (pending.size > 0) await Promise.race(pending);
+      check();
+    },
+  };
 }
 
 /** Why an entry is refused, or undefined when it may be written. */
