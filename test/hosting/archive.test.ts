@@ -5,7 +5,7 @@
  * generated while the server reads it, and the server stops long before 1 GB.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TarEntry } from "modern-tar";
 import { localBackend } from "../../src/cli/hosting.ts";
@@ -168,4 +168,18 @@ test("the OpenAPI document describes the admin routes when workspaces are hosted
   const doc = (await (await app.fetch(new Request("http://127.0.0.1/openapi.json", { headers: { host: "127.0.0.1" } }))).json()) as any;
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/workspaces", "/v1/workspaces/{ws}", "/v1/workspaces/{ws}/archive"]));
   expect(Object.keys(doc.paths["/v1/workspaces/{ws}"])).toEqual(["parameters", "put", "get", "delete"]);
+});
+
+test("files already under a workspace without a record: an archive is refused and they stay; a bodiless PUT adopts them", async () => {
+  mkdirSync(join(dir.path, "ok-adopt"));
+  writeFileSync(join(dir.path, "ok-adopt", "keep.txt"), "kept\n");
+  const refused = await put("ok-adopt", (await tarOf(SEED)) as BodyInit);
+  expect(refused.status).toBe(409);
+  expect(refused.body.error.message).toContain("PUT it without a body to adopt them");
+  expect(readFileSync(join(dir.path, "ok-adopt", "keep.txt"), "utf8")).toBe("kept\n");
+  const adopted = await app.fetch(
+    new Request("http://127.0.0.1/v1/workspaces/ok-adopt", { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, host: "127.0.0.1" } }),
+  );
+  expect(adopted.status).toBe(201);
+  expect(((await adopted.json()) as any).usage).toEqual({ bytes: 5, files: 1 });
 });

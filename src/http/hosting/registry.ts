@@ -161,15 +161,19 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
   }
 
+  /** Refuse to seed over files already there (a removal after a failed import would take them too). */
+  async function checkEmpty(workspace: string, archive: ArchiveSource): Promise<void> {
+    const present = await countUsage(await backend.files(workspace));
+    if (present.files === 0) return;
+    await archive.body.cancel().catch(() => undefined);
+    throw new FsError(
+      "FS_ALREADY_EXISTS",
+      `workspace ${workspace} has no record but its storage already holds ${present.files} file(s); PUT it without a body to adopt them, or DELETE it first`,
+    );
+  }
+
   async function seed(workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
     const files = await backend.files(workspace);
-    const present = await countUsage(files);
-    if (present.files > 0) {
-      throw new FsError(
-        "FS_ALREADY_EXISTS",
-        `workspace ${workspace} has no record but its storage already holds ${present.files} file(s); PUT it without a body to adopt them, or DELETE it first`,
-      );
-    }
     await ledger.clear(workspace);
     await ledger.init(workspace, { bytes: 0, files: 0 });
     return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(workspace, files, quota)), options.importLimits);
@@ -205,8 +209,11 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       throw error;
     }
     let imported: ImportReport | undefined;
+    let seeding = false;
     try {
       if (createOptions.archive) {
+        await checkEmpty(workspace, createOptions.archive);
+        seeding = true;
         imported = await seed(workspace, quota, createOptions.archive);
       } else {
         await ledger.clear(workspace);
@@ -215,7 +222,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
     } catch (error) {
       // A failed import leaves nothing: its files, its counters and its record go.
-      if (createOptions.archive) await backend.removeFiles(workspace).catch(() => undefined);
+      if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
       await ledger.clear(workspace).catch(() => undefined);
       await backend.records.delete(recordPath(workspace)).catch(() => undefined);
       throw error;
