@@ -183,3 +183,11 @@ test("files already under a workspace without a record: an archive is refused an
   expect(adopted.status).toBe(201);
   expect(((await adopted.json()) as any).usage).toEqual({ bytes: 5, files: 1 });
 });
+
+test("a DELETE of a workspace that never existed is a 404 and leaves nothing behind", async () => {
+  const response = await app.fetch(
+    new Request("http://127.0.0.1/v1/workspaces/never", { method: "DELETE", headers: { authorization: `Bearer ${ADMIN}`, host: "127.0.0.1" } }),
+  );
+  expect(response.status).toBe(404);
+  expect(existsSync(join(dir.path, "never"))).toBe(false);
+});

@@ -261,7 +261,14 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     async remove(workspace) {
       checkWorkspaceName(workspace);
       const found = await readRecord(workspace);
-      if (!found) return false;
+      if (!found) {
+        // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
+        const left = await countUsage(await backend.files(workspace));
+        await backend.removeFiles(workspace);
+        if (left.files === 0) return false;
+        await ledger.clear(workspace);
+        return true;
+      }
       // The record goes first: from then on no tool call reaches the workspace.
       await backend.records.delete(recordPath(workspace));
       opened.delete(workspace);
