@@ -119,7 +119,8 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
   if (hosting) {
     if (flags["no-auth"] === true) throw new StartupError("--no-auth is refused with --workspaces: hosted workspaces are reached with tokens");
     if (tools.shell.enabled) throw new StartupError("--allow-shell is refused with --workspaces: bash cannot be confined to one workspace");
-    return { ...tools, root: hosting.location, host, port, auth: hostedAuth(inputs, base, jwt), extraHosts: config?.allowedHosts ?? [], quiet: flags.quiet === true, hosting };
+    const auth = hostedAuth(inputs, base, jwt);
+    return { ...tools, root: hosting.location, host, port, auth, extraHosts: config?.allowedHosts ?? [], quiet: flags.quiet === true, hosting };
   }
 
   let auth: ServeAuth;

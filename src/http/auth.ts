@@ -6,9 +6,8 @@
  * Signed tokens (JWT, see ./jwt.ts) carry their grant and are checked
  * against the configured keys when no static token matches.
  */
-import { createJwtVerifier, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
-
 import { isScope, SCOPES, TOOL_SCOPES, type Scope } from "../scopes.ts";
+import { createJwtVerifier, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
 
 export type { Scope };
 /** Every tool scope, in a stable order (what local mode without auth holds). */
