@@ -7,7 +7,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import { guardStorage } from "../storage/guard.ts";
-import { createLocalStorage } from "../storage/local.ts";
+import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
 import { createS3Storage, s3ConfigFromEnv } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";
@@ -20,9 +20,13 @@ import { realDirectory } from "./workspaces.ts";
 /** Where the registry keeps its records inside a hosting directory (workspace names cannot start with "."). */
 const RECORDS_DIR = ".toolwarden/workspaces";
 
-/** Workspaces as subdirectories of `root` (an existing directory). */
+/** A temp file younger than this may be a write in flight in another process: left alone (as for `serve DIR`). */
+const TEMP_GRACE_MS = 60_000;
+
+/** Workspaces as subdirectories of `root` (an existing directory), swept of temp files a crashed write left. */
 export async function localBackend(root: string): Promise<WorkspaceBackend> {
   const real = await realDirectory(root);
+  await cleanTempFiles(real, { olderThanMs: TEMP_GRACE_MS });
   await mkdir(join(real, RECORDS_DIR), { recursive: true });
   const records = guardStorage(await createLocalStorage(join(real, RECORDS_DIR)));
   const opened = new Map<string, Storage>();
