@@ -1,16 +1,18 @@
 /**
  * What a token may do, defined once: tools declare the scope they need,
- * tokens (static, config, Worker secret, signed) carry a set of them, and
- * every schema that accepts scopes is built from this list. `admin` reaches
- * the workspace routes (/v1/workspaces), never a tool.
+ * tokens (static, config, Worker secret, signed) carry a set of them, and every
+ * schema that accepts scopes is built from this list. `read`, `write` and
+ * `exec` are the tools'; `audit` reads the audit log and file history;
+ * `admin` may also revert, and administers hosted workspaces
+ * (/v1/workspaces); agents never need it.
  */
-export const SCOPES = ["read", "write", "exec", "admin"] as const;
+export const SCOPES = ["read", "write", "exec", "admin", "audit"] as const;
+
+/** The scopes tools need: what an agent's token carries at most. */
+export const TOOL_SCOPES = ["read", "write", "exec"] as const;
 
 /** One of {@link SCOPES}. */
 export type Scope = (typeof SCOPES)[number];
-
-/** The scopes a tool may need (every scope but admin). */
-export const TOOL_SCOPES = ["read", "write", "exec"] as const satisfies readonly Scope[];
 
 /** True when `value` names a scope. */
 export function isScope(value: unknown): value is Scope {

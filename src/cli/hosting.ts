@@ -6,7 +6,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
-import { guardStorage } from "../storage/guard.ts";
+import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
 import { createS3Storage, s3ConfigFromEnv } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
@@ -44,6 +44,10 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
     async removeFiles(workspace) {
       opened.delete(workspace);
       await rm(join(real, workspace), { recursive: true, force: true });
+    },
+    history(workspace) {
+      const dir = join(real, workspace, RESERVED_SEGMENT, "history");
+      return lazyStorage("local", mkdir(dir, { recursive: true }).then(() => createLocalStorage(dir)));
     },
   };
 }
@@ -98,13 +102,18 @@ function lazyStorage(kind: string, made: Promise<Storage>): Storage {
 }
 
 /** The registry for `settings`. */
-export async function openRegistry(settings: HostingSettings, env: Readonly<Record<string, string | undefined>>): Promise<WorkspaceRegistry> {
+export async function openRegistry(
+  settings: HostingSettings,
+  env: Readonly<Record<string, string | undefined>>,
+  history: boolean,
+): Promise<WorkspaceRegistry> {
   const backend = settings.location.startsWith("s3://") ? await s3Backend(settings.location, env) : await localBackend(settings.location);
   return createWorkspaceRegistry({
     backend,
     ledger: createMemoryLedger(),
     defaultQuota: settings.quota,
     importLimits: settings.importLimits,
+    history,
   });
 }
 

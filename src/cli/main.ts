@@ -6,7 +6,8 @@ import { StartupError } from "./errors.ts";
 import type { CliIO, Listen } from "./io.ts";
 import { runToken } from "./mint.ts";
 import { runServe } from "./serve.ts";
-import { CALL_USAGE, MAIN_USAGE, SERVE_USAGE, TOKEN_USAGE } from "./usage.ts";
+import { runLog } from "./log-command.ts";
+import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, SERVE_USAGE, TOKEN_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 
 /**
@@ -33,6 +34,9 @@ export async function main(argv: readonly string[], io: CliIO, listen: Listen): 
       case "serve":
         usage = SERVE_USAGE;
         return await runServe(rest, io, listen);
+      case "log":
+        usage = LOG_USAGE;
+        return await runLog(rest, io);
       case "call":
         usage = CALL_USAGE;
         return await runCall(rest, io);

@@ -73,7 +73,7 @@ export function parseScopes(text: string): JwtScope[] {
   for (const scope of scopes) {
     if (!(JWT_SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scopes: unknown scope ${JSON.stringify(scope)}; use ${JWT_SCOPES.join(", ")}`);
   }
-  if (scopes.length === 0) throw new UsageError("--scopes must name at least one of read, write, exec, admin");
+  if (scopes.length === 0) throw new UsageError(`--scopes must name at least one of ${JWT_SCOPES.join(", ")}`);
   return scopes as JwtScope[];
 }
 

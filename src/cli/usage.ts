@@ -8,6 +8,7 @@ Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over
 Commands:
   serve [DIR]          Serve DIR (default .) on http://127.0.0.1:7878 for agents
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
+  log [DIR]            Print the recent changes agents made in DIR (from the audit log)
   token mint ...       Sign a token (JWT) for a workspace and print it
 
 Options:
@@ -35,6 +36,9 @@ Options:
   --allow-shell    Also serve the bash tool (commands run in DIR; the token gets the exec scope)
   --config FILE    JSON config file (port, host, tokens, jwt, workspaces, limits, shell, rules);
                    flags win over it
+  --state DIR      Where the audit log and file history live (default: $TOOLWARDEN_STATE, else
+                   $XDG_STATE_HOME/toolwarden, else ~/.local/state/toolwarden); outside DIR
+  --no-history     Record no audit log or history
   --workspaces DIR Host many workspaces: each is a subdirectory of DIR, created and removed by an
                    admin token over /v1/workspaces (docs/hosting.md); tokens name a workspace
   --jwt-secret-env NAME
@@ -66,6 +70,22 @@ Options:
   -h, --help            Show this help
 `;
 
+/** `toolwarden log --help`. */
+export const LOG_USAGE = `Usage: toolwarden log [DIR] [options]
+
+Print the recent changes made through a server on DIR (default: the current directory), oldest
+first, from the audit log in the state directory: time, tool, paths, outcome, who, and each file's
+size and version before and after. Revert a change with POST /v1/revert {"change": ID}.
+
+Options:
+  --session S   Only this session's calls
+  --path P      Only calls naming or changing P
+  --all         Every call (views and failures too), not only changes
+  --limit N     The last N entries (default 20)
+  --state DIR   The state directory the server used (default as for serve)
+  -h, --help    Show this help
+`;
+
 /** `toolwarden token --help`. */
 export const TOKEN_USAGE = `Usage: toolwarden token mint --workspace WS --scopes S --ttl T (--key-file F | --key-env NAME) [options]
 
@@ -75,7 +95,7 @@ Ed25519 JWK (EdDSA); the server verifies with the same secret, or with the publi
 
 Options:
   --workspace WS     Workspace the token reaches ("*": every workspace, admin tokens only)
-  --scopes S         Comma-separated: read, write, exec, admin
+  --scopes S         Comma-separated: read, write, exec (tools), admin, audit
   --ttl T            Lifetime: 30m, 1h, 7d or seconds (the server caps it, default 1 day)
   --label L          Who holds it (the sub claim; shown in logs)
   --kid K            Key id (default: the JWK's kid, else none)

@@ -6,7 +6,7 @@
  * Signed tokens (JWT, see ./jwt.ts) carry their grant and are checked
  * against the configured keys when no static token matches.
  */
-import { isScope, SCOPES, TOOL_SCOPES, type Scope } from "../scopes.ts";
+import { isScope, SCOPES, type Scope, TOOL_SCOPES } from "../scopes.ts";
 import { createJwtVerifier, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
 
 export type { Scope };
@@ -99,7 +99,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
       id: "local",
       label: "local",
       workspace: options.workspace,
-      scopes: new Set(checkScopes(options.scopes ?? ALL_SCOPES, "auth none")),
+      scopes: new Set(checkScopes(options.scopes ?? TOOL_SCOPES, "auth none")),
     };
     const outcome: AuthOutcome = { ok: true, principal };
     return { required: false, authenticate: () => Promise.resolve(outcome) };

@@ -4,7 +4,7 @@
  * agent without touching the server:
  *
  * - `ws`: the workspace (`"*"`: every workspace, for a global admin only);
- * - `scope`: space-separated, from read, write, exec, admin;
+ * - `scope`: space-separated, from src/scopes.ts (read, write, exec, admin, audit);
  * - `exp`: required, at most `maxLifetimeSeconds` after `iat` (or after now);
  * - `nbf`, `iat`, `sub` (the label logs and audit show) and `aud`: optional.
  *
@@ -164,10 +164,10 @@ function checkClaims(payload: JWTPayload, kid: string | undefined, nowSeconds: n
   if (typeof ws !== "string" || !(ws === ALL_WORKSPACES || WORKSPACE_NAME.test(ws))) {
     return refuse("its ws claim must be a workspace name (1-128 of A-Z a-z 0-9 . _ -) or \"*\"");
   }
-  if (typeof scope !== "string" || scope.trim() === "") return refuse("its scope claim must be a space-separated list of read, write, exec, admin");
+  if (typeof scope !== "string" || scope.trim() === "") return refuse(`its scope claim must be a space-separated list of ${SCOPES.join(", ")}`);
   const scopes = [...new Set(scope.trim().split(/\s+/))];
   if (!scopes.every(isScope)) {
-    return refuse("its scope claim may only contain read, write, exec and admin");
+    return refuse(`its scope claim may only contain ${SCOPES.join(", ")}`);
   }
   if (ws === ALL_WORKSPACES && !scopes.includes("admin")) return refuse("ws \"*\" is only for admin tokens (scope admin)");
   if (sub !== undefined && (typeof sub !== "string" || sub.length === 0 || sub.length > 128)) return refuse("its sub claim must be 1-128 characters");

@@ -70,6 +70,8 @@ export interface RunningWorker {
   putObject(key: string, bytes: Uint8Array): Promise<void>;
   /** Every object under `prefix` in the R2 bucket, as key -> text. */
   objects(prefix: string): Promise<Record<string, string>>;
+  /** The bytes at `key` in the R2 bucket, or undefined. */
+  getObject(key: string): Promise<Uint8Array | undefined>;
   /** Wait until the logs match `pattern` (the runtime flushes them asynchronously). */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   dispose(): Promise<void>;
@@ -118,6 +120,11 @@ export async function startWorker(bundle: WorkerBundle, options: StartWorkerOpti
         cursor = page.truncated ? page.cursor : undefined;
       } while (cursor);
       return out;
+    },
+    async getObject(key) {
+      const bucket = await mf.getR2Bucket("FILES");
+      const object = await bucket.get(key);
+      return object ? new Uint8Array(await object.arrayBuffer()) : undefined;
     },
     async waitForLog(pattern, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;

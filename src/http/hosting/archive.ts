@@ -15,6 +15,7 @@
 import { createTarDecoder, createTarPacker, type TarHeader } from "modern-tar";
 import { CodedError } from "../../errors.ts";
 import { isCodedError } from "../../errors.ts";
+import { RESERVED_SEGMENT } from "../../storage/guard.ts";
 import { normalizeWorkspacePath } from "../../storage/path.ts";
 import { Cond, type Storage } from "../../storage/types.ts";
 
@@ -65,7 +66,9 @@ export function archivePath(name: string): { path: string } | { problem: string 
   if (name.startsWith("/")) return { problem: `${shown} is an absolute name` };
   if (name.split("/").includes("..")) return { problem: `${shown} climbs with '..'` };
   try {
-    return { path: normalizeWorkspacePath(name) };
+    const path = normalizeWorkspacePath(name);
+    if (path === RESERVED_SEGMENT || path.startsWith(`${RESERVED_SEGMENT}/`)) return { problem: `${shown} is under ${RESERVED_SEGMENT}/, which is reserved for the workspace's history` };
+    return { path };
   } catch (error) {
     return { problem: `${shown}: ${error instanceof Error ? error.message : String(error)}` };
   }

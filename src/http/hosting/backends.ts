@@ -3,6 +3,7 @@
  * (S3, R2) or per name (memory). The local backend (a directory per
  * workspace) lives in src/cli, where node:fs may be imported.
  */
+import { RESERVED_SEGMENT } from "../../storage/guard.ts";
 import { createMemoryStorage } from "../../storage/memory.ts";
 import type { Storage } from "../../storage/types.ts";
 import type { WorkspaceBackend } from "./registry.ts";
@@ -43,12 +44,14 @@ export function prefixBackend(open: (prefix: string) => Storage): WorkspaceBacke
     records: open(RECORDS_PREFIX),
     files: filesOf,
     removeFiles: (workspace) => deleteEveryFile(filesOf(workspace)),
+    history: (workspace) => open(`${workspace}/${RESERVED_SEGMENT}/history/`),
   };
 }
 
 /** Workspaces in memory (tests, `memory:`). */
 export function memoryBackend(): WorkspaceBackend {
   const spaces = new Map<string, Storage>();
+  const histories = new Map<string, Storage>();
   const filesOf = (workspace: string) => {
     let storage = spaces.get(workspace);
     if (!storage) spaces.set(workspace, (storage = createMemoryStorage()));
@@ -59,7 +62,13 @@ export function memoryBackend(): WorkspaceBackend {
     files: filesOf,
     removeFiles: (workspace) => {
       spaces.delete(workspace);
+      histories.delete(workspace);
       return Promise.resolve();
+    },
+    history(workspace) {
+      let storage = histories.get(workspace);
+      if (!storage) histories.set(workspace, (storage = createMemoryStorage()));
+      return storage;
     },
   };
 }

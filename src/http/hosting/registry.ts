@@ -9,6 +9,8 @@
  * visible to an agent.
  */
 import { CodedError } from "../../errors.ts";
+import { createStorageHistory, type HistoryStore } from "../../history/mod.ts";
+import { guardStorage } from "../../storage/guard.ts";
 import { FsError, isFsError } from "../../storage/errors.ts";
 import { Cond, type Storage, type Version } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
@@ -22,8 +24,10 @@ export interface WorkspaceBackend {
   readonly records: Storage;
   /** A workspace's files (raw; the registry adds the quota). */
   files(workspace: string): Storage | Promise<Storage>;
-  /** Remove every file of a workspace. */
+  /** Remove every file of a workspace (its history too). */
   removeFiles(workspace: string): Promise<void>;
+  /** Where a workspace's audit log and history live (under its reserved `.toolwarden/`, which no tool reaches). */
+  history?(workspace: string): Storage;
 }
 
 /** The record kept per workspace. */
@@ -68,6 +72,8 @@ export interface WorkspaceRegistry {
   storage(workspace: string): Promise<Storage>;
   /** The workspace's files as a tar.gz stream. */
   archive(workspace: string): Promise<ReadableStream<Uint8Array>>;
+  /** The workspace's audit log and history; undefined without history or for a name that is no workspace. */
+  history(workspace: string): HistoryStore | undefined;
   /**
    * Which creation of the workspace the last `storage` call found (a random
    * id per creation), so a workspace deleted and created again under the same
@@ -83,6 +89,8 @@ export interface RegistryOptions {
   /** Quota of a workspace created without one. */
   readonly defaultQuota: Quota;
   readonly importLimits?: ImportLimits;
+  /** Keep an audit log and history per workspace (when the backend has a place for it). Default true. */
+  readonly history?: boolean;
 }
 
 /** Default quota: 1 GiB in 100 000 files. */
@@ -126,6 +134,9 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   // One storage per workspace and quota, so the host's per-storage guard is reused across calls.
   const opened = new Map<string, { key: string; storage: Storage }>();
   const incarnations = new Map<string, string>();
+  const histories = new Map<string, HistoryStore>();
+  // Through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`.
+  const filesOf = async (workspace: string) => guardStorage(await backend.files(workspace));
 
   async function readRecord(workspace: string): Promise<{ record: WorkspaceRecord; version: Version } | undefined> {
     try {
@@ -153,7 +164,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   async function usageOf(workspace: string): Promise<Usage> {
     const known = await ledger.usage(workspace);
     if (known) return known;
-    await ledger.init(workspace, await countUsage(await backend.files(workspace)));
+    await ledger.init(workspace, await countUsage(await filesOf(workspace)));
     return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
   }
 
@@ -163,7 +174,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
 
   /** Refuse to seed over files already there (a removal after a failed import would take them too). */
   async function checkEmpty(workspace: string, archive: ArchiveSource): Promise<void> {
-    const present = await countUsage(await backend.files(workspace));
+    const present = await countUsage(await filesOf(workspace));
     if (present.files === 0) return;
     await archive.body.cancel().catch(() => undefined);
     throw new FsError(
@@ -173,7 +184,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   }
 
   async function seed(workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
-    const files = await backend.files(workspace);
+    const files = await filesOf(workspace);
     await ledger.clear(workspace);
     await ledger.init(workspace, { bytes: 0, files: 0 });
     return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(workspace, files, quota)), options.importLimits);
@@ -217,7 +228,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
         imported = await seed(workspace, quota, createOptions.archive);
       } else {
         await ledger.clear(workspace);
-        await ledger.init(workspace, await countUsage(await backend.files(workspace)));
+        await ledger.init(workspace, await countUsage(await filesOf(workspace)));
       }
       await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
     } catch (error) {
@@ -263,7 +274,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       const found = await readRecord(workspace);
       if (!found) {
         // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
-        const left = await countUsage(await backend.files(workspace));
+        const left = await countUsage(await filesOf(workspace));
         await backend.removeFiles(workspace);
         if (left.files === 0) return false;
         await ledger.clear(workspace);
@@ -273,6 +284,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       await backend.records.delete(recordPath(workspace));
       opened.delete(workspace);
       incarnations.delete(workspace);
+      histories.delete(workspace);
       await backend.removeFiles(workspace);
       await ledger.clear(workspace);
       return true;
@@ -283,15 +295,21 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       const key = JSON.stringify(record.quota);
       const cached = opened.get(workspace);
       if (cached?.key === key) return cached.storage;
-      const files = await backend.files(workspace);
+      const files = await filesOf(workspace);
       const storage = quotaStorage(files, quotaOptions(workspace, files, record.quota));
       opened.set(workspace, { key, storage });
       return storage;
     },
     incarnation: (workspace) => incarnations.get(workspace),
+    history(workspace) {
+      if (options.history === false || !backend.history || !WORKSPACE_NAME.test(workspace)) return undefined;
+      let history = histories.get(workspace);
+      if (!history) histories.set(workspace, (history = createStorageHistory(backend.history(workspace))));
+      return history;
+    },
     async archive(workspace) {
       await ready(workspace);
-      return exportArchive(await backend.files(workspace));
+      return exportArchive(await filesOf(workspace));
     },
   };
 }

@@ -1,20 +1,21 @@
 /**
- * Observation sessions of hosted workspaces. Session keys start with the
- * workspace name (see ../sessions.ts); here each key also gets the
- * workspace's incarnation (a random id per creation), so deleting a workspace drops
- * every session of it at once, in memory and in Durable Objects alike: a
- * workspace created again under the same name never sees what an agent
- * observed in the old one. The old sessions are never read again and age
- * out (memory: least recently used; Durable Objects: their idle alarm).
+ * Observation sessions of hosted workspaces. Each session key also gets its
+ * workspace's incarnation (a random id per creation), so deleting a
+ * workspace drops every session of it at once, in memory and in Durable
+ * Objects alike: a workspace created again under the same name never sees
+ * what an agent observed in the old one. The old sessions are never read
+ * again and age out (memory: least recently used; Durable Objects: their
+ * idle alarm). The suffix goes last, so the key still starts with its owner
+ * (src/policy/share.ts).
  */
 import type { ObservationStore } from "../../policy/types.ts";
+import { sessionWorkspace } from "../sessions.ts";
 
 /** `store` with every session key bound to its workspace's current incarnation. */
 export function incarnationSessions(store: ObservationStore, incarnation: (workspace: string) => string | undefined): ObservationStore {
   const key = (session: string) => {
-    const slash = session.indexOf("/");
-    const workspace = decodeURIComponent(slash === -1 ? session : session.slice(0, slash));
-    const epoch = incarnation(workspace);
+    const workspace = sessionWorkspace(session);
+    const epoch = workspace === undefined ? undefined : incarnation(workspace);
     return epoch === undefined ? session : `${session}#${epoch}`;
   };
   return {
