@@ -85,6 +85,7 @@ describe("hostile archives are refused with a report and leave nothing", () => {
     ["a device", [{ header: { name: "dev", size: 0, type: "character-device" } }], "character-device"],
     ["a duplicate name", [file("README.md", "second")], "appears twice"],
     ["a backslash name", [file("a\\b.txt")], "backslash"],
+    ["a name under the reserved .toolwarden/", [file(".toolwarden/history/audit/forged.json", "{}")], "reserved"],
   ] as [string, TarEntry[], string][])("%s", async (_name, extra, expected) => {
     const ws = `bad-${Math.random().toString(36).slice(2, 8)}`;
     // The good files come first: they were written before the bad entry arrived, and must be gone.

@@ -63,6 +63,19 @@ describe("serve --workspaces DIR (real process)", () => {
     expect(existsSync(join(dir.path, "ws1"))).toBe(false);
   });
 
+  test("the audit log of a hosted workspace names the signed token's sub", async () => {
+    const admin = await mint(["--workspace", "*", "--scopes", "admin", "--ttl", "1h"]);
+    const agent = await mint(["--workspace", "audited", "--scopes", "read,write", "--ttl", "1h", "--label", "agent-9"]);
+    const auditor = await mint(["--workspace", "audited", "--scopes", "audit", "--ttl", "1h"]);
+    await adminCall(server.url, admin, "PUT", "/v1/workspaces/audited", { body: (await tarOf(SEED)) as BodyInit, type: "application/gzip" });
+    expect((await tool(server.url, agent, "write", { path: "new.txt", content: "hi\n" })).body.isError).toBe(false);
+    const audit = (await (await adminCall(server.url, auditor, "GET", "/v1/audit")).json()) as { entries: { principal: string; tool: string }[] };
+    expect(audit.entries.map((e) => [e.tool, e.principal])).toContainEqual(["write", "agent-9"]);
+    // The history is not the workspace's content: not counted, not exported.
+    const info = (await (await adminCall(server.url, admin, "GET", "/v1/workspaces/audited")).json()) as { usage: { files: number } };
+    expect(info.usage.files).toBe(4);
+  });
+
   test("delete drops the agents' sessions: a workspace created again under the same name needs a fresh view", async () => {
     const admin = await mint(["--workspace", "*", "--scopes", "admin", "--ttl", "1h"]);
     const agent = await mint(["--workspace", "again", "--scopes", "read,write", "--ttl", "1h", "--label", "agent-2"]);
