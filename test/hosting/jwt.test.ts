@@ -11,7 +11,7 @@ import { createJwtVerifier, type JwtOptions, type JwtScope } from "../../src/htt
 import { createApp } from "../../src/http/app.ts";
 import { jsHasher } from "../../src/hash/js.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { fileTools } from "../../src/tools/mod.ts";
 
 const NOW = 1_900_000_000;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { countUsage, createMemoryLedger, quotaStorage } from "../../src/http/hosting/mod.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { Cond } from "../../src/storage/types.ts";
 
 const bytes = (n: number, fill = 120) => new Uint8Array(n).fill(fill);

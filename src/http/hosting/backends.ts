@@ -4,7 +4,7 @@
  * workspace) lives in src/cli, where node:fs may be imported.
  */
 import { RESERVED_SEGMENT } from "../../storage/guard.ts";
-import { createMemoryStorage } from "../../storage/memory.ts";
+import { createMemoryStorage } from "../../storage/memory/mod.ts";
 import type { Storage } from "../../storage/types.ts";
 import type { WorkspaceBackend } from "./registry.ts";
 
@@ -27,6 +27,27 @@ export async function deleteEveryFile(storage: Storage): Promise<void> {
   for (let i = 0; i < files.length; i += DELETE_CONCURRENCY) {
     await Promise.all(files.slice(i, i + DELETE_CONCURRENCY).map((path) => storage.delete(path)));
   }
+}
+
+/** A storage made on its first call (e.g. once a bucket is connected). */
+export function deferredStorage(make: () => Storage): Storage {
+  let made: Storage | undefined;
+  const get = () => (made ??= make());
+  return {
+    get kind() {
+      return made?.kind ?? "deferred";
+    },
+    stat: (path) => get().stat(path),
+    read: (path, options) => get().read(path, options),
+    readStream: (path) => {
+      const storage = get();
+      if (!storage.readStream) return Promise.reject(new Error(`${storage.kind} storage cannot stream`));
+      return storage.readStream(path);
+    },
+    write: (path, bytes, condition) => get().write(path, bytes, condition),
+    list: (path, options) => get().list(path, options),
+    delete: (path, options) => get().delete(path, options),
+  };
 }
 
 /**
