@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
-import { createS3Storage, s3ConfigFromEnv } from "../storage/s3/mod.ts";
+import { connectS3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";
 import { StartupError } from "./errors.ts";
@@ -52,36 +52,19 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
   };
 }
 
-/** Workspaces as key prefixes of `s3://BUCKET[/PREFIX]`; the endpoint and keys come from S3_* variables. */
+/** Workspaces as key prefixes of `s3://BUCKET[/PREFIX]`; endpoint and keys from the environment (as for `serve s3://...`). */
 export async function s3Backend(location: string, env: Readonly<Record<string, string | undefined>>): Promise<WorkspaceBackend> {
   const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
   if (!match) throw new StartupError(`--workspaces ${location}: use s3://BUCKET or s3://BUCKET/PREFIX`);
-  const [, bucket, rawPrefix] = match;
-  const prefix = rawPrefix === "" || rawPrefix.endsWith("/") ? rawPrefix : `${rawPrefix}/`;
-  let config;
+  // One probe of conditional writes for the whole bucket; each workspace's storage is handed out without another.
+  let bucket;
   try {
-    config = { ...s3ConfigFromEnv({ ...env, S3_BUCKET: bucket, S3_PREFIX: undefined }) };
+    bucket = await connectS3Bucket(s3ConfigFromSpec(match[1], match[2], { ...env }));
   } catch (error) {
     throw new StartupError(`--workspaces ${location}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // One probe of conditional writes for the whole bucket; each workspace's storage then skips it.
-  try {
-    await createS3Storage({ ...config, prefix: `${prefix}.toolwarden/` });
-  } catch (error) {
-    throw new StartupError(`--workspaces ${location}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const open = new Map<string, Storage>();
-  const backend = prefixBackend((sub) => {
-    let storage = open.get(sub);
-    if (!storage) {
-      // createS3Storage with skipProbe does no I/O before its first call; hold the promise in a thin storage.
-      const made = createS3Storage({ ...config, prefix: `${prefix}${sub}`, skipProbe: true });
-      storage = lazyStorage("s3", made);
-      open.set(sub, storage);
-    }
-    return storage;
-  });
-  return backend;
+  const connected = bucket;
+  return prefixBackend((prefix) => connected.storage(prefix.replace(/\/$/, "")));
 }
 
 /** A storage whose provider is still being made (every method waits for it). */
