@@ -35,6 +35,8 @@ export const MAX_ROUNDS = 200;
 export interface FileSnapshot {
   readonly doc: TextDocument;
   readonly version: Version;
+  /** This is not the version the session last viewed (so a wrong id may be stale rather than mistyped). */
+  readonly changedSinceView: boolean;
 }
 
 /** What one attempt decided to do with the snapshot it was given. */
@@ -105,7 +107,7 @@ export async function mutateFile(
     const decision = decideEdit(observation, { kind: "file", version: loaded.version });
     if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options.tool);
 
-    const next = await plan({ doc: loaded.doc, version: loaded.version });
+    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView });
     if (next.kind === "stop") return next.result;
     // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
     if (ctx.signal?.aborted) return cancelled(path);

@@ -73,7 +73,7 @@ export const batchEditTool: ToolDef<typeof schema> = {
     const path = target.path;
     const raw = args.operations as readonly RawOperation[];
     const { ops, failures } = parseOperations(raw, shownPath(path));
-    return mutateFile(ctx, path, (file) => plan(ctx, path, file, ops, failures, raw.length), { tool: "batch_edit" });
+    return mutateFile(ctx, path, (file) => plan(ctx, path, file, ops, failures, raw), { tool: "batch_edit" });
   },
 };
 
@@ -83,12 +83,16 @@ function plan(
   file: FileSnapshot,
   ops: readonly Operation[],
   parseFailures: readonly OpFailure[],
-  total: number,
+  raw: readonly RawOperation[],
 ): Plan {
+  const total = raw.length;
   const { doc } = file;
-  const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars);
+  const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars, {
+    raw,
+    changedSinceView: file.changedSinceView,
+  });
   if (planned.kind === "failed") {
-    const text = capOutput(renderRefusal(planned.failures, total), ctx.limits.maxOutputBytes);
+    const text = capOutput(renderRefusal(planned.failures, total, planned.corrected), ctx.limits.maxOutputBytes);
     return { kind: "stop", result: fail(refusalCode(planned.failures), text) };
   }
   if (planned.kind === "no-change") {
