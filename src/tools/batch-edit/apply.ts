@@ -209,7 +209,7 @@ function correctedBatch(
     ? `every stale id moved by the same ${repair.shift > 0 ? "+" : ""}${repair.shift} lines`
     : "each id replaced by the current id of the line it names";
   const call = `batch_edit ${JSON.stringify({ path, operations: rawFixed })}`;
-  const idList = changes.length > 0 ? ` (${changes.join(", ")})` : "";
+  const idList = changes.length > 0 ? `: ${changes.join(", ")}` : "";
   if (call.length > MAX_CORRECTED_CHARS) {
     return `Corrected batch (${why}; verified against the current file): send the same batch with these ids changed${idList}.`;
   }
