@@ -27,6 +27,7 @@ import {
 } from "./line-edits.ts";
 import { interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
 import { findWhitespaceInsensitive, fitIndentation } from "./match-fuzzy.ts";
+import { findWhitespaceOnly, type WhitespacePlace } from "./near-match.ts";
 import { closestWindows, type WindowCandidate } from "./similarity.ts";
 
 /** Which rung of the ladder found the match. */
@@ -79,11 +80,19 @@ export interface MatchAmbiguous {
   readonly matches: readonly LineRef[];
 }
 
-/** old_string is nowhere, even ignoring whitespace: the closest windows instead. */
+/** old_string is nowhere, even ignoring whitespace line by line: the closest windows instead. */
 export interface MatchMissing {
   readonly kind: "no-match";
   /** Best first, up to 3, each at least 25% similar; may be empty. */
   readonly candidates: readonly WindowCandidate[];
+  /**
+   * Places where old_string is when all whitespace is ignored, even inside
+   * lines (in file order, up to 3): what the model meant, before any merely
+   * similar window.
+   */
+  readonly whitespacePlaces: readonly WhitespacePlace[];
+  /** old_string as compared (an over-escaped one-line old_string with its escapes read). */
+  readonly needle: string;
 }
 
 /** The arguments cannot describe an edit (empty old_string). */
@@ -205,8 +214,14 @@ function locate(lines: readonly string[], needle: string, replaceAll: boolean): 
   }
 
   // An over-escaped one-line old_string is best compared in the lines it meant.
-  const compared = escaped !== needle && !needle.includes("\n") ? textToLines(escaped) : needleLines;
-  return { kind: "no-match", candidates: closestWindows(lines, compared) };
+  const comparedText = escaped !== needle && !needle.includes("\n") ? escaped : needle;
+  const compared = comparedText === needle ? needleLines : textToLines(comparedText);
+  return {
+    kind: "no-match",
+    candidates: closestWindows(lines, compared),
+    whitespacePlaces: findWhitespaceOnly(lines, comparedText),
+    needle: comparedText,
+  };
 }
 
 function decide(

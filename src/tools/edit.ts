@@ -72,7 +72,7 @@ function planEdit(
     case "ambiguous":
       return stop(fail("EDIT_AMBIGUOUS", ambiguousText(path, doc, r, args.old_string, ctx.limits)));
     case "no-match":
-      return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits)));
+      return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
       const out = spliceLineEdits(doc, r.edits);
       const next = documentFromLines(doc.bom, out, ctx.hasher);

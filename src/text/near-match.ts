@@ -1,0 +1,167 @@
+/**
+ * Two diagnostics for an old_string that matched nowhere. Pure.
+ *
+ * - Whitespace-only places: where old_string's text is, character for
+ *   character, once all whitespace is ignored, even inside lines (the
+ *   ladder's whitespace-insensitive rung compares whole lines only, so a
+ *   partial-line old_string with one space too many gets no match there).
+ *   These are the places the model meant, before any merely similar text.
+ * - The first differing character of a place: its line and column on both
+ *   sides and both code points, which names what no eye sees in a quote:
+ *   U+201C for U+0022, NBSP for a space, a tab for spaces, NFD for NFC.
+ */
+
+/** A place where old_string matches when whitespace is ignored. */
+export interface WhitespacePlace {
+  /** 0-based first line. */
+  readonly start: number;
+  /** 0-based end line (exclusive). */
+  readonly end: number;
+  /** The file's exact text of the place, from its first to its last non-whitespace character matched. */
+  readonly text: string;
+  /** 0-based column in line `start` where `text` begins. */
+  readonly column: number;
+}
+
+const WS = /\s/;
+
+/**
+ * Every place (at most `limit`, in file order) where `needle` with all
+ * whitespace removed occurs in the file with all whitespace removed.
+ * Empty when the needle is only whitespace.
+ */
+export function findWhitespaceOnly(lines: readonly string[], needle: string, limit = 3): WhitespacePlace[] {
+  const want = needle.replace(/\s+/g, "");
+  if (want === "") return [];
+  // The file without whitespace, and for each kept character its line and column.
+  const chars: string[] = [];
+  const lineOf: number[] = [];
+  const colOf: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    for (let c = 0; c < line.length; c++) {
+      const ch = line[c];
+      if (WS.test(ch)) continue;
+      chars.push(ch);
+      lineOf.push(i);
+      colOf.push(c);
+    }
+  }
+  const flat = chars.join("");
+  const places: WhitespacePlace[] = [];
+  for (let at = flat.indexOf(want); at !== -1 && places.length < limit; at = flat.indexOf(want, at + want.length)) {
+    const last = at + want.length - 1;
+    const start = lineOf[at];
+    const end = lineOf[last] + 1;
+    const body = lines.slice(start, end).join("\n");
+    const from = colOf[at];
+    const to = body.length - (lines[end - 1].length - colOf[last] - 1);
+    places.push({ start, end, column: from, text: body.slice(from, to) });
+  }
+  return places;
+}
+
+/** Where two texts first differ. */
+export interface CharDifference {
+  /** 1-based line and column (UTF-16 units) in old_string. */
+  readonly needleLine: number;
+  readonly needleColumn: number;
+  /** 0-based file line and 1-based column. */
+  readonly fileLine: number;
+  readonly fileColumn: number;
+  /** The differing characters; undefined where that side has ended. */
+  readonly needleChar?: string;
+  readonly fileChar?: string;
+}
+
+/**
+ * The first character where `needle` differs from the file text starting at
+ * line `start` (0-based). The needle's first line may begin mid-line: it is
+ * aligned where it shares the longest prefix with that line (`column` when
+ * given). Undefined when the needle is there in full.
+ */
+export function firstCharDifference(
+  lines: readonly string[],
+  start: number,
+  needle: string,
+  column?: number,
+): CharDifference | undefined {
+  const first = lines[start] ?? "";
+  const head = needle.split("\n", 1)[0];
+  const from = column ?? bestAlignment(first, head);
+  let line = start;
+  let col = from;
+  let nLine = 1;
+  let nCol = 0;
+  for (let i = 0; i < needle.length; ) {
+    const fileText = lines[line];
+    const fileCh = fileText === undefined ? undefined : col < fileText.length ? charAt(fileText, col) : line + 1 < lines.length ? "\n" : undefined;
+    const needleCh = charAt(needle, i);
+    if (fileCh !== needleCh) {
+      return { needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, needleChar: needleCh, fileChar: fileCh };
+    }
+    i += needleCh.length;
+    if (needleCh === "\n") {
+      line++;
+      col = 0;
+      nLine++;
+      nCol = 0;
+    } else {
+      col += needleCh.length;
+      nCol += needleCh.length;
+    }
+  }
+  return undefined;
+}
+
+/** The column of `line` where `head` shares the longest prefix (the earliest on a tie). */
+function bestAlignment(line: string, head: string): number {
+  let best = 0;
+  let bestLength = -1;
+  for (let o = 0; o <= line.length; o++) {
+    let k = 0;
+    while (k < head.length && o + k < line.length && line[o + k] === head[k]) k++;
+    if (k > bestLength) {
+      best = o;
+      bestLength = k;
+      if (k === head.length) break;
+    }
+  }
+  return best;
+}
+
+function charAt(text: string, i: number): string {
+  const cp = text.codePointAt(i)!;
+  return String.fromCodePoint(cp);
+}
+
+/** `"“" (U+201C LEFT DOUBLE QUOTATION MARK)`-style naming of a character for the model. */
+export function describeChar(ch: string | undefined): string {
+  if (ch === undefined) return "nothing (its text ends)";
+  const cp = ch.codePointAt(0)!;
+  const hex = `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+  const name = NAMES[cp];
+  return `${JSON.stringify(ch)} (${hex}${name ? ` ${name}` : ""})`;
+}
+
+const NAMES: Record<number, string> = {
+  0x09: "tab",
+  0x0a: "line break",
+  0x20: "space",
+  0x22: "quotation mark",
+  0x27: "apostrophe",
+  0x60: "backtick",
+  0xa0: "no-break space",
+  0x200b: "zero-width space",
+  0x2018: "left single quotation mark",
+  0x2019: "right single quotation mark",
+  0x201c: "left double quotation mark",
+  0x201d: "right double quotation mark",
+  0x2013: "en dash",
+  0x2014: "em dash",
+  0x2212: "minus sign",
+  0x2026: "ellipsis",
+  0x301: "combining acute accent",
+  0x300: "combining grave accent",
+  0xfeff: "byte-order mark",
+};
