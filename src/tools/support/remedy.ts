@@ -35,7 +35,7 @@ export function remedyFor(code: ErrorCode, path?: string): string {
     case "FS_NOT_DIRECTORY":
       return ` A part of the path is a file, not a directory: ${viewCall(parentPath(p))} shows it.`;
     case "FS_IS_DIRECTORY":
-      return ` It is a directory: ${viewCall(p)} lists its entries; name a file inside it instead.`;
+      return ` To see what is in it: ${viewCall(p)}; then name a file inside it.`;
     case "FS_INVALID_PATH":
       return " Use a workspace-relative path with forward slashes (e.g. \"src/app.ts\"), without \"..\" above the root, backslashes or control characters.";
     case "FS_ACCESS_DENIED":
@@ -71,7 +71,9 @@ export function toolError(error: unknown, path?: string): ToolResult {
   if (isCodedError(error)) {
     const where = (error as { path?: string }).path ?? path;
     const headline = where !== undefined ? HEADLINES[error.code]?.(shownPath(where)) : undefined;
-    const text = headline ? `${headline} [${error.message}]` : error.message;
+    // The provider's "is a directory: p" says nothing the headline does not.
+    const repeats = error.code === "FS_IS_DIRECTORY" && error.message.startsWith("is a directory");
+    const text = headline ? (repeats ? headline : `${headline} [${error.message}]`) : error.message;
     return fail(error.code, `${text}${remedyFor(error.code, where)}`);
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -238,7 +238,7 @@ export const INPUT_CASES: readonly InputCase[] = [
   { name: "edit a file never viewed", tool: "edit", args: { path: "app.ts", old_string: "const a = 1;", new_string: "x" }, expect: { status: 200, code: "FS_NOT_OBSERVED", phrase: /read the file, then retry: view \{"path": "app\.ts"\}/ } },
   { name: "write over a file never viewed", tool: "write", args: { path: "app.ts", content: "x" }, expect: { status: 200, code: "FS_NOT_OBSERVED", phrase: /read the file, then retry: view \{"path": "app\.ts"\}/ } },
   { name: "edit a missing file", tool: "edit", args: { path: "missing.ts", old_string: "a", new_string: "b" }, expect: { status: 200, code: "FS_NOT_FOUND", phrase: /To create it, use write: write \{"path": "missing\.ts"/ } },
-  { name: "edit a directory", tool: "edit", args: { path: "dir", old_string: "a", new_string: "b" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /lists its entries; name a file inside it instead/ } },
+  { name: "edit a directory", tool: "edit", args: { path: "dir", old_string: "a", new_string: "b" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /^`dir` is a directory, not a file\. To see what is in it: view \{"path": "dir"\}; then name a file inside it\.$/ } },
   { name: "write a directory", tool: "write", args: { path: "dir", content: "x" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /name a file inside it instead/ } },
   { name: "view under a file", tool: "view", args: { path: "app.ts/inner" }, expect: { status: 200, code: "FS_NOT_DIRECTORY", phrase: /A part of the path is a file, not a directory: view \{"path": "app\.ts"\} shows it/ } },
 
