@@ -10,6 +10,7 @@ import * as v from "valibot";
 import { fail, type ToolResult } from "../result.ts";
 import { documentFromLines } from "../text/document.ts";
 import { spliceLineEdits } from "../text/line-edits.ts";
+import { stripIdPrefixes } from "../text/id-prefix.ts";
 import { applyStringEdit, type EditApplied } from "../text/match.ts";
 import { changedSinceViewNote, changeResult, reportChange } from "./change-report.ts";
 import { ambiguousText, noChangeText, noMatchText } from "./edit-messages.ts";
@@ -72,7 +73,7 @@ function planEdit(
     case "ambiguous":
       return stop(fail("EDIT_AMBIGUOUS", ambiguousText(path, doc, r, args.old_string, ctx.limits)));
     case "no-match":
-      return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
+      return stop(fail("EDIT_NO_MATCH", pastedPrefixText(path, doc.lines, args) ?? noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
       const out = spliceLineEdits(doc, r.edits);
       const next = documentFromLines(doc.bom, out, ctx.hasher);
@@ -104,6 +105,30 @@ function success(
     ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current")
     : undefined;
   return changeResult([heading, r.hint && `Note: ${r.hint}`], report, [since], ctx.limits);
+}
+
+/**
+ * old_string pasted with view's `N:hh|` prefixes: when it matches without
+ * them, say so and give the call without them (new_string cleaned too when
+ * every line of it carries them). Refused rather than guessed: the prefixes
+ * might be meant in new_string, and the model should see the clean call.
+ */
+function pastedPrefixText(
+  path: string,
+  lines: readonly string[],
+  args: { old_string: string; new_string: string; replace_all: boolean },
+): string | undefined {
+  const old = stripIdPrefixes(args.old_string);
+  if (old === undefined) return undefined;
+  const next = stripIdPrefixes(args.new_string) ?? args.new_string;
+  const retry = applyStringEdit(lines, old, next, { replaceAll: args.replace_all });
+  if (retry.kind !== "ok") return undefined;
+  const call = { path: shownPath(path), old_string: old, new_string: next, ...(args.replace_all ? { replace_all: true } : {}) };
+  return (
+    `old_string carries the "N:hh|" prefixes that view prints before each line; they are not part of the file, so it matched nothing and nothing was changed. ` +
+    `Without them it matches line ${retry.matches[0].line}${next !== args.new_string ? " (new_string's prefixes are removed too)" : ""}. Ready to send:\n` +
+    `edit ${JSON.stringify(call)}`
+  );
 }
 
 function stop(result: ToolResult): Plan {

@@ -104,3 +104,26 @@ describe("edit: no-match text", () => {
     expect(tabs).toContain("(U+0009 tab)");
   });
 });
+
+describe("edit: pasted prefixes and mistyped paths", () => {
+  test("old_string pasted with N:hh| prefixes: refused with the clean call, which lands", async () => {
+    const { ctx, snapshot } = await viewed({ "db.js": SOURCE });
+    const before = await snapshot("db.js");
+    const old = `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row, { fresh: true });\n${idOf(SOURCE, 8)}|  return ok;`;
+    const text = expectFail(await edit(ctx, "db.js", old, `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row);\n${idOf(SOURCE, 8)}|  return ok;`), "EDIT_NO_MATCH");
+    expect(text).toContain('old_string carries the "N:hh|" prefixes that view prints before each line');
+    expect(text).toContain("(new_string's prefixes are removed too)");
+    await expectUntouched(ctx.storage, "db.js", before);
+    expectOk(await call(editTool, firstCall(text, "edit"), ctx));
+    expect(await readText(ctx.storage, "db.js")).toBe(SOURCE.replace("row, { fresh: true });\n  return ok;", "row);\n  return ok;"));
+  });
+
+  test("a mistyped path names the similar file first, and that call lands", async () => {
+    const { ctx } = await viewed({ "src/routes.ts": "const a = 1;\n" });
+    const text = expectFail(await edit(ctx, "src/rotes.ts", "const a = 1;", "const a = 2;"), "FS_NOT_FOUND");
+    expect(text).toStartWith("`src/rotes.ts` does not exist; nothing was changed. Similar name in the same directory: `src/routes.ts`. If you meant it, send the same `edit` call with that path.");
+    expect(await ctx.storage.stat("src/rotes.ts")).toBeNull();
+    expectOk(await edit(ctx, "src/routes.ts", "const a = 1;", "const a = 2;"));
+    expect(await readText(ctx.storage, "src/routes.ts")).toBe("const a = 2;\n");
+  });
+});
