@@ -86,6 +86,22 @@ export function firstCharDifference(
   needle: string,
   column?: number,
 ): CharDifference | undefined {
+  return charDifferences(lines, start, needle, column, 1)[0];
+}
+
+/**
+ * Every character where `needle` differs from the file text at line `start`,
+ * when it differs only by characters swapped one for one (smart quotes for
+ * straight ones, NBSP for spaces) and at most `limit` of them: the whole fix
+ * in one message. Otherwise just the first difference.
+ */
+export function charDifferences(
+  lines: readonly string[],
+  start: number,
+  needle: string,
+  column?: number,
+  limit = 5,
+): CharDifference[] {
   const first = lines[start] ?? "";
   const head = needle.split("\n", 1)[0];
   const from = column ?? bestAlignment(first, head);
@@ -93,12 +109,16 @@ export function firstCharDifference(
   let col = from;
   let nLine = 1;
   let nCol = 0;
+  const found: CharDifference[] = [];
   for (let i = 0; i < needle.length; ) {
     const fileText = lines[line];
     const fileCh = fileText === undefined ? undefined : col < fileText.length ? charAt(fileText, col) : line + 1 < lines.length ? "\n" : undefined;
     const needleCh = charAt(needle, i);
     if (fileCh !== needleCh) {
-      return { needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, needleChar: needleCh, fileChar: fileCh };
+      found.push({ needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, needleChar: needleCh, fileChar: fileCh });
+      // Only a one-for-one swap of two non-newline characters keeps both texts aligned.
+      const swap = fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n" && fileCh.length === needleCh.length;
+      if (found.length > limit || !swap) return found.slice(0, 1);
     }
     i += needleCh.length;
     if (needleCh === "\n") {
@@ -111,7 +131,7 @@ export function firstCharDifference(
       nCol += needleCh.length;
     }
   }
-  return undefined;
+  return found;
 }
 
 /** The column of `line` where `head` shares the longest prefix (the earliest on a tie). */

@@ -10,7 +10,7 @@ import { textToLines } from "../text/line-edits.ts";
 import { interpretEscapes } from "../text/match-escapes.ts";
 import type { EditNoChange, MatchAmbiguous, MatchMissing } from "../text/match.ts";
 import { renderLine, renderLines } from "../text/render.ts";
-import { describeChar, firstCharDifference } from "../text/near-match.ts";
+import { charDifferences, describeChar } from "../text/near-match.ts";
 import type { Difference, WindowCandidate } from "../text/similarity.ts";
 import { formatId } from "../text/ids.ts";
 import { shownPath } from "./support/remedy.ts";
@@ -177,13 +177,16 @@ export function noMatchText(
 
 /** "; first difference: line 2, column 15 of old_string has "“" (U+201C …) where the file (line 8:ab, column 17) has …". */
 function charNote(doc: TextDocument, start: number, needle: string, column?: number): string {
-  const d = firstCharDifference(doc.lines, start, needle, column);
-  if (!d) return "";
-  const fileId = d.fileLine < doc.lines.length ? formatId(d.fileLine + 1, doc.hashes[d.fileLine]) : `${d.fileLine + 1}`;
-  return (
+  const all = charDifferences(doc.lines, start, needle, column);
+  if (all.length === 0) return "";
+  const at = (d: (typeof all)[number]) => (d.fileLine < doc.lines.length ? formatId(d.fileLine + 1, doc.hashes[d.fileLine]) : `${d.fileLine + 1}`);
+  const [d] = all;
+  const first =
     `; first different character: old_string line ${d.needleLine}, column ${d.needleColumn} has ${describeChar(d.needleChar)} ` +
-    `where the file (line ${fileId}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}`
-  );
+    `where the file (line ${at(d)}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}`;
+  if (all.length === 1) return first;
+  const rest = all.slice(1).map((x) => `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)} for ${describeChar(x.fileChar)}`);
+  return `${first}; the only other differences, each one character for one: ${rest.join("; ")}`;
 }
 
 function lineSpan(doc: TextDocument, start: number, end: number, ids = false): string {

@@ -88,6 +88,9 @@ describe("edit: no-match text", () => {
     expect(text).toContain(
       `first different character: old_string line 1, column 18 has "\u201c" (U+201C left double quotation mark) where the file (line ${idOf(file, 1)}, column 18) has "\\"" (U+0022 quotation mark)`,
     );
+    expect(text).toContain(
+      'the only other differences, each one character for one: line 1, column 24 has "\u201d" (U+201D right double quotation mark) for "\\"" (U+0022 quotation mark)',
+    );
     await expectUntouched(ctx.storage, "g.js", before);
   });
 
