@@ -159,6 +159,18 @@ export function noMatchText(
   const shown = renderLines(doc, best.start + 1, to, { maxLineChars: limits.maxLineChars, maxOutputBytes: MAX_WINDOW_BYTES });
   out.push(`Current text of the closest place (${range(shown.from, shown.to)}), with ids:`, shown.text);
   if (shown.to < best.end) out.push(`… view {"path": ${p}, "start": ${shown.to + 1}, "end": ${best.end}} for the rest of it.`);
+  const swapped = ws.length === 0 && sent ? typographicFix(doc, places[0].start, r.needle, sent.new_string) : undefined;
+  if (swapped) {
+    const args = { path: shownPath(path), old_string: swapped.old, new_string: swapped.new, ...(sent?.replace_all ? { replace_all: true } : {}) };
+    const call = `edit ${JSON.stringify(args)}`;
+    if (call.length <= MAX_CALL_CHARS) {
+      out.push(
+        `Every difference at the closest place is a typographic character where the file has its plain one (${swapped.names}). ` +
+          `The same edit with those characters as the file has them, in old_string and new_string, ready to send:\n${call}`,
+      );
+      return out.join("\n");
+    }
+  }
   if (ws.length === 1 && sent) {
     const args = { path: shownPath(path), old_string: ws[0].text, new_string: sent.new_string, ...(sent.replace_all ? { replace_all: true } : {}) };
     const call = `edit ${JSON.stringify(args)}`;
@@ -187,6 +199,40 @@ function charNote(doc: TextDocument, start: number, needle: string, column?: num
   if (all.length === 1) return first;
   const rest = all.slice(1).map((x) => `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)} for ${describeChar(x.fileChar)}`);
   return `${first}; the only other differences, each one character for one: ${rest.join("; ")}`;
+}
+
+/** Typographic characters models put where source has plain ones, and those plain ones. */
+const PLAIN: Record<string, string> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u00a0": " ",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2212": "-",
+};
+
+/**
+ * When every difference between old_string and the place at `start` is a
+ * typographic character for the plain one the file has (smart quotes, NBSP,
+ * dashes), old_string and new_string with those characters made plain.
+ */
+function typographicFix(doc: TextDocument, start: number, needle: string, newString: string): { old: string; new: string; names: string } | undefined {
+  const all = charDifferences(doc.lines, start, needle);
+  if (all.length === 0) return undefined;
+  const swaps = new Map<string, string>();
+  for (const d of all) {
+    if (d.needleChar === undefined || d.fileChar === undefined || PLAIN[d.needleChar] !== d.fileChar) return undefined;
+    swaps.set(d.needleChar, d.fileChar);
+  }
+  // Only the characters that differed are made plain; the check below proves old_string then matches.
+  const swap = (text: string) => [...text].map((ch) => swaps.get(ch) ?? ch).join("");
+  const old = swap(needle);
+  if (charDifferences(doc.lines, start, old).length !== 0) return undefined;
+  if (doc.lines.join("\n").split(old).length !== 2) return undefined; // it must then match exactly one place
+  const names = [...swaps].map(([from, to]) => `${describeChar(from)} -> ${describeChar(to)}`).join(", ");
+  return { old, new: swap(newString), names };
 }
 
 function lineSpan(doc: TextDocument, start: number, end: number, ids = false): string {

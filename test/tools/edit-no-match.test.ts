@@ -94,6 +94,17 @@ describe("edit: no-match text", () => {
     await expectUntouched(ctx.storage, "g.js", before);
   });
 
+  test("smart quotes in both strings: the call with them made plain, ready to send, lands", async () => {
+    const file = 'const greeting = "hello";\nconsole.log(greeting);\n';
+    const { ctx } = await viewed({ "g.js": file });
+    const text = expectFail(await edit(ctx, "g.js", "greeting = \u201chello\u201d;", "greeting = \u201chi\u201d;"), "EDIT_NO_MATCH");
+    expect(text).toContain("Every difference at the closest place is a typographic character where the file has its plain one");
+    const retry = firstCall(text, "edit");
+    expect(retry).toEqual({ path: "g.js", old_string: 'greeting = "hello";', new_string: 'greeting = "hi";' });
+    expectOk(await call(editTool, retry, ctx));
+    expect(await readText(ctx.storage, "g.js")).toBe('const greeting = "hi";\nconsole.log(greeting);\n');
+  });
+
   test("NBSP, tab for spaces and NFD are named by code point", async () => {
     const file = "\tif (x) {\n\t\treturn café;\n\t}\n";
     const { ctx } = await viewed({ "t.js": file });
