@@ -14,7 +14,7 @@ import { applyStringEdit, type EditApplied } from "../text/match.ts";
 import { changedSinceViewNote, changeResult, reportChange } from "./change-report.ts";
 import { ambiguousText, noChangeText, noMatchText } from "./edit-messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "./mutate.ts";
-import { argPath } from "./support/paths.ts";
+import { argPath, FILE_PATH_RULE } from "./support/paths.ts";
 import { shownPath } from "./support/remedy.ts";
 import type { ToolContext, ToolDef } from "./types.ts";
 
@@ -37,6 +37,7 @@ const DESCRIPTION = `Replace exact text in a file: old_string -> new_string.
 - The file keeps its line endings (CRLF stays CRLF), byte-order mark and final-newline state.
 - Several matches fail with each listed as a line id "N:hh" (N = line number, hh = 2-hex content hash); no match shows the closest text with its ids.
 - The result is a diff whose lines carry fresh ids, usable by batch_edit without another view.
+${FILE_PATH_RULE}
 To create a file or replace all of it use write; to insert, delete or replace lines by id use batch_edit.
 Example: {"path": "src/server.ts", "old_string": "const port = 3000;", "new_string": "const port = 8080;"}`;
 
@@ -48,7 +49,7 @@ export const editTool: ToolDef<typeof schema> = {
   scope: "write",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const target = argPath(args.path);
+    const target = argPath(args.path, ctx.storage, { file: true });
     if (!target.ok) return target.result;
     if (args.old_string === "") return emptyOldString(target.path);
     const path = target.path;

@@ -8,14 +8,15 @@
 
 import * as v from "valibot";
 import { decideWrite, type CurrentFile, type WriteDecision } from "../policy/decide.ts";
-import type { Observation } from "../policy/types.ts";
+import { unseenSpans } from "../policy/seen.ts";
+import type { LineSpan, Observation } from "../policy/types.ts";
 import { fail, ok, type ToolResult } from "../result.ts";
 import { isFsError } from "../storage/errors.ts";
 import { Cond, type Version } from "../storage/types.ts";
 import { diffLines } from "../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../text/document.ts";
 import { changeResult, lineCount, reportChange } from "./change-report.ts";
-import { argPath } from "./support/paths.ts";
+import { argPath, FILE_PATH_RULE } from "./support/paths.ts";
 import { loadTextFile } from "./support/load.ts";
 import { observed, observeAbsent, observePresent } from "./support/observe.ts";
 import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
@@ -32,6 +33,7 @@ const DESCRIPTION = `Create a file, or replace a whole file's content.
 - Existing file: view it first in this session. The write lands only if the file is still the version you viewed; otherwise it fails with FS_STALE_VERSION and you view it again. For partial changes prefer edit (by text) or batch_edit (by line id).
 - The file keeps its line endings (a CRLF file stays CRLF, unchanged lines keep their own) and its byte-order mark; whether it ends with a newline follows your content.
 - The result shows a diff whose lines carry fresh line ids "N:hh" (N = line number, hh = 2-hex content hash), usable by batch_edit without another view.
+${FILE_PATH_RULE}
 Example: {"path": "src/config.ts", "content": "export const port = 8080;\\n"}`;
 
 /** The `write` tool. */
@@ -42,7 +44,7 @@ export const writeTool: ToolDef<typeof schema> = {
   scope: "write",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const target = argPath(args.path);
+    const target = argPath(args.path, ctx.storage, { file: true });
     if (!target.ok) return target.result;
     const path = target.path;
     try {
@@ -117,6 +119,10 @@ async function overwrite(
     return refuse(ctx, path, decideWrite(observation, { kind: "file", version: loaded.version }));
   }
   const old = loaded.doc;
+  // A whole-file replace is based on every line of the version it replaces, not a ranged view or a search hit.
+  const total = old.hashes.length;
+  const unseen = observation?.kind === "present" ? unseenSpans(observation.seen, total) : [];
+  if (unseen.length > 0) return partlySeen(path, total, unseen);
   const split = contentLines(content, old);
   const hunks = diffLines(old.lines, split.lines);
   const styled = styleLike(old, split, hunks);
@@ -199,6 +205,26 @@ async function refuse(
     case "created":
       return alreadyExists(path, decision);
   }
+}
+
+/** Most `view` calls a partly-seen refusal lists; past it, one call covers the rest. */
+const MAX_VIEW_CALLS = 4;
+
+function partlySeen(path: string, total: number, unseen: readonly LineSpan[]): ToolResult {
+  const p = JSON.stringify(shownPath(path));
+  const range = ([a, b]: LineSpan) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
+  const count = unseen.reduce((n, [a, b]) => n + b - a + 1, 0);
+  const listed = unseen.length <= MAX_VIEW_CALLS
+    ? unseen
+    : [...unseen.slice(0, MAX_VIEW_CALLS - 1), [unseen[MAX_VIEW_CALLS - 1][0], unseen[unseen.length - 1][1]] as LineSpan];
+  const calls = listed.map(([a, b]) => `  view {"path": ${p}, "start": ${a}, "end": ${b}}`);
+  return fail(
+    "FS_NOT_OBSERVED",
+    `\`${shownPath(path)}\` has ${total} lines, and this session has not seen ${count} of them in its current version ` +
+      `(${unseen.map(range).join(", ")}); write replaces the whole file, so it must be based on every line. Nothing was written. ` +
+      `View the unseen lines (ranged views of the same version add up), then send the write again:\n${calls.join("\n")}\n` +
+      `Or change only the part you have seen with edit (by text) or batch_edit (by line id).`,
+  );
 }
 
 function staleChanged(path: string): ToolResult {

@@ -11,7 +11,7 @@ import { documentFromLines } from "../../text/document.ts";
 import type { spliceLineEdits } from "../../text/line-edits.ts";
 import { capOutput, changedSinceViewNote, changeResult, reportChange } from "../change-report.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../mutate.ts";
-import { argPath } from "../support/paths.ts";
+import { argPath, FILE_PATH_RULE } from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
 import type { ToolContext, ToolDef } from "../types.ts";
 import { planBatch } from "./apply.ts";
@@ -58,6 +58,7 @@ const DESCRIPTION = `Edit a file by line id: replace, insert or delete whole lin
 - content is lines of text; a trailing newline does not add an empty line. Do not repeat the lines around the range in content.
 - View the file first in this session. The file keeps its line endings (CRLF stays CRLF), byte-order mark and final-newline state.
 - The result is a diff with fresh ids: use them for the next batch_edit without another view.
+${FILE_PATH_RULE}
 Example: {"path": "src/app.ts", "operations": [{"operation": "replace", "start": "3:5f", "content": "const port = 8080;"}, {"operation": "insert", "after": -1, "content": "export { port };"}]}`;
 
 /** The `batch_edit` tool. */
@@ -68,7 +69,7 @@ export const batchEditTool: ToolDef<typeof schema> = {
   scope: "write",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const target = argPath(args.path);
+    const target = argPath(args.path, ctx.storage, { file: true });
     if (!target.ok) return target.result;
     const path = target.path;
     const raw = args.operations as readonly RawOperation[];
