@@ -17,6 +17,7 @@ import { diffLines } from "../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../text/document.ts";
 import { changeResult, lineCount, reportChange } from "./change-report.ts";
 import { argPath, FILE_PATH_RULE } from "./support/paths.ts";
+import { checkPasted, type PasteVerdict, pastedRemedy } from "./support/pasted.ts";
 import { loadTextFile } from "./support/load.ts";
 import { observed, observeAbsent, observePresent } from "./support/observe.ts";
 import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
@@ -26,6 +27,12 @@ import { contentLines, styleLike } from "./write-style.ts";
 const schema = v.strictObject({
   path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
   content: v.pipe(v.string(), v.description("The whole new content of the file.")),
+  verbatim: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description('Write content exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (which are otherwise refused as pasted view artifacts). Default false.'),
+    ),
+  ),
 });
 
 const DESCRIPTION = `Create a file, or replace a whole file's content.
@@ -51,7 +58,7 @@ export const writeTool: ToolDef<typeof schema> = {
       const observation = await observed(ctx, path);
       const current = await currentFile(ctx, path);
       if ("result" in current) return current.result;
-      return await act(ctx, path, args.content, observation, decideWrite(observation, current));
+      return await act(ctx, path, args.content, observation, decideWrite(observation, current), args.verbatim === true);
     } catch (error) {
       return toolError(error, path);
     }
@@ -76,15 +83,24 @@ async function act(
   content: string,
   observation: Observation | undefined,
   decision: WriteDecision,
+  verbatim: boolean,
 ): Promise<ToolResult> {
   switch (decision.kind) {
     case "refuse":
       return refuse(ctx, path, decision);
-    case "create":
+    case "create": {
+      const pasted = verbatim ? undefined : checkPasted(content, { path: shownPath(path) });
+      if (pasted?.kind === "refuse") return pastedRefusal(path, pasted);
       return create(ctx, path, content, decision);
+    }
     case "overwrite":
-      return overwrite(ctx, path, content, observation, decision.version);
+      return overwrite(ctx, path, content, observation, decision.version, verbatim);
   }
+}
+
+function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refuse" }>): ToolResult {
+  const call = `write ${JSON.stringify({ path: shownPath(path), content: pasted.cleaned })}`;
+  return fail("INVALID_ARGUMENT", `The content for \`${shownPath(path)}\` ${pasted.what}. ${pastedRemedy(call)}`);
 }
 
 async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision): Promise<ToolResult> {
@@ -107,6 +123,7 @@ async function overwrite(
   content: string,
   observation: Observation | undefined,
   version: Version,
+  verbatim: boolean,
 ): Promise<ToolResult> {
   const loaded = await loadTextFile(ctx, path);
   if (!loaded.ok) {
@@ -123,6 +140,16 @@ async function overwrite(
   const total = old.hashes.length;
   const unseen = observation?.kind === "present" ? unseenSpans(observation.seen, total) : [];
   if (unseen.length > 0) return partlySeen(path, total, unseen);
+  let pastedNote: string | undefined;
+  if (!verbatim) {
+    // The whole file is the region replaced: a prefix naming one of its current lines is a paste of its view.
+    const pasted = checkPasted(content, { path: shownPath(path), fileLines: old.lines, ownsId: (n, h) => old.hashes[n - 1] === h });
+    if (pasted.kind === "refuse") return pastedRefusal(path, pasted);
+    if (pasted.kind === "strip") {
+      content = pasted.text;
+      pastedNote = `Note: ${pasted.note}`;
+    }
+  }
   const split = contentLines(content, old);
   const hunks = diffLines(old.lines, split.lines);
   const styled = styleLike(old, split, hunks);
@@ -135,7 +162,7 @@ async function overwrite(
 
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
-  return changeResult([heading], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits);
+  return changeResult([heading, pastedNote], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits);
 }
 
 async function replaceBlind(

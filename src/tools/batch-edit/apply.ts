@@ -7,6 +7,7 @@
 
 import type { TextDocument } from "../../text/document.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
+import { BOM_CHAR } from "../../text/match-bom.ts";
 import { staleIdText } from "./messages.ts";
 import type { OpFailure, Operation } from "./parse.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
@@ -48,10 +49,16 @@ export function planBatch(
   const conflicts = findConflicts(verified);
   failures.push(...conflicts);
   const conflicted = new Set(conflicts.map((c) => c.index));
-  const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index)));
+  const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index))).map((e) => keepOneBom(doc, e));
   failures.push(...findDuplicatedLines(doc, sorted));
   if (failures.length > 0) return { kind: "failed", failures };
 
   if (editsChangeNothing(doc.lines, sorted)) return { kind: "no-change" };
   return { kind: "ok", edits: sorted, out: spliceLineEdits(doc, sorted) };
+}
+
+/** In a BOM file, content for line 1 that starts with U+FEFF repeats the BOM: it is dropped, never written twice. */
+function keepOneBom(doc: TextDocument, edit: PlannedEdit): PlannedEdit {
+  if (!doc.bom || edit.start !== 0 || !edit.lines[0]?.startsWith(BOM_CHAR)) return edit;
+  return { ...edit, lines: [edit.lines[0].slice(1), ...edit.lines.slice(1)] };
 }

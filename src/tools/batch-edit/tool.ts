@@ -15,6 +15,7 @@ import { argPath, FILE_PATH_RULE } from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
 import type { ToolContext, ToolDef } from "../types.ts";
 import { planBatch } from "./apply.ts";
+import { checkContents } from "./content.ts";
 import { refusalCode, renderRefusal } from "./messages.ts";
 import { MAX_OPERATIONS, type Operation, type OpFailure, parseOperations, type RawOperation } from "./parse.ts";
 
@@ -46,6 +47,12 @@ const schema = v.strictObject({
     v.maxLength(MAX_OPERATIONS, `at most ${MAX_OPERATIONS} operations per call; split the change into several calls`),
     v.description("The edits, applied together; every id refers to the file as you viewed it."),
   ),
+  verbatim: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description('Write every content exactly as sent, even lines starting with a view prefix "N:hh|", a markdown code fence around it, or a one-line content with literal \\n / \\t (otherwise refused, with the corrected operation). Default false.'),
+    ),
+  ),
 });
 
 const DESCRIPTION = `Edit a file by line id: replace, insert or delete whole lines, several operations in one call, all or nothing.
@@ -74,19 +81,26 @@ export const batchEditTool: ToolDef<typeof schema> = {
     const path = target.path;
     const raw = args.operations as readonly RawOperation[];
     const { ops, failures } = parseOperations(raw, shownPath(path));
-    return mutateFile(ctx, path, (file) => plan(ctx, path, file, ops, failures, raw.length), { tool: "batch_edit" });
+    const verbatim = args.verbatim === true;
+    return mutateFile(ctx, path, (file) => plan(ctx, path, file, { ops, failures, raw, verbatim }), { tool: "batch_edit" });
   },
 };
 
-function plan(
-  ctx: ToolContext,
-  path: string,
-  file: FileSnapshot,
-  ops: readonly Operation[],
-  parseFailures: readonly OpFailure[],
-  total: number,
-): Plan {
+interface Parsed {
+  readonly ops: readonly Operation[];
+  readonly failures: readonly OpFailure[];
+  readonly raw: readonly RawOperation[];
+  readonly verbatim: boolean;
+}
+
+function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed): Plan {
   const { doc } = file;
+  const total = parsed.raw.length;
+  const checked = parsed.verbatim
+    ? { ops: parsed.ops, failures: [], notes: [] }
+    : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
+  const ops = checked.ops;
+  const parseFailures = [...parsed.failures, ...checked.failures].sort((a, b) => a.index - b.index);
   const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars);
   if (planned.kind === "failed") {
     const text = capOutput(renderRefusal(planned.failures, total), ctx.limits.maxOutputBytes);
@@ -106,7 +120,7 @@ function plan(
   return {
     kind: "write",
     bytes: next.bytes,
-    done: (landed) => success(ctx, path, doc.lines, out, ops, landed),
+    done: (landed) => success(ctx, path, doc.lines, out, ops, landed, checked.notes),
   };
 }
 
@@ -117,6 +131,7 @@ function success(
   out: ReturnType<typeof spliceLineEdits>,
   ops: readonly Operation[],
   landed: Landed,
+  notes: readonly string[],
 ): ToolResult {
   const counts = new Map<string, number>();
   for (const op of ops) counts.set(op.kind, (counts.get(op.kind) ?? 0) + 1);
@@ -126,5 +141,5 @@ function success(
   const since = landed.changedSinceView
     ? changedSinceViewNote(path, "every line id was verified against the current content, so the operations landed on the lines you named")
     : undefined;
-  return changeResult([heading], report, [since], ctx.limits);
+  return changeResult([heading, ...notes.map((n) => `Note: ${n}`)], report, [since], ctx.limits);
 }
