@@ -10,7 +10,7 @@
 import type { TextDocument } from "../../text/document.ts";
 import { textToLines } from "../../text/line-edits.ts";
 import { escapePlaces } from "../../text/match-escapes.ts";
-import { checkPasted, pastedRemedy } from "../support/pasted.ts";
+import { checkPasted } from "../support/pasted.ts";
 import type { Operation, OpFailure, RawOperation } from "./parse.ts";
 
 /** The operations to apply (artifacts stripped where that is safe), the refused ones, and notes for the result. */
@@ -45,13 +45,17 @@ export function checkContents(
       : undefined;
     const pasted = checkPasted(text, { path, fileLines: doc.lines, ownsId });
     const corrected = (content: string) => JSON.stringify({ ...raw[op.index], content });
+    // A refused operation is still verified with the rest, so a stale id in it is reported too.
     if (pasted.kind === "refuse") {
       failures.push({
         index: op.index,
         label: op.label,
         code: "INVALID_ARGUMENT",
-        message: `content ${pasted.what}. ${pastedRemedy(`this operation: ${corrected(pasted.cleaned)}`).replace("Nothing was written. ", "")}`,
+        message:
+          `content ${pasted.what}. Send this operation instead: ${corrected(pasted.cleaned)}\n` +
+          `  If the text really belongs in the file as sent, send the batch with "verbatim": true.`,
       });
+      out.push(op);
       continue;
     }
     if (pasted.kind === "strip") {
@@ -70,8 +74,9 @@ export function checkContents(
             `content is one line with ${places.outside === 1 ? "a literal \\n or \\t" : `${places.outside} literal \\n / \\t escapes`} outside any quoted literal: ` +
             `an over-escaped call, where real newlines or tabs were meant? It was not written, in case the backslashes are meant (escapes inside quotes are left as they are). ` +
             `With real newlines and tabs, send this operation: ${corrected(places.outsideRead)}\n` +
-            `If the backslashes really belong in the line as sent, send the batch with "verbatim": true.`,
+            `  If the backslashes really belong in the line as sent, send the batch with "verbatim": true.`,
         });
+        out.push(op);
         continue;
       }
     }

@@ -43,7 +43,9 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
   const fenced = isMarkdownPath(target.path) || target.fileLines?.some(isFenceLine) ? undefined : fenceWrapped(text);
   if (fenced) {
     cleaned = fenced.inner;
-    found.push(`is wrapped in a markdown code fence (\`${text.split("\n")[0].trim()}\` … \`${text.trimEnd().split("\n").pop()!.trim()}\`), and \`${target.path}\` is not a markdown file`);
+    const open = JSON.stringify(text.split("\n")[0].trim());
+    const close = JSON.stringify(text.trimEnd().split("\n").pop()!.trim());
+    found.push(`is wrapped in a markdown code fence (first line ${open}, last line ${close}), and \`${target.path}\` is not a markdown file`);
   }
   const prefixes = findViewPrefixes(cleaned);
   const existing = target.fileLines ? new Set(target.fileLines) : undefined;
