@@ -14,8 +14,8 @@ import { parentPath } from "../storage/path.ts";
 import { Cond, type Version } from "../storage/types.ts";
 import type { TextDocument } from "../text/document.ts";
 import { loadTextFile } from "./support/load.ts";
+import { observed, observeEdited } from "./support/observe.ts";
 import { similarNames } from "./view/errors.ts";
-import { observed, observePresent } from "./support/observe.ts";
 import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
 import type { ToolContext } from "./types.ts";
 
@@ -114,7 +114,7 @@ export async function mutateFile(
     if (ctx.signal?.aborted) return cancelled(path);
     try {
       const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
-      if (!decision.changedSinceView) await observePresent(ctx, path, written.version);
+      if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation);
       return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);

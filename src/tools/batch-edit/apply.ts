@@ -13,8 +13,9 @@
 
 import type { TextDocument } from "../../text/document.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
+import { BOM_CHAR } from "../../text/match-bom.ts";
 import { bareNumberText, staleIdText } from "./messages.ts";
-import { type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
+import { contentLines, type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
 import { type BadId, type BatchRepair, repairBatch } from "./repair.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
 
@@ -87,7 +88,7 @@ export function planBatch(
   const conflicts = findConflicts(verified);
   failures.push(...conflicts);
   const conflicted = new Set(conflicts.map((c) => c.index));
-  const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index)));
+  const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index))).map((e) => keepOneBom(doc, e));
   failures.push(...findDuplicatedLines(doc, sorted));
   if (failures.length > 0) {
     return { kind: "failed", failures, corrected: correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw) };
@@ -216,9 +217,13 @@ function correctedBatch(
   return `Corrected batch, ready to send (${why}${idList}; verified against the current file):\n${call}`;
 }
 
+/** The content to put in a corrected operation: as sent, unless checks before planning changed it (then as planned). */
 function contentOf(raw: readonly RawOperation[] | undefined, op: Operation): string | undefined {
   const sent = raw?.[op.index];
-  return sent && "content" in sent ? sent.content : undefined;
+  if (!sent || !("content" in sent)) return undefined;
+  if (!("lines" in op) || op.lines.length === 0) return sent.content;
+  const planned = op.lines.join("\n");
+  return contentLines(sent.content).join("\n") === planned ? sent.content : planned;
 }
 
 /** An operation as the JSON a model sends; `content` is the text as sent ("…" stands for it in a hint). */
@@ -236,4 +241,10 @@ function opJson(op: Operation, content?: string): string {
       return op.kind === "delete" ? `{"operation": "delete", ${range}}` : `{"operation": "replace", ${range}, "content": ${c}}`;
     }
   }
+}
+
+/** In a BOM file, content for line 1 that starts with U+FEFF repeats the BOM: it is dropped, never written twice. */
+function keepOneBom(doc: TextDocument, edit: PlannedEdit): PlannedEdit {
+  if (!doc.bom || edit.start !== 0 || !edit.lines[0]?.startsWith(BOM_CHAR)) return edit;
+  return { ...edit, lines: [edit.lines[0].slice(1), ...edit.lines.slice(1)] };
 }
