@@ -33,32 +33,45 @@ const WS = /\s/;
 export function findWhitespaceOnly(lines: readonly string[], needle: string, limit = 3): WhitespacePlace[] {
   const want = needle.replace(/\s+/g, "");
   if (want === "") return [];
-  // The file without whitespace, and for each kept character its line and column.
-  const chars: string[] = [];
-  const lineOf: number[] = [];
-  const colOf: number[] = [];
+  // The file without whitespace, and where each line's part of it starts (memory stays linear in the file).
+  const parts: string[] = new Array(lines.length);
+  const starts = new Int32Array(lines.length + 1);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    for (let c = 0; c < line.length; c++) {
-      const ch = line[c];
-      if (WS.test(ch)) continue;
-      chars.push(ch);
-      lineOf.push(i);
-      colOf.push(c);
-    }
+    parts[i] = lines[i].replace(/\s+/g, "");
+    starts[i + 1] = starts[i] + parts[i].length;
   }
-  const flat = chars.join("");
+  const flat = parts.join("");
   const places: WhitespacePlace[] = [];
   for (let at = flat.indexOf(want); at !== -1 && places.length < limit; at = flat.indexOf(want, at + want.length)) {
-    const last = at + want.length - 1;
-    const start = lineOf[at];
-    const end = lineOf[last] + 1;
+    const [start, from] = locate(lines, starts, at);
+    const [last, lastCol] = locate(lines, starts, at + want.length - 1);
+    const end = last + 1;
     const body = lines.slice(start, end).join("\n");
-    const from = colOf[at];
-    const to = body.length - (lines[end - 1].length - colOf[last] - 1);
+    const to = body.length - (lines[last].length - lastCol - 1);
     places.push({ start, end, column: from, text: body.slice(from, to) });
   }
   return places;
+}
+
+/** The line and column of the `k`-th non-whitespace character of the file (0-based). */
+function locate(lines: readonly string[], starts: Int32Array, k: number): [number, number] {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  // Skip lines with no kept character (their start equals the next line's).
+  while (lo + 1 < lines.length && starts[lo + 1] <= k) lo++;
+  let left = k - starts[lo];
+  const line = lines[lo];
+  for (let c = 0; c < line.length; c++) {
+    if (WS.test(line[c])) continue;
+    if (left === 0) return [lo, c];
+    left--;
+  }
+  return [lo, line.length - 1];
 }
 
 /** Where two texts first differ. */

@@ -5,6 +5,7 @@
  * the refusal; following what it says lands the intended bytes.
  */
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { editTool } from "../../src/tools/edit.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { findWhitespaceOnly, firstCharDifference } from "../../src/text/near-match.ts";
@@ -44,6 +45,26 @@ describe("pure diagnostics", () => {
       { start: 6, end: 7, column: 13, text: "db.put(row.id, row, { fresh: true })" },
     ]);
     expect(findWhitespaceOnly(lines, "   ")).toEqual([]);
+  });
+
+  test("findWhitespaceOnly: every place it returns is the needle with only whitespace changed, at the place's own text (property)", () => {
+    const line = fc.stringMatching(/^[ab \t(),]{0,12}$/);
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), fc.nat(), fc.nat(), fc.boolean(), (lines, x, y, squeeze) => {
+        const joined = lines.join("\n");
+        const a = x % (joined.length + 1);
+        const b = a + (y % (joined.length - a + 1));
+        const span = joined.slice(a, b);
+        const needle = squeeze ? span.replace(/\s+/g, "") : span.replace(/ /g, "  ");
+        const strip = (s: string) => s.replace(/\s+/g, "");
+        for (const place of findWhitespaceOnly(lines, needle, 10)) {
+          expect(strip(place.text)).toBe(strip(needle));
+          expect(lines.slice(place.start, place.end).join("\n").slice(place.column).startsWith(place.text)).toBe(true);
+        }
+        if (strip(needle) !== "") expect(findWhitespaceOnly(lines, needle, 10).length).toBeGreaterThan(0);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("firstCharDifference aligns a mid-line start and names both sides", () => {
