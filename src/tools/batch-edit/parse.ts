@@ -2,7 +2,9 @@
  * Parsing `batch_edit` operations: every target that names existing content
  * must be a line id `N:hh`, because a bare position goes stale the moment a
  * line above it changes while an id proves its line. Only insertion anchors
- * that name no content may be numbers: 0 (start of file) and -1 (end).
+ * that name no content may be numbers: 0 (start of file) and -1 (end). A
+ * bare line number is parsed (as `bare`) and refused at verification, where
+ * the refusal can give that line's current id and the corrected call.
  * Pure; every problem is collected, nothing stops at the first.
  */
 
@@ -116,7 +118,7 @@ function targetId(field: "start" | "end", value: string | number, path: string, 
   if (isBareNumber(value)) {
     const n = Number(String(value).trim());
     if (Number.isSafeInteger(n) && n >= 1) return bareRef(n);
-    fail(`${field}: ${bareNumberText(field, value, path)}`);
+    fail(`${field}: ${bareNumberText(value, path)}`);
     return undefined;
   }
   const id = parseLineId(value);
@@ -157,7 +159,7 @@ export function isBareNumber(value: unknown): boolean {
   return typeof value === "number" || (typeof value === "string" && BARE_NUMBER.test(value));
 }
 
-function bareNumberText(field: string, value: string | number, path: string): string {
+function bareNumberText(value: string | number, path: string): string {
   return (
     `${JSON.stringify(value)} is not a line: lines are 1-indexed, and batch_edit needs a line id "N:hh" ` +
     `whose hash proves the line is still the one you read. View the file to get the ids: view {"path": ${JSON.stringify(path)}}.`

@@ -16,7 +16,7 @@
 
 import { formatId } from "../../text/ids.ts";
 import type { LineIdRef } from "./parse.ts";
-import { type IdCheck, type Lines, RELOCATE_WINDOW } from "./verify.ts";
+import { type IdCheck, type Lines, RELOCATE_WINDOW, relocate } from "./verify.ts";
 
 /** An id that did not verify, and where it was used. */
 export interface BadId {
@@ -54,20 +54,6 @@ export interface BatchRepair {
 /** Most candidates shown per id. */
 export const CANDIDATE_LIMIT = 3;
 
-/** Every line within {@link RELOCATE_WINDOW} of `line` hashing to `hash`, nearest first, never `line` itself. */
-export function linesWithHash(doc: Lines, hash: number, line: number): number[] {
-  const found: number[] = [];
-  const n = doc.hashes.length;
-  for (let d = 1; d <= RELOCATE_WINDOW; d++) {
-    const above = line - d;
-    const below = line + d;
-    if (above < 1 && below > n) break;
-    if (above >= 1 && above <= n && doc.hashes[above - 1] === hash) found.push(above);
-    if (below >= 1 && below <= n && doc.hashes[below - 1] === hash) found.push(below);
-  }
-  return found;
-}
-
 function idAt(doc: Lines, line: number): LineIdRef {
   return { line, hash: doc.hashes[line - 1], text: formatId(line, doc.hashes[line - 1]) };
 }
@@ -82,7 +68,8 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
   const found = new Map<string, number[]>();
   for (const b of hashed) {
     const { id } = b.check;
-    if (!found.has(id.text)) found.set(id.text, linesWithHash(doc, id.hash, Math.min(id.line, n + 1)));
+    // Every line with the hash in the window, not only the nearest few: the shift is decided over all of them.
+    if (!found.has(id.text)) found.set(id.text, relocate(doc.hashes, id.hash, Math.min(id.line, n + 1), RELOCATE_WINDOW, Infinity));
   }
   const support = new Map<number, number>();
   for (const [text, lines] of found) {

@@ -56,7 +56,7 @@ const schema = v.strictObject({
 });
 
 const DESCRIPTION = `Edit a file by line id: replace, insert or delete whole lines, several operations in one call, all or nothing.
-- A line id is "N:hh" as view prints it in front of each line ("12:a3|const x = 1;" -> "12:a3"): N is the line number, hh a 2-hex hash of the line's content. An id proves its line: if the file changed and the line is no longer there, the call fails with the current lines and fresh ids instead of editing the wrong line. Bare line numbers are refused.
+- A line id is "N:hh" as view prints it in front of each line ("12:a3|const x = 1;" -> "12:a3"): N is the line number, hh a 2-hex hash of the line's content. An id proves its line: if the file changed and the line is no longer there, the call fails with the current lines and fresh ids instead of editing the wrong line. Bare line numbers are refused (the refusal gives that line's id).
 - operations (1-${MAX_OPERATIONS}), each one of:
   {"operation": "replace", "start": "12:a3", "end": "14:0c", "content": "new lines"}   (end optional: just start)
   {"operation": "insert", "after": "12:a3", "content": "new lines"}   (after: an id, 0 = start of file, -1 = end)
