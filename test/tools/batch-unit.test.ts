@@ -14,6 +14,7 @@ import {
   toEdit,
 } from "../../src/tools/batch-edit/verify.ts";
 import { loadDocument, type TextDocument } from "../../src/text/document.ts";
+import { repairBatch } from "../../src/tools/batch-edit/repair.ts";
 import { idOf, utf8 } from "../helpers/tool-mutation.ts";
 
 function doc(text: string): TextDocument {
@@ -334,5 +335,65 @@ describe("planBatch and the refusal text", () => {
     expect(refusalCode([f("EDIT_DUPLICATED_LINE"), f("EDIT_CONFLICT")])).toBe("EDIT_CONFLICT");
     expect(refusalCode([f("EDIT_CONFLICT"), f("INVALID_ARGUMENT")])).toBe("INVALID_ARGUMENT");
     expect(refusalCode([f("INVALID_ARGUMENT"), f("EDIT_STALE_LINE_ID")])).toBe("EDIT_STALE_LINE_ID");
+  });
+});
+
+describe("repairBatch", () => {
+  const FILE = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const d = doc(FILE);
+  const ref = (line: number, hash: number) => ({ line, hash, text: `${line}:${hash.toString(16).padStart(2, "0")}` });
+  const stale = (line: number, hash: number) => {
+    const check = checkId(d, ref(line, hash));
+    if (check.kind === "ok") throw new Error("should not verify");
+    return { opIndex: 0, field: "start", check };
+  };
+
+  test("on a file as viewed, a wrong hash is a typo: the fix is the line's own id", () => {
+    const b = stale(5, (d.hashes[4] + 1) & 0xff);
+    const r = repairBatch(d, [b], false).ids.get(b)!;
+    expect(r).toMatchObject({ reason: "mistyped", fix: { line: 5, hash: d.hashes[4] } });
+  });
+
+  test("two ids that moved by the same shift are corrected by it; one alone is not", () => {
+    // The model's ids for lines 10 and 20, taken before 3 lines were inserted at the top: now at 13 and 23.
+    const a = stale(10, d.hashes[12]);
+    const b = stale(20, d.hashes[22]);
+    const both = repairBatch(d, [a, b], true);
+    expect(both.shift).toBe(3);
+    expect(both.ids.get(a)).toMatchObject({ reason: "shift", fix: { line: 13 } });
+    expect(both.ids.get(a)!.candidates[0]).toEqual({ line: 13, shift: 3, fits: true });
+    const alone = repairBatch(d, [a], true);
+    expect(alone.shift).toBeUndefined();
+    expect(alone.ids.get(a)!.fix).toBeUndefined();
+    expect(alone.ids.get(a)!.candidates[0]).toEqual({ line: 13, shift: 3 });
+  });
+
+  test("a candidate that does not fit the shift is ranked after those that do", () => {
+    const hashes = Uint8Array.from(d.hashes);
+    hashes[10] = d.hashes[12]; // line 11 now hashes like line 13: a decoy 1 line from line 10
+    const lines = { lines: d.lines, hashes };
+    const check = (line: number, hash: number) => {
+      const c = checkId(lines, ref(line, hash));
+      if (c.kind === "ok") throw new Error("should not verify");
+      return { opIndex: 0, field: "start", check: c };
+    };
+    const a = check(10, d.hashes[12]);
+    const b = { ...check(20, d.hashes[22]), field: "end" };
+    const r = repairBatch(lines, [a, b], true);
+    expect(r.shift).toBe(3);
+    expect(r.ids.get(a)!.candidates.map((c) => [c.line, c.fits])).toEqual([[13, true], [11, false]]);
+  });
+
+  test("a bare number's fix is that line's current id; past the end there is none", () => {
+    const bare = (line: number) => {
+      const check = checkId(d, { line, hash: -1, text: String(line), bare: true });
+      if (check.kind !== "bare") throw new Error("should be bare");
+      return { opIndex: 0, field: "start", check };
+    };
+    const six = bare(6);
+    const far = bare(99);
+    const r = repairBatch(d, [six, far], true);
+    expect(r.ids.get(six)).toMatchObject({ reason: "bare", fix: { line: 6, hash: d.hashes[5] } });
+    expect(r.ids.get(far)!.fix).toBeUndefined();
   });
 });
