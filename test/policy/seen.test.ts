@@ -40,7 +40,7 @@ describe("observeLines", () => {
   test("past MAX_SPANS, middle spans are forgotten (counted unseen), never merged across a gap", () => {
     let o: Observation | undefined;
     for (let i = 0; i < MAX_SPANS + 5; i++) o = observeLines(o, "v", 2 * i + 1, 2 * i + 1, 1000);
-    const seen = (o as { seen: [number, number][] }).seen;
+    const seen = (o as unknown as { seen: [number, number][] }).seen;
     expect(seen.length).toBe(MAX_SPANS);
     for (const [a, b] of seen) expect(a).toBe(b);
   });
