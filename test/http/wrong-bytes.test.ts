@@ -318,5 +318,10 @@ describe("final newline", () => {
     const text = ok(await agent.call("edit", { path, old_string: "b", new_string: "b\n" }));
     expect(text).toContain("the file now ends with a newline (it had none before this edit)");
     expect(await disk(path)).toBe("a\nb\n");
+    // Dropping old_string's last newline does not remove the file's: the refusal says so and how.
+    const kept = failed(await agent.call("edit", { path, old_string: "b\n", new_string: "b" }), "EDIT_NO_CHANGE");
+    expect(kept).toContain("edit keeps the file's final newline");
+    expect(kept).toContain("write");
+    expect(await disk(path)).toBe("a\nb\n");
   });
 });

@@ -53,7 +53,7 @@ export function checkContents(
         code: "INVALID_ARGUMENT",
         message:
           `content ${pasted.what}. Send this operation instead: ${corrected(pasted.cleaned)}\n` +
-          `  If the text really belongs in the file as sent, send the batch with "verbatim": true.`,
+          `If the text really belongs in the file as sent, send the batch with "verbatim": true.`,
       });
       out.push(op);
       continue;
@@ -71,10 +71,10 @@ export function checkContents(
           label: op.label,
           code: "INVALID_ARGUMENT",
           message:
-            `content is one line with ${places.outside === 1 ? "a literal \\n or \\t" : `${places.outside} literal \\n / \\t escapes`} outside any quoted literal: ` +
-            `an over-escaped call, where real newlines or tabs were meant? It was not written, in case the backslashes are meant (escapes inside quotes are left as they are). ` +
+            `content is one line with ${places.outside === 1 ? "a literal \\n or \\t" : `${places.outside} literal \\n / \\t escapes`} outside any quoted literal, ` +
+            `which looks like an over-escaped call (real newlines or tabs meant); it was not written, since the backslashes may be meant (escapes inside quotes are taken as code). ` +
             `With real newlines and tabs, send this operation: ${corrected(places.outsideRead)}\n` +
-            `  If the backslashes really belong in the line as sent, send the batch with "verbatim": true.`,
+            `If the backslashes really belong in the line as sent, send the batch with "verbatim": true.`,
         });
         out.push(op);
         continue;

@@ -38,12 +38,14 @@ export function argPath(
     if (inside === undefined) return { ok: false, result: outsideRoot(input, root) };
     relative = inside;
   }
-  if (options.file && input.endsWith("/")) return { ok: false, result: trailingSlash(input) };
+  let path: string;
   try {
-    return { ok: true, path: normalizeWorkspacePath(relative) };
+    path = normalizeWorkspacePath(relative);
   } catch (error) {
     return { ok: false, result: toolError(error, input) };
   }
+  if (options.file && input.endsWith("/")) return { ok: false, result: trailingSlash(input, path) };
+  return { ok: true, path };
 }
 
 /** `absolute` relative to `root` ("" for the root itself), or undefined when it is not inside. */
@@ -60,19 +62,19 @@ function outsideRoot(input: string, root: string): ToolResult {
   return fail(
     "FS_INVALID_PATH",
     `The path \`${input}\` is absolute and outside the workspace root \`${root}\`; nothing was read or changed. ` +
-      `Paths are relative to the workspace root (e.g. "src/app.ts"); an absolute path is accepted only inside \`${root}/\`. ` +
+      `Use a workspace-relative path (e.g. "src/app.ts"); an absolute path is accepted only inside \`${root}/\`. ` +
       `See what exists: view {"path": "."}`,
   );
 }
 
-function trailingSlash(input: string): ToolResult {
-  const bare = input.replace(/\/+$/, "");
-  const file = bare === "" ? "<name>" : `${bare}/<name>`;
+/** `path` is the normalised form (the trailing "/" dropped). */
+function trailingSlash(input: string, path: string): ToolResult {
+  const file = path === "" ? "<name>" : `${path}/<name>`;
   return fail(
     "FS_INVALID_PATH",
     `The path \`${input}\` ends with "/", so it names a directory, and this tool changes files; nothing was written. ` +
-      `Name a file${bare === "" ? "" : ` inside it`}: {"path": ${JSON.stringify(file)}, ...}` +
-      (bare === "" ? "." : `, or, if \`${bare}\` is the file you mean, {"path": ${JSON.stringify(bare)}, ...}.`),
+      `Use a workspace-relative path that names a file${path === "" ? "" : " inside it"}: {"path": ${JSON.stringify(file)}, ...}` +
+      (path === "" ? "." : `, or, if \`${path}\` is the file you mean, {"path": ${JSON.stringify(path)}, ...}.`),
   );
 }
 
