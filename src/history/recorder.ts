@@ -52,6 +52,8 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
 
   const recording: Storage = {
     kind: storage.kind,
+    // The real root decides how an absolute path is read (tools/support/paths.ts); hiding it would misread them.
+    ...(storage.root === undefined ? {} : { root: storage.root }),
     stat: (path) => storage.stat(path),
     ...(storage.readStream ? { readStream: (path: string) => storage.readStream!(path) } : {}),
     async read(path: string, options?: ReadOptions) {
