@@ -124,7 +124,8 @@ export interface Storage {
   /**
    * The absolute directory the workspace is, for storage that has one
    * (local): tools accept absolute paths inside it. Absent for memory, R2
-   * and S3, where a leading "/" is the workspace root.
+   * and S3, where a leading "/" is the workspace root. A wrapper passes it
+   * on (without it, an absolute path would be read as workspace-relative).
    */
   readonly root?: string;
   stat(path: string): Promise<StatResult | null>;

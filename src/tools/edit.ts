@@ -129,7 +129,7 @@ function success(
   const since = landed.changedSinceView
     ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current")
     : undefined;
-  return changeResult([heading, r.hint && `Note: ${r.hint}`, pastedNote, ending], report, [since], ctx.limits);
+  return changeResult([heading, r.hint && `Note: ${r.hint}`, pastedNote, ending], report, [since], ctx.limits, { path, version: landed.version });
 }
 
 type EditArgs = { old_string: string; new_string: string; replace_all: boolean; verbatim?: boolean };

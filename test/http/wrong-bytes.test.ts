@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLocalStorage } from "../../src/storage/local.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import { fileTools } from "../../src/tools/mod.ts";
 import { jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
