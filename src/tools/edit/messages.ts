@@ -10,6 +10,7 @@ import { textToLines } from "../../text/line-edits.ts";
 import { interpretEscapes } from "../../text/match-escapes.ts";
 import type { EditNoChange, MatchAmbiguous, MatchMissing } from "../../text/match.ts";
 import { renderLine, renderLines } from "../../text/render.ts";
+import { charDifferences, describeChar } from "../../text/near-match.ts";
 import type { Difference, WindowCandidate } from "../../text/similarity.ts";
 import { formatId } from "../../text/ids.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -97,35 +98,146 @@ function matchHeight(strategy: MatchAmbiguous["strategy"], oldString: string): n
   return Math.max(1, needle.endsWith("\n") ? newlines : newlines + 1);
 }
 
-/** EDIT_NO_MATCH: the closest windows and the current text of the best one, with ids. */
+/** The edit as the model sent it, for a corrected call. */
+export interface SentEdit {
+  readonly new_string: string;
+  readonly replace_all?: boolean;
+}
+
+/** Largest corrected `edit` call put in a no-match result. */
+const MAX_CALL_CHARS = 8 * 1024;
+
+/** One place a no-match result lists: a whitespace-only place or a similar window. */
+interface Place {
+  readonly start: number;
+  readonly end: number;
+  readonly summary: string;
+  readonly column?: number;
+}
+
+/**
+ * EDIT_NO_MATCH: where old_string is when whitespace is ignored (first: that
+ * is what the model meant), then the most similar windows, each with its
+ * first differing character named by column and code point, and the current
+ * text of the best one with ids. One whitespace-only place comes with the
+ * corrected call, ready to send.
+ */
 export function noMatchText(
   path: string,
   doc: TextDocument,
   r: MatchMissing,
   limits: ToolLimits,
+  sent?: SentEdit,
 ): string {
   const p = JSON.stringify(shownPath(path));
-  const head = `old_string was not found in \`${shownPath(path)}\` (not exactly, not with literal \\n / \\t read as newlines / tabs, and not ignoring whitespace); nothing was changed.`;
-  if (r.candidates.length === 0) {
+  const ws = r.whitespacePlaces;
+  const head = ws.length > 0
+    ? `old_string is not in \`${shownPath(path)}\` as written, but it is there when whitespace is ignored ` +
+      `(${ws.length === 1 ? `at ${lineSpan(doc, ws[0].start, ws[0].end)}` : `at ${ws.length}${ws.length === 3 ? " or more" : ""} places`}); ` +
+      `only whole lines are matched ignoring whitespace, so nothing was changed.`
+    : `old_string was not found in \`${shownPath(path)}\` (not exactly, not with literal \\n / \\t read as newlines / tabs, and not ignoring whitespace); nothing was changed.`;
+  const places: Place[] = ws.map((w) => ({
+    start: w.start,
+    end: w.end,
+    column: w.column,
+    summary: `only whitespace differs${charNote(doc, w.start, r.needle, w.column)}`,
+  }));
+  for (const c of r.candidates) {
+    if (places.length >= 3) break;
+    if (places.some((q) => c.start < q.end && q.start < c.end)) continue;
+    places.push({ start: c.start, end: c.end, summary: `${c.percent}% similar; ${difference(c)}${c.differs === "content" ? charNote(doc, c.start, r.needle) : ""}` });
+  }
+  if (places.length === 0) {
     const why = doc.lines.length === 0 ? "The file is empty." : "Nothing in the file resembles it.";
     return `${head} ${why} View the file to find the current text: view {"path": ${p}}, or search it: view {"path": ${p}, "content": "<a distinctive part of old_string>"}.`;
   }
   const out = [head, "Closest places:"];
-  r.candidates.forEach((c, i) => out.push(`${i + 1}. ${windowRange(c)} — ${c.percent}% similar; ${difference(c)}`));
+  places.forEach((q, i) => out.push(`${i + 1}. ${lineSpan(doc, q.start, q.end, true)} — ${q.summary}`));
 
-  const best = r.candidates[0];
+  const best = places[0];
   const to = Math.min(best.end, best.start + MAX_WINDOW_LINES);
   const shown = renderLines(doc, best.start + 1, to, { maxLineChars: limits.maxLineChars, maxOutputBytes: MAX_WINDOW_BYTES });
   out.push(`Current text of the closest place (${range(shown.from, shown.to)}), with ids:`, shown.text);
   if (shown.to < best.end) out.push(`… view {"path": ${p}, "start": ${shown.to + 1}, "end": ${best.end}} for the rest of it.`);
-  out.push(
-    `Copy the text you mean from here into old_string exactly (without the "N:hh|" prefixes), or replace these lines by id with batch_edit.`,
-  );
+  const swapped = ws.length === 0 && sent ? typographicFix(doc, places[0].start, r.needle, sent.new_string) : undefined;
+  if (swapped) {
+    const args = { path: shownPath(path), old_string: swapped.old, new_string: swapped.new, ...(sent?.replace_all ? { replace_all: true } : {}) };
+    const call = `edit ${JSON.stringify(args)}`;
+    if (call.length <= MAX_CALL_CHARS) {
+      out.push(
+        `Every difference at the closest place is a typographic character where the file has its plain one (${swapped.names}). ` +
+          `The same edit with those characters as the file has them, in old_string and new_string, ready to send:\n${call}`,
+      );
+      return out.join("\n");
+    }
+  }
+  if (ws.length === 1 && sent) {
+    const args = { path: shownPath(path), old_string: ws[0].text, new_string: sent.new_string, ...(sent.replace_all ? { replace_all: true } : {}) };
+    const call = `edit ${JSON.stringify(args)}`;
+    out.push(
+      call.length <= MAX_CALL_CHARS
+        ? `The same edit with old_string as the file has it (only its whitespace changed), ready to send:\n${call}`
+        : `Use the file's exact text there as old_string (only its whitespace differs from yours).`,
+    );
+  } else {
+    out.push(
+      `Copy the text you mean from here into old_string exactly (without the "N:hh|" prefixes), or replace these lines by id with batch_edit.`,
+    );
+  }
   return out.join("\n");
 }
 
-function windowRange(c: WindowCandidate): string {
-  return c.end - c.start === 1 ? `line ${c.startId}` : `lines ${c.startId}–${c.endId}`;
+/** "; first difference: line 2, column 15 of old_string has "“" (U+201C …) where the file (line 8:ab, column 17) has …". */
+function charNote(doc: TextDocument, start: number, needle: string, column?: number): string {
+  const all = charDifferences(doc.lines, start, needle, column);
+  if (all.length === 0) return "";
+  const at = (d: (typeof all)[number]) => (d.fileLine < doc.lines.length ? formatId(d.fileLine + 1, doc.hashes[d.fileLine]) : `${d.fileLine + 1}`);
+  const [d] = all;
+  const first =
+    `; first different character: old_string line ${d.needleLine}, column ${d.needleColumn} has ${describeChar(d.needleChar)} ` +
+    `where the file (line ${at(d)}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}`;
+  if (all.length === 1) return first;
+  const rest = all.slice(1).map((x) => `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)} for ${describeChar(x.fileChar)}`);
+  return `${first}; the only other differences, each one character for one: ${rest.join("; ")}`;
+}
+
+/** Typographic characters models put where source has plain ones, and those plain ones. */
+const PLAIN: Record<string, string> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u00a0": " ",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2212": "-",
+};
+
+/**
+ * When every difference between old_string and the place at `start` is a
+ * typographic character for the plain one the file has (smart quotes, NBSP,
+ * dashes), old_string and new_string with those characters made plain.
+ */
+function typographicFix(doc: TextDocument, start: number, needle: string, newString: string): { old: string; new: string; names: string } | undefined {
+  const all = charDifferences(doc.lines, start, needle);
+  if (all.length === 0) return undefined;
+  const swaps = new Map<string, string>();
+  for (const d of all) {
+    if (d.needleChar === undefined || d.fileChar === undefined || PLAIN[d.needleChar] !== d.fileChar) return undefined;
+    swaps.set(d.needleChar, d.fileChar);
+  }
+  // Only the characters that differed are made plain; the check below proves old_string then matches.
+  const swap = (text: string) => [...text].map((ch) => swaps.get(ch) ?? ch).join("");
+  const old = swap(needle);
+  if (charDifferences(doc.lines, start, old).length !== 0) return undefined;
+  if (doc.lines.join("\n").split(old).length !== 2) return undefined; // it must then match exactly one place
+  const names = [...swaps].map(([from, to]) => `${describeChar(from)} -> ${describeChar(to)}`).join(", ");
+  return { old, new: swap(newString), names };
+}
+
+function lineSpan(doc: TextDocument, start: number, end: number, ids = false): string {
+  const id = (i: number) => (ids ? formatId(i + 1, doc.hashes[i]) : String(i + 1));
+  return end - start === 1 ? `line ${id(start)}` : `lines ${id(start)}–${id(end - 1)}`;
 }
 
 function range(from: number, to: number): string {
