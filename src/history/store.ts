@@ -115,7 +115,8 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       return cursor === undefined ? { entries } : { entries, cursor };
     },
 
-    get: readEntry,
+    // An id from a request names a file of the store: only the shape nextId makes may reach it (no "../").
+    get: (id: string) => (/^[0-9]{15}-[0-9a-f]{8}$/.test(id) ? readEntry(id) : Promise.resolve(undefined)),
 
     async putBlob(bytes: Uint8Array): Promise<string> {
       const hash = await sha256Hex(bytes);
