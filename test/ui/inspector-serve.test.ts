@@ -109,6 +109,24 @@ describe("the inspector on a real serve, in a real browser", () => {
     expect(await observed.textContent()).toContain("src/app.ts");
   }, 30_000);
 
+  test("keyboard only: Tab reaches the navigation and the revert buttons, Enter follows a link", async () => {
+    const { page } = watched;
+    await page.goto(`${server.url}/ui/file?path=src%2Fapp.ts`);
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent?.trim()}`);
+    const reached: string[] = [];
+    for (let i = 0; i < 40 && !reached.includes("BUTTON Revert to this version"); i++) {
+      await page.keyboard.press("Tab");
+      reached.push(await focused());
+    }
+    expect(reached).toContain("A Files");
+    expect(reached).toContain("BUTTON Sign out");
+    expect(reached).toContain("BUTTON Revert to this version");
+    await page.goto(`${server.url}/ui`);
+    for (let i = 0; i < 10 && (await focused()) !== "A Sessions"; i++) await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+  }, 30_000);
+
   test("a forged revert (no CSRF token, foreign origin) changes nothing", async () => {
     const before = await target.bytes("src/app.ts");
     const cookies = await watched.context.cookies();
