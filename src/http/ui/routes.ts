@@ -8,14 +8,14 @@
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { html } from "hono/html";
-import { streamSSE } from "hono/streaming";
 import type { LineHasher } from "../../hash/types.ts";
-import type { AuditEntry, HistoryStore } from "../../history/mod.ts";
+import type { HistoryStore } from "../../history/mod.ts";
 import type { Authenticator } from "../auth.ts";
 import type { ToolHost } from "../host.ts";
 import type { AppEnv } from "../middleware.ts";
 import { CSS, SCRIPT } from "./assets.ts";
-import { feedRow, lastEntries, summarizeSessions } from "./data.ts";
+import { lastEntries, summarizeSessions } from "./data.ts";
+import { eventStream } from "./events.ts";
 import { changeDiff } from "./diff-view.ts";
 import { fileView, versionRows, workspaceTree } from "./files.ts";
 import { type Html, page, signInPage } from "./layout.ts";
@@ -31,9 +31,6 @@ export interface UiOptions {
 
 /** Calls shown on the feed page. */
 const FEED_SIZE = 100;
-/** The event stream polls the log this often, this many times, then ends (the browser reconnects with Last-Event-ID). */
-const POLL_MS = 250;
-const POLLS_PER_STREAM = 80;
 
 const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy":
@@ -172,31 +169,7 @@ export function mountUi(app: Hono<AppEnv>, options: UiOptions): void {
     }),
   );
 
-  app.get("/ui/events", async (c) => {
-    const session = await currentSession(c, auth);
-    const history = session ? host.historyOf(session.principal.workspace) : undefined;
-    let cursor = c.req.header("last-event-id") || c.req.query("after") || undefined;
-    return streamSSE(c, async (stream) => {
-      if (!history) {
-        await stream.writeSSE({ event: "signed-out", data: "" });
-        return;
-      }
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-      });
-      await stream.writeSSE({ event: "ready", data: "", retry: 500 });
-      // Stateless on purpose: each stream polls the log from its cursor, so it works on the Worker with no shared memory.
-      for (let poll = 0; poll < POLLS_PER_STREAM && !closed; poll++) {
-        const page = await history.query({ limit: 100, ...(cursor ? { cursor } : {}) });
-        for (const entry of page.entries as AuditEntry[]) {
-          await stream.writeSSE({ event: "call", id: entry.id, data: JSON.stringify(feedRow(entry)) });
-          cursor = entry.id;
-        }
-        if (!page.cursor) await stream.sleep(POLL_MS);
-      }
-    });
-  });
+  app.get("/ui/events", eventStream(auth, host));
 
   app.get("/ui/*", signedIn(async (c, session) => render(c, "Not found", session, "No such page in the inspector.")));
 }
