@@ -69,6 +69,8 @@ export interface AuditQuery {
   readonly limit?: number;
   /** Resume after this entry id (from a previous page's `cursor`). */
   readonly cursor?: string;
+  /** The last `limit` matching entries instead of the first (still oldest first; no next cursor). */
+  readonly newest?: boolean;
 }
 
 /** One page of entries, oldest first, with the cursor of the next page when there is one. */

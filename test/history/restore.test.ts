@@ -47,6 +47,18 @@ describe("what an entry keeps of a call", () => {
   });
 });
 
+describe("the newest entries", () => {
+  test("the last N that match, oldest first, reading from the end", async () => {
+    const store = createStorageHistory(createMemoryStorage());
+    for (let i = 0; i < 6; i++) {
+      await store.append({ time: new Date(i).toISOString(), principal: "p", session: i % 2 ? "odd" : "even", tool: `t${i}`, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 });
+    }
+    expect((await store.query({ newest: true, limit: 2 })).entries.map((e) => e.tool)).toEqual(["t4", "t5"]);
+    expect((await store.query({ newest: true, limit: 2, session: "even" })).entries.map((e) => e.tool)).toEqual(["t2", "t4"]);
+    expect((await store.query({ newest: true, limit: 10 })).entries.length).toBe(6);
+  });
+});
+
 const storage = createMemoryStorage();
 const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
 let server: ReturnType<typeof Bun.serve>;

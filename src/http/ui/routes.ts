@@ -73,7 +73,7 @@ export function mountUi(app: Hono<AppEnv>, options: UiOptions): void {
 
   app.get(
     "/ui",
-    signedIn(async (c, session, history) => render(c, "Calls", session, feedPage(await lastEntries(history, {}, FEED_SIZE)), true)),
+    signedIn(async (c, session, history) => render(c, "Calls", session, feedPage((await history.query({ newest: true, limit: FEED_SIZE })).entries), true)),
   );
 
   app.post("/ui/signin", async (c) => {
