@@ -39,6 +39,7 @@ import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
+import { binaryStart, readForSearch } from "./search-read.ts";
 import { streamMatches } from "./stream-search.ts";
 import { readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
@@ -313,7 +314,7 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     stats,
     (entry) => entry.kind === "file" && (!filter || filter.test(entry.path)),
     (entry) => entry.size <= run.sizeLimit,
-    (path) => ctx.storage.read(path),
+    (entry) => readForSearch(ctx.storage, entry.path, entry.size),
   );
   for await (const { entry, mark, read: reading } of files) {
     const stopAt = (reason: string) => {
@@ -342,9 +343,19 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
       tally.unreadable++;
       continue;
     }
+    // A binary is judged from its first bytes and costs nothing of the read budget: that is for text searched.
+    if ("binary" in read || binaryStart(read.bytes)) {
+      tally.notText++;
+      continue;
+    }
     tally.bytesRead += read.bytes.length;
     if (read.bytes.length > run.sizeLimit) {
       tally.tooLarge++;
+      continue;
+    }
+    if (!searcher.mayMatchBytes(read.bytes)) {
+      // Cannot match: not worth decoding (so invalid UTF-8 past the first bytes goes unnoticed, as in ripgrep).
+      tally.filesSearched++;
       continue;
     }
     const decoded = decodeText(read.bytes);
@@ -365,7 +376,7 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
   const skipped: string[] = [];
   if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
   if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
-  for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path")`);
+  for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path", or add "gitignore": false)`);
   if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
   return ok(render(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory"));
 }
