@@ -95,6 +95,45 @@ describe("the inspector's gates", () => {
     expect(foreign.headers.getSetCookie()).toEqual([]);
   });
 
+  test("on a server reached by a non-loopback name, the inspector's own origin may sign in; a foreign one may not", async () => {
+    const app = createApp({
+      tools: fileTools,
+      auth: { mode: "bearer", tokens: [{ token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"] }] },
+      storageFor: () => storage,
+      historyFor: () => history,
+      observations: createMemoryObservationStore(),
+      hasher: jsHasher,
+      version: "0.0.0-test",
+      allowedHosts: ["tw.example"],
+    });
+    const post = (origin: string) =>
+      app.request("http://tw.example/ui/signin", {
+        method: "POST",
+        headers: { host: "tw.example", origin, "content-type": "application/x-www-form-urlencoded" },
+        body: "token=admin-token-0123456789",
+      });
+    expect((await post("http://tw.example")).status).toBe(303);
+    expect((await post("http://evil.example")).status).toBe(403);
+    expect((await post("http://tw.example.evil.example")).status).toBe(403);
+    // With any Host allowed, the origin list is the only DNS-rebinding guard: it stays strict.
+    const open = createApp({
+      tools: fileTools,
+      auth: { mode: "bearer", tokens: [{ token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"] }] },
+      storageFor: () => storage,
+      observations: createMemoryObservationStore(),
+      hasher: jsHasher,
+      version: "0.0.0-test",
+      allowedHosts: "*",
+      allowedOrigins: ["https://app.example"],
+    });
+    const rebound = await open.request("http://evil.example/ui/signin", {
+      method: "POST",
+      headers: { host: "evil.example", origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
+      body: "token=admin-token-0123456789",
+    });
+    expect(rebound.status).toBe(403);
+  });
+
   test("a revert without the CSRF token, or without an origin, changes nothing", async () => {
     const before = await target.bytes(SECRET);
     const version = (await api(target, `/v1/history?path=${SECRET}`, target.adminToken)).json.versions[0].after.version;
