@@ -3,11 +3,13 @@
  * same pipeline and listeners as the server, printing exactly what the
  * model would read.
  */
+import { dirname, resolve } from "node:path";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import type { ToolResult } from "../result.ts";
 import { DEFAULT_LIMITS, type ToolContext, type ToolLimits } from "../tools/types.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { readConfigFile } from "./config-file.ts";
+import { StartupError } from "./errors.ts";
 import { loadHasher } from "./hasher.ts";
 import type { CliIO } from "./io.ts";
 import { openSessionFile, SESSION_FILE_ENV } from "./session-file.ts";
@@ -47,11 +49,15 @@ export async function runCall(argv: readonly string[], io: CliIO): Promise<numbe
   const args = parseJsonArgs(json === "-" ? await io.readStdin() : json);
 
   const config = flags.config === undefined ? undefined : await readConfigFile(flags.config as string);
-  const settings = resolveToolSettings(flags, flags.root as string | undefined, config, io.cwd);
-  const workspace = await openWorkspace(settings.root, false);
+  const configDir = flags.config === undefined ? io.cwd : dirname(resolve(io.cwd, flags.config as string));
+  const settings = resolveToolSettings(flags, flags.root as string | undefined, config, io.cwd, configDir);
+  const workspace = await openWorkspace(settings.root, { env: io.env, cwd: io.cwd, sweep: false });
+  if (settings.shell.enabled && workspace.localRoot === undefined) {
+    throw new StartupError(`the shell runs commands in a local directory; ${workspace.name} is ${workspace.kind} storage, so leave --allow-shell off`);
+  }
   const sessionPath = (flags["session-file"] as string | undefined) ?? (io.env[SESSION_FILE_ENV] || undefined);
-  const session = sessionPath === undefined ? undefined : await openSessionFile(sessionPath, workspace.real);
-  const pipeline = buildPipeline(settings, workspace.real, callTimeoutFor(settings));
+  const session = sessionPath === undefined ? undefined : await openSessionFile(sessionPath, workspace.name);
+  const pipeline = buildPipeline(settings, workspace.localRoot ?? workspace.name, callTimeoutFor(settings));
 
   const ctx: ToolContext = {
     storage: workspace.storage,

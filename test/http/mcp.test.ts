@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpMode } from "../../src/http/mod.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
 
 type CallResult = {

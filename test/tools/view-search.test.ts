@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { MAX_SHOWN_MATCHES, PER_FILE_MATCHES } from "../../src/tools/view/search.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { ReadOptions } from "../../src/storage/types.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { id, row, view } from "../helpers/tool-view.ts";

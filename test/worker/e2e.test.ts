@@ -99,7 +99,7 @@ describe("the Worker bundle", () => {
   test("ships fnv.wasm as its own module, which workerd instantiates as the hasher", async () => {
     expect(bundle.modules.some((m) => m.endsWith("fnv.wasm"))).toBe(true);
     const health = await fetch(new URL("/healthz", worker.url));
-    expect(await health.json()).toEqual({ ok: true, version: pkg.version });
+    expect(await health.json()).toEqual({ ok: true, version: pkg.version, storage: "r2" });
     const logs = await worker.waitForLog(/"event":"toolwarden\.start"/);
     const start = JSON.parse(/\{"event":"toolwarden\.start".*\}/.exec(logs)![0]);
     expect(start).toMatchObject({ hasher: "wasm", tools: ["view", "write", "edit", "batch_edit"], tokens: 3 });
