@@ -6,7 +6,9 @@
  * the DOM, never fixed sleeps.
  */
 import { expect } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { type HistoryTarget, ok, utf8 } from "./history-flow.ts";
 
@@ -16,6 +18,17 @@ export const CHROMIUM = process.env.TW_CHROMIUM ?? "/usr/bin/chromium-headless-s
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium-headless-shell (or set TW_CHROMIUM)`);
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+}
+
+/**
+ * Where a screenshot for the docs goes: `docs/NAME` when it is missing or
+ * `TW_SCREENSHOTS=1` asks to retake it, else a temp file (so a test run does
+ * not leave a changed binary in the work tree every time).
+ */
+export function screenshotPath(root: string, name: string): string {
+  const docs = join(root, "docs", name);
+  if (process.env.TW_SCREENSHOTS === "1" || !existsSync(docs)) return docs;
+  return join(mkdtempSync(join(tmpdir(), "tw-shot-")), name);
 }
 
 /** A page whose console errors and uncaught exceptions are collected. */

@@ -3,7 +3,7 @@
  * a local directory: every flow of issue 18, and the screenshots in docs/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Browser } from "playwright-core";
 import {
@@ -13,6 +13,7 @@ import {
   expectRevertFromPage,
   expectSignedOut,
   launchBrowser,
+  screenshotPath,
   signIn,
   type WatchedPage,
   watchedPage,
@@ -83,12 +84,16 @@ describe("the inspector on a real serve, in a real browser", () => {
     await ok(target, "view", { path: "README.md" }, "agent-1");
     const ms = await expectLiveCall(watched.page, target, "src/app.ts", "agent-1");
     console.log(`inspector: a REST call appeared in the feed after ${ms.toFixed(0)} ms`);
-    await watched.page.screenshot({ path: join(ROOT, "docs/inspector.png") });
+    const shot = screenshotPath(ROOT, "inspector.png");
+    await watched.page.screenshot({ path: shot });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
   }, 30_000);
 
   test("its page shows the arguments, the model's text and the diff with line ids", async () => {
     await expectDiff(watched.page, "src/app.ts");
-    await watched.page.screenshot({ path: join(ROOT, "docs/inspector-call.png"), fullPage: true });
+    const shot = screenshotPath(ROOT, "inspector-call.png");
+    await watched.page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
   }, 30_000);
 
   test("revert to the original version from the file page restores it byte for byte", async () => {
