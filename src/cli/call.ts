@@ -6,7 +6,7 @@
 import { dirname, resolve } from "node:path";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import type { ToolResult } from "../result.ts";
-import { DEFAULT_LIMITS, type ToolContext, type ToolLimits } from "../tools/types.ts";
+import type { ToolContext } from "../tools/types.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { readConfigFile } from "./config-file.ts";
 import { StartupError } from "./errors.ts";
@@ -14,7 +14,7 @@ import { loadHasher } from "./hasher.ts";
 import type { CliIO } from "./io.ts";
 import { openSessionFile, SESSION_FILE_ENV } from "./session-file.ts";
 import { localScopes, resolveToolSettings } from "./settings.ts";
-import { buildPipeline, callTimeoutFor } from "./toolset.ts";
+import { buildPipeline, callTimeoutFor, toolLimits } from "./toolset.ts";
 import { CALL_USAGE } from "./usage.ts";
 import { openWorkspace } from "./workspaces.ts";
 
@@ -89,13 +89,4 @@ function parseJsonArgs(text: string): unknown {
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`the tool arguments are not valid JSON (${why}); pass one JSON object, e.g. '{"path": "a.txt"}'`);
   }
-}
-
-function toolLimits(limits: Partial<ToolLimits>): ToolLimits {
-  return {
-    maxFileBytes: limits.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
-    maxViewLines: limits.maxViewLines ?? DEFAULT_LIMITS.maxViewLines,
-    maxOutputBytes: limits.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
-    maxLineChars: limits.maxLineChars ?? DEFAULT_LIMITS.maxLineChars,
-  };
 }

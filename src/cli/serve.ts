@@ -27,8 +27,7 @@ import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings }
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
-import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
-import { openHistory, stateDirectory } from "./state.ts";
+import { openHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces, type Workspace } from "./workspaces.ts";
 
@@ -259,24 +258,4 @@ function unavailable(): Response {
     JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
     { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
   );
-}
-
-/**
- * Each workspace's history, unless `--no-history`: a directory's in the
- * state directory; an object store's under its reserved prefix in the bucket
- * (so every instance on it shares one); a memory sandbox's in memory.
- */
-async function openHistories(
-  flags: Readonly<Record<string, unknown>>,
-  io: CliIO,
-  workspaces: ReadonlyMap<string, Workspace>,
-): Promise<Map<string, HistoryStore> | undefined> {
-  if (flags["no-history"] === true) return undefined;
-  const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
-  const histories = new Map<string, HistoryStore>();
-  for (const [key, workspace] of workspaces) {
-    if (workspace.localRoot !== undefined) histories.set(key, await openHistory(stateDir, workspace.localRoot));
-    else if (workspace.history) histories.set(key, createStorageHistory(workspace.history));
-  }
-  return histories;
 }

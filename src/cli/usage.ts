@@ -7,6 +7,7 @@ Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over
 
 Commands:
   serve [WORKSPACE]    Serve a directory (default .), memory: or s3://BUCKET on http://127.0.0.1:7878
+  mcp [DIR]            Serve DIR to one MCP client over stdio (how local clients launch servers)
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
   log [DIR]            Print the recent changes agents made in DIR (from the audit log)
 
@@ -16,6 +17,7 @@ Options:
 
 Examples:
   toolwarden serve ~/src/myapp
+  claude mcp add toolwarden -- npx -y toolwarden mcp ~/src/myapp
   toolwarden call view '{"path": "README.md"}' --root ~/src/myapp
 `;
 
@@ -43,6 +45,23 @@ Options:
                    $XDG_STATE_HOME/toolwarden, else ~/.local/state/toolwarden); outside DIR
   --no-history     Record no audit log or history
   --quiet          No per-call log lines
+  -h, --help       Show this help
+`;
+
+/** `toolwarden mcp --help`. */
+export const MCP_USAGE = `Usage: toolwarden mcp [DIR] [options]
+
+Serve DIR (default: the current directory) to one MCP client over stdio: the client starts this
+command and speaks JSON-RPC on its stdin/stdout. Same tools, checks and rules as serve; the session
+lasts as long as the process. stdout carries protocol messages only; logs go to stderr. Exits when
+stdin closes or on SIGINT/SIGTERM, after calls in flight finish (up to 10 s).
+
+Options:
+  --allow-shell    Also serve the bash tool (commands run in DIR)
+  --config FILE    JSON config file (limits, shell, rules)
+  --state DIR      Where the audit log and file history live (as for serve)
+  --no-history     Record no audit log or history
+  --quiet          No start line and no per-call log lines on stderr
   -h, --help       Show this help
 `;
 

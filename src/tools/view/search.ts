@@ -54,6 +54,9 @@ export const COUNT_CAP = 10_000;
 export const SEARCH_WALK_ENTRIES = 50_000;
 /** Most bytes one search reads in all. */
 export const SEARCH_READ_BYTES = 512 * 1024 * 1024;
+/** A search over a directory reports progress (when asked) after every this many files. */
+const PROGRESS_EVERY_FILES = 25;
+
 /** A file may be this many times `maxFileBytes` and still be searched (search never renders it whole). */
 export const SEARCH_SIZE_FACTOR = 4;
 const META_RESERVE_BYTES = 2048;
@@ -365,12 +368,16 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     }
     tally.filesSearched++;
     const text = normalizeEndings(decoded.text);
-    if (!searcher.mayMatch(text)) continue;
-    const index = indexLines(text);
-    await showFile(run, entry.path, read.version, textLines(text, index), searcher.matchLines(text, index), {
-      cap: PER_FILE_MATCHES,
-      more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
-    });
+    if (searcher.mayMatch(text)) {
+      const index = indexLines(text);
+      await showFile(run, entry.path, read.version, textLines(text, index), searcher.matchLines(text, index), {
+        cap: PER_FILE_MATCHES,
+        more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
+      });
+    }
+    if (ctx.progress && tally.filesSearched % PROGRESS_EVERY_FILES === 0) {
+      ctx.progress(tally.filesSearched, `${tally.filesSearched} files searched, ${tally.matched} matching lines so far`);
+    }
   }
   if (!stats.complete && tally.complete) stop(`the walk stopped after ${SEARCH_WALK_ENTRIES} entries`);
   const skipped: string[] = [];
