@@ -137,7 +137,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   mountHistory(app, host);
   mountMcp(app, host, options.version, options.mcp);
   // The inspector (/ui): its own cookie sign-in, so it sits outside the bearer-auth prefixes.
-  mountUi(app, { auth, host, hasher: options.hasher });
+  mountUi(app, { auth, host, hasher: options.hasher, ...(options.workspaces ? { workspaces: options.workspaces } : {}) });
 
   app.notFound((c) =>
     errorResponse(

@@ -30,6 +30,16 @@ function callTable(entries: readonly AuditEntry[], options: { live?: boolean; af
   </table>`;
 }
 
+/** A hosted workspace's usage against its quota, in words (the meters repeat it for the eye). */
+export function usageBlock(workspace: string, usage: { bytes: number; files: number }, quota: { maxBytes: number; maxFiles: number }): Html {
+  const pct = (n: number, max: number) => (max > 0 ? Math.min(100, Math.round((n / max) * 100)) : 0);
+  return html`<section class="usage" aria-labelledby="usage-h">
+    <h2 id="usage-h">Usage of workspace ${workspace}</h2>
+    <p>${size(usage.bytes)} of ${size(quota.maxBytes)} (${pct(usage.bytes, quota.maxBytes)}%) <meter min="0" max="${quota.maxBytes}" value="${usage.bytes}" aria-hidden="true"></meter></p>
+    <p>${usage.files} of ${quota.maxFiles} files (${pct(usage.files, quota.maxFiles)}%) <meter min="0" max="${quota.maxFiles}" value="${usage.files}" aria-hidden="true"></meter></p>
+  </section>`;
+}
+
 /** The live feed. */
 export function feedPage(entries: readonly AuditEntry[], usage?: Html): Html {
   return html`${usage ?? ""}<p id="live-status" role="status" aria-live="polite">Showing the last ${entries.length} calls.</p>

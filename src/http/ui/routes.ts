@@ -19,7 +19,7 @@ import { eventStream } from "./events.ts";
 import { changeDiff } from "./diff-view.ts";
 import { fileView, versionRows, workspaceTree } from "./files.ts";
 import { type Html, page, signInPage } from "./layout.ts";
-import { callPage, feedPage, filePage, filesPage, revertPage, sessionPage, sessionsPage } from "./pages.ts";
+import { callPage, feedPage, filePage, filesPage, revertPage, sessionPage, sessionsPage, usageBlock } from "./pages.ts";
 import { currentSession, endSession, mayInspect, sameOrigin, sameSecret, startSession, type UiSession } from "./session.ts";
 
 /** What the inspector needs from the app. */
@@ -27,6 +27,13 @@ export interface UiOptions {
   readonly auth: Authenticator;
   readonly host: ToolHost;
   readonly hasher: LineHasher;
+  /** Hosted workspaces (usage against quota), when the app has them. */
+  readonly workspaces?: UsageSource;
+}
+
+/** What the feed reads of hosted workspaces: a workspace's usage and quota (undefined when not hosted). */
+export interface UsageSource {
+  info(workspace: string): Promise<{ usage: { bytes: number; files: number }; quota: { maxBytes: number; maxFiles: number } } | undefined>;
 }
 
 /** Calls shown on the feed page. */
@@ -73,7 +80,13 @@ export function mountUi(app: Hono<AppEnv>, options: UiOptions): void {
 
   app.get(
     "/ui",
-    signedIn(async (c, session, history) => render(c, "Calls", session, feedPage((await history.query({ newest: true, limit: FEED_SIZE })).entries), true)),
+    signedIn(async (c, session, history) => {
+      const workspace = session.principal.workspace;
+      // Usage is a courtesy: a registry that cannot answer leaves it out, not the feed.
+      const info = await options.workspaces?.info(workspace).catch(() => undefined);
+      const usage = info ? usageBlock(workspace, info.usage, info.quota) : undefined;
+      return render(c, "Calls", session, feedPage((await history.query({ newest: true, limit: FEED_SIZE })).entries, usage), true);
+    }),
   );
 
   app.post("/ui/signin", async (c) => {
