@@ -5,27 +5,15 @@
  */
 
 import type { ToolResult } from "../../result.ts";
-import { argPath, PATH_RULE } from "../support/paths.ts";
 import { toolError } from "../support/remedy.ts";
-import type { ToolContext, ToolDef } from "../types.ts";
-import { type ViewArgs, ViewArgsSchema } from "./schema.ts";
+import { defineTool } from "../define.ts";
+import type { ToolContext } from "../types.ts";
+import { DESCRIPTION, type ViewArgs, ViewArgsSchema } from "./schema.ts";
 import { listDirectory } from "./directory.ts";
 import { notFound } from "./messages.ts";
 import { viewFile } from "./file.ts";
 import { search } from "./search.ts";
 
-const DESCRIPTION =
-  "Read a file, list a directory, or search text. A file is shown one line per row as `N:hh|content`: " +
-  "`N:hh` is the line's id (1-based line number, colon, 2-hex hash of the line) that edit and batch_edit " +
-  "take to prove they target the line you read. Long files are cut at a bound and end with the exact call " +
-  "that continues. A directory lists its entries (dirs end with /) with size and line count, leaving out " +
-  ".gitignored and dot-files unless \"gitignore\": false / \"hidden\": true. \"content\" searches a file or " +
-  "directory (literal unless \"regex\": true) and shows each matching line with its id. Examples: " +
-  '{"path": "src/app.ts"}; {"path": "src/app.ts", "start": 120, "end": 180}; ' +
-  '{"path": "src/app.ts", "start": -50} (last 50 lines); {"path": "src", "depth": 2}; ' +
-  '{"path": ".", "pattern": "**/*.test.ts"}; {"path": "src", "content": "createServer", "context": 2}; ' +
-  '{"path": "src/app.ts", "content": "fn\\\\s+main", "regex": true}.\n' +
-  PATH_RULE;
 
 type Mode = "file" | "directory" | "search-file" | "search-directory";
 
@@ -58,10 +46,7 @@ function unusedArgs(args: ViewArgs, mode: Mode): string[] {
   return notes;
 }
 
-async function run(args: ViewArgs, ctx: ToolContext): Promise<ToolResult> {
-  const normalized = argPath(args.path, ctx.storage);
-  if (!normalized.ok) return normalized.result;
-  const path = normalized.path;
+async function run(args: ViewArgs, ctx: ToolContext, path: string): Promise<ToolResult> {
   try {
     return await dispatch(args, path, ctx);
   } catch (error) {
@@ -118,11 +103,12 @@ async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise
 }
 
 /** The `view` tool. */
-export const viewTool: ToolDef<typeof ViewArgsSchema> = {
+export const viewTool = defineTool({
   name: "view",
   description: DESCRIPTION,
   schema: ViewArgsSchema,
   annotations: { readOnlyHint: true },
   scope: "read",
+  target: "any",
   run,
-};
+});

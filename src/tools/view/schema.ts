@@ -4,6 +4,7 @@
  * three modes share. Defaults live here as constants, applied in `run`,
  * because the pipeline hands `run` exactly what the model sent.
  */
+import { PATH_RULE } from "../support/paths.ts";
 import * as v from "valibot";
 
 /** Deepest a listing or search walks below the named directory. */
@@ -98,3 +99,17 @@ export const ViewArgsSchema = v.strictObject({
 
 /** Parsed `view` arguments. */
 export type ViewArgs = v.InferOutput<typeof ViewArgsSchema>;
+
+/** What the model reads about `view` in tools/list. */
+export const DESCRIPTION =
+  "Read a file, list a directory, or search text. A file is shown one line per row as `N:hh|content`: " +
+  "`N:hh` is the line's id (1-based line number, colon, 2-hex hash of the line) that edit and batch_edit " +
+  "take to prove they target the line you read. Long files are cut at a bound and end with the exact call " +
+  "that continues. A directory lists its entries (dirs end with /) with size and line count, leaving out " +
+  ".gitignored and dot-files unless \"gitignore\": false / \"hidden\": true. \"content\" searches a file or " +
+  "directory (literal unless \"regex\": true) and shows each matching line with its id. Examples: " +
+  '{"path": "src/app.ts"}; {"path": "src/app.ts", "start": 120, "end": 180}; ' +
+  '{"path": "src/app.ts", "start": -50} (last 50 lines); {"path": "src", "depth": 2}; ' +
+  '{"path": ".", "pattern": "**/*.test.ts"}; {"path": "src", "content": "createServer", "context": 2}; ' +
+  '{"path": "src/app.ts", "content": "fn\\\\s+main", "regex": true}.\n' +
+  PATH_RULE;

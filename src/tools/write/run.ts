@@ -6,7 +6,6 @@
  * concurrent creator (see `decideWrite`).
  */
 
-import * as v from "valibot";
 import { decideWrite, type CurrentFile, type WriteDecision } from "../../policy/decide.ts";
 import { unseenSpans } from "../../policy/seen.ts";
 import type { LineSpan, Observation } from "../../policy/types.ts";
@@ -16,44 +15,24 @@ import { Cond, type Version } from "../../storage/types.ts";
 import { changedRuns, diffLines } from "../../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../../text/document.ts";
 import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
-import { argPath, FILE_PATH_RULE } from "../support/paths.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { loadTextFile } from "../support/load.ts";
 import { observed, observeAbsent, observePresent } from "../support/observe.ts";
 import { remedyFor, shownPath, toolError } from "../support/remedy.ts";
-import type { ToolContext, ToolDef } from "../types.ts";
+import { defineTool } from "../define.ts";
+import type { ToolContext } from "../types.ts";
+import { DESCRIPTION, WriteSchema } from "./schema.ts";
 import { contentLines, styleLike } from "./style.ts";
 
-const schema = v.strictObject({
-  path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
-  content: v.pipe(v.string(), v.description("The whole new content of the file.")),
-  verbatim: v.optional(
-    v.pipe(
-      v.boolean(),
-      v.description('Write content exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (which are otherwise refused as pasted view artifacts). Default false.'),
-    ),
-  ),
-});
-
-const DESCRIPTION = `Create a file, or replace a whole file's content.
-- New file: no view needed; parent directories are created. If another writer creates it first, nothing is overwritten.
-- Existing file: view it first in this session. The write lands only if the file is still the version you viewed; otherwise it fails with FS_STALE_VERSION and you view it again. For partial changes prefer edit (by text) or batch_edit (by line id).
-- The file keeps its line endings (a CRLF file stays CRLF, unchanged lines keep their own) and its byte-order mark; whether it ends with a newline follows your content.
-- The result shows a diff whose lines carry fresh line ids "N:hh" (N = line number, hh = 2-hex content hash), usable by batch_edit without another view.
-${FILE_PATH_RULE}
-Example: {"path": "src/config.ts", "content": "export const port = 8080;\\n"}`;
-
 /** The `write` tool. */
-export const writeTool: ToolDef<typeof schema> = {
+export const writeTool = defineTool({
   name: "write",
   description: DESCRIPTION,
-  schema,
+  schema: WriteSchema,
   scope: "write",
+  target: "file",
   annotations: { destructiveHint: true, idempotentHint: false },
-  async run(args, ctx) {
-    const target = argPath(args.path, ctx.storage, { file: true });
-    if (!target.ok) return target.result;
-    const path = target.path;
+  async run(args, ctx, path) {
     try {
       const observation = await observed(ctx, path);
       const current = await currentFile(ctx, path);
@@ -63,7 +42,7 @@ export const writeTool: ToolDef<typeof schema> = {
       return toolError(error, path);
     }
   },
-};
+});
 
 const encoder = new TextEncoder();
 
