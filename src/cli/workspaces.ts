@@ -4,7 +4,7 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import { guardStorage } from "../storage/guard.ts";
-import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
+import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { StartupError } from "./errors.ts";
 

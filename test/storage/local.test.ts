@@ -4,7 +4,7 @@ import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { guardStorage } from "../../src/storage/guard.ts";
-import { cleanTempFiles, createLocalStorage } from "../../src/storage/local.ts";
+import { cleanTempFiles, createLocalStorage } from "../../src/storage/local/mod.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
 import { HOSTILE_PATHS, storageConformance } from "../helpers/storage-conformance.ts";
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { FsError } from "../../src/storage/errors.ts";
-import { fsErrorFromNode } from "../../src/storage/node-errors.ts";
+import { fsErrorFromNode } from "../../src/storage/local/node-errors.ts";
 
 function nodeError(code: string): Error {
   return Object.assign(new Error(`${code}: something, open '/home/user/secret/ws/a.txt'`), { code });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalStorage } from "../../src/storage/local.ts";
+import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { MAX_LIST_ENTRIES } from "../../src/tools/view/directory.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";

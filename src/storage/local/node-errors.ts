@@ -4,7 +4,7 @@
  * original error, which carries absolute host paths, is chained as `cause`
  * and must not be shown to agents.
  */
-import { FsError, type FsErrorCode } from "./errors.ts";
+import { FsError, type FsErrorCode } from "../errors.ts";
 
 const CODES: Record<string, FsErrorCode> = {
   ENOENT: "FS_NOT_FOUND",
