@@ -181,11 +181,19 @@ describe("local: containment on disk", () => {
     expect((await storage.list("")).entries).toEqual([]);
   });
 
-  test("names the API cannot address are left out of listings", async () => {
+  test("names the API cannot address are listed, flagged unaddressable, and never entered", async () => {
     await fs.writeFile(join(root, "back\\slash"), "x");
     await fs.writeFile(join(root, "new\nline"), "x");
     await fs.writeFile(join(root, "fine"), "x");
-    expect((await storage.list("")).entries.map((e) => e.path)).toEqual(["fine"]);
+    await fs.mkdir(join(root, "bidi\u202edir"));
+    await fs.writeFile(join(root, "bidi\u202edir", "inner"), "x");
+    const { entries } = await storage.list("", { recursive: true });
+    expect(entries.map((e) => [e.path, e.unaddressable ?? false])).toEqual([
+      ["back\\slash", true],
+      ["bidi\u202edir", true],
+      ["fine", false],
+      ["new\nline", true],
+    ]);
   });
 });
 

@@ -40,7 +40,6 @@
  * the thread pool. A file replaced or deleted is closed after the reply, so
  * freeing its blocks is not part of the write.
  */
-import * as fsSync from "node:fs";
 import { bytesStream } from "../body-stream.ts";
 import { FileTooLargeError, FsError } from "../errors.ts";
 import { checkListOptions, finishListing, listDepth } from "../listing.ts";
@@ -59,12 +58,12 @@ import type {
   WriteResult,
 } from "../types.ts";
 import { localVersion, pace, SYNC_IO_BYTES } from "./io.ts";
+import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
-import { fsErrorFromNode } from "./node-errors.ts";
-import { ATTEMPTS, closeLater, holdOpen, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
+import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
 import { handleStream } from "./stream.ts";
-import { replaceTarget } from "./write.ts";
+import { replaceTarget, unlinkEntry } from "./write.ts";
 
 export { cleanTempFiles } from "./clean.ts";
 
@@ -89,7 +88,8 @@ function stale(path: string): FsError {
  * refuses the reserved temp-file names (see `./temp-name.ts`).
  */
 export async function createLocalStorage(root: string, options: LocalStorageOptions = {}): Promise<Storage> {
-  const ctx: LocalContext = { realRoot: await realDirectory(root), fsync: options.fsync ?? true };
+  const realRoot = await realDirectory(root);
+  const ctx: LocalContext = { realRoot, rootFd: probeDirFds(realRoot), fsync: options.fsync ?? true };
   const lock = createKeyedLock();
 
   /**
@@ -178,10 +178,11 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
             const current = await readFile(ctx, path, Number.POSITIVE_INFINITY, true);
             replaced = current.fd;
             if ((await localVersion(current.bytes)) !== condition.version) throw stale(path);
-          } else if (existing) {
-            replaced = holdOpen(resolved.real);
           }
-          return await replaceTarget(ctx, path, bytes, condition, resolved, version);
+          const hold = condition.kind !== "ifVersion" && existing !== null;
+          const result = await replaceTarget(ctx, path, bytes, condition, resolved, version, hold);
+          replaced ??= result.held;
+          return { version: result.version, created: result.created };
         } finally {
           if (replaced !== undefined) closeLater(replaced);
         }
@@ -195,7 +196,12 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
       if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
       const entries: ListEntry[] = [];
-      await walk(ctx, resolved.real, path, 1, listDepth(options), entries);
+      const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
+      try {
+        await walk(ctx, dirFd, path, 1, listDepth(options), entries);
+      } finally {
+        closeDir(dirFd);
+      }
       return finishListing(entries, options?.limit);
     },
 
@@ -215,15 +221,8 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
           if ((await current) !== options.ifVersion) throw stale(path);
         }
         // As in write: the blocks are freed by a later close, not inside the unlink.
-        const held = resolved.entry === resolved.real ? holdOpen(resolved.real) : undefined;
-        try {
-          // The entry itself: deleting a symlink removes the link, like rm.
-          fsSync.unlinkSync(resolved.entry);
-        } catch (error) {
-          throw fsErrorFromNode(error, "unlink", path);
-        } finally {
-          if (held !== undefined) closeLater(held);
-        }
+        const held = unlinkEntry(ctx, resolved, path, resolved.entry === resolved.real);
+        if (held !== undefined) closeLater(held);
       });
     },
   };

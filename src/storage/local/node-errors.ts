@@ -29,5 +29,9 @@ export function fsErrorFromNode(error: unknown, operation: string, path: string)
   if (error instanceof FsError) return error;
   const nodeCode = nodeErrorCode(error) ?? "UNKNOWN";
   const code = CODES[nodeCode] ?? "FS_IO_ERROR";
+  if (nodeCode === "EACCES" || nodeCode === "EPERM") {
+    // The operating system's file permissions, not the workspace boundary: say which.
+    return new FsError(code, `permission denied (${operation}, ${nodeCode}): ${path}`, { cause: error, path, permission: true });
+  }
   return new FsError(code, `${operation} failed (${nodeCode}): ${path}`, { cause: error, path });
 }

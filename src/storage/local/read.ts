@@ -7,9 +7,9 @@
 import * as fsSync from "node:fs";
 import { constants, type Stats } from "node:fs";
 import * as fs from "node:fs/promises";
-import { sep } from "node:path";
-import { isInside } from "../containment.ts";
+import { basename, dirname, sep } from "node:path";
 import { FileTooLargeError, FsError } from "../errors.ts";
+import { at, closeDir, openDirAt } from "./dirfd.ts";
 import { readAll } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { openFilePath, procFdUsable } from "./proc-fd.ts";
@@ -28,43 +28,42 @@ export interface Held {
   readonly held: Stats;
 }
 
-/**
- * Whether the open file whose stats are `held` is a regular file that is
- * still the one at the symlink-free real path of `resolved`, inside the
- * root. False means it changed under us (renamed over, removed): retry.
- */
-export function stillThere(ctx: LocalContext, resolved: Resolved, held: Stats, path: string): boolean {
+/** Refuse what is held unless it is a regular file. */
+function checkRegular(held: Stats, path: string): void {
   if (held.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
   if (!held.isFile()) throw notRegular(path);
+}
+
+/**
+ * Open the resolved file through its directory, opened from the root
+ * without following symlinks (./dirfd.ts): what is held is the file of
+ * that name inside the root, whatever a concurrent swap does. Null means
+ * a symlink now stands at the name: retry with a fresh resolution.
+ */
+function openInDir<T>(ctx: LocalContext, resolved: Resolved, path: string, open: (name: string) => T): T | null {
+  const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, dirname(resolved.real), path);
   try {
-    const realNow = fsSync.realpathSync(resolved.real);
-    const there = fsSync.statSync(realNow);
-    return isInside(ctx.realRoot, realNow, sep) && there.dev === held.dev && there.ino === held.ino;
+    return open(at(dirFd, basename(resolved.real)));
   } catch (error) {
-    // The file we hold was renamed over (a concurrent write) or removed since the open: Bun's
-    // realpath then fails with ENOENT although a file is at the path. Look again, like a mismatch.
-    if (nodeErrorCode(error) === "ENOENT") return false;
-    throw error;
+    if (nodeErrorCode(error) === "ELOOP") return null;
+    throw fsErrorFromNode(error, "open", path);
+  } finally {
+    closeDir(dirFd);
   }
 }
 
-/** Open a resolved file (O_NOFOLLOW) and prove it is still there; null means retry. */
+/** Open a resolved file (see {@link openInDir}) and check it is a regular file; null means retry. */
 function openVerified(ctx: LocalContext, resolved: Resolved, path: string): Held | null {
-  let fd: number;
-  try {
-    fd = fsSync.openSync(resolved.real, READ_FLAGS);
-  } catch (error) {
-    throw fsErrorFromNode(error, "open", path);
-  }
+  const fd = openInDir(ctx, resolved, path, (full) => fsSync.openSync(full, READ_FLAGS));
+  if (fd === null) return null;
   try {
     const held = fsSync.fstatSync(fd);
-    if (stillThere(ctx, resolved, held, path)) return { fd, held };
+    checkRegular(held, path);
+    return { fd, held };
   } catch (error) {
     fsSync.closeSync(fd);
     throw fsErrorFromNode(error, "open", path);
   }
-  fsSync.closeSync(fd);
-  return null;
 }
 
 /**
@@ -144,22 +143,23 @@ export async function openVerifiedHandle(
   path: string,
 ): Promise<{ handle: fs.FileHandle; held: Stats }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const resolved = resolveFile(ctx, path);
+    const fd = openInDir(ctx, resolveFile(ctx, path), path, (full) => fsSync.openSync(full, READ_FLAGS));
+    if (fd === null) continue;
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(resolved.real, READ_FLAGS);
-    } catch (error) {
-      throw fsErrorFromNode(error, "open", path);
+      // The same open file, as a FileHandle: through its own kernel name (a magic link, so no O_NOFOLLOW).
+      handle = await fs.open(at(fd), constants.O_RDONLY | O_NONBLOCK);
+    } finally {
+      fsSync.closeSync(fd);
     }
-    let held: Stats;
     try {
-      held = await handle.stat();
-      if (stillThere(ctx, resolved, held, path)) return { handle, held };
+      const held = await handle.stat();
+      checkRegular(held, path);
+      return { handle, held };
     } catch (error) {
       await handle.close();
       throw fsErrorFromNode(error, "open", path);
     }
-    await handle.close();
   }
   throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
 }
@@ -193,15 +193,6 @@ export async function readFile(
     }
   }
   throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
-}
-
-/** The file at a resolved real path, open only to be held (undefined if it cannot be opened). */
-export function holdOpen(real: string): number | undefined {
-  try {
-    return fsSync.openSync(real, READ_FLAGS);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

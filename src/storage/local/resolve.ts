@@ -17,6 +17,8 @@ import { isTempName } from "./temp-name.ts";
 export interface LocalContext {
   /** Real path of the root directory. */
   readonly realRoot: string;
+  /** The root directory, held open for the storage's lifetime (see ./dirfd.ts). */
+  readonly rootFd: number;
   /** Flush temp files before renaming them into place. */
   readonly fsync: boolean;
 }

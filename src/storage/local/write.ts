@@ -1,96 +1,132 @@
 /**
- * Writing for local storage: a temp file with a random name next to the
- * target, proven to have landed inside the root, then renamed (or linked)
- * into place.
+ * Writing for local storage. The target's directory is opened from the
+ * root one component at a time without following symlinks (./dirfd.ts);
+ * the temp file is created, and renamed or linked into place, through that
+ * descriptor, so no swap of a directory for a symlink between the checks
+ * and the act can send any of it elsewhere.
+ *
+ * An overwrite replaces the file (a new inode): it keeps the old file's
+ * mode (setuid and setgid cleared, as the kernel does when a file is
+ * written to) and, where this process may, its owner and group; a hard
+ * link to the old file keeps the old content.
  */
 import * as fsSync from "node:fs";
-import { constants } from "node:fs";
-import { basename, dirname, sep } from "node:path";
-import { isInside } from "../containment.ts";
+import { constants, type Stats } from "node:fs";
+import { basename, dirname } from "node:path";
 import { FsError } from "../errors.ts";
-import { baseName } from "../path.ts";
 import type { Version, WriteCondition, WriteResult } from "../types.ts";
 import { dataSync, writeAll } from "./io.ts";
+import { at, closeDir, dirInside, openChildDir, openDirAt } from "./dirfd.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
-import { openFilePath } from "./proc-fd.ts";
-import { joinReal, type LocalContext, type Resolved, step } from "./resolve.ts";
+import { READ_FLAGS } from "./read.ts";
+import type { LocalContext, Resolved } from "./resolve.ts";
 import { tempNameFor } from "./temp-name.ts";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
 
-/** Remove a temp file if it is there; a failure leaves it for `cleanTempFiles`. */
-function removeQuietly(path: string): void {
+/** Remove an entry of a held directory if it is there; a failure leaves a temp file for `cleanTempFiles`. */
+function removeQuietly(dirFd: number, name: string): void {
   try {
-    fsSync.rmSync(path, { force: true });
+    fsSync.unlinkSync(at(dirFd, name));
   } catch {
     // Swept at the next start-up.
   }
 }
 
-/** Create the missing parent directories one at a time, each checked to be inside. */
-function makeParents(ctx: LocalContext, resolved: Resolved, path: string): string {
-  let dir = resolved.parent;
-  for (const name of resolved.missingDirs) {
-    const next = joinReal(dir, name);
+/**
+ * Create the missing directories below the held directory `dirFd`, each
+ * made and then opened through its parent's descriptor. Returns the
+ * deepest one, open (`dirFd` is closed).
+ */
+function makeParents(dirFd: number, missing: readonly string[], path: string): number {
+  let fd = dirFd;
+  for (const name of missing) {
     try {
-      fsSync.mkdirSync(next);
-      dir = next;
+      fsSync.mkdirSync(at(fd, name));
     } catch (error) {
-      if (nodeErrorCode(error) !== "EEXIST") throw fsErrorFromNode(error, "mkdir", path);
-      // A concurrent creator won: accept it only if it is a directory inside.
-      const found = step(ctx, dir, name, path);
-      if (!found?.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
-      dir = found.real;
+      // EEXIST: a concurrent creator won; the open below accepts only a real directory.
+      if (nodeErrorCode(error) !== "EEXIST") {
+        closeDir(fd);
+        throw fsErrorFromNode(error, "mkdir", path);
+      }
     }
+    let next: number;
+    try {
+      next = openChildDir(fd, name);
+    } catch (error) {
+      throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { cause: error, path });
+    } finally {
+      closeDir(fd);
+    }
+    fd = next;
   }
-  return dir;
+  return fd;
 }
 
-/** Write `bytes` to a fresh temp file in `dir` and prove it landed inside the root. */
+/**
+ * The mode an overwrite gives the new file: the old one's, with setuid
+ * cleared and setgid cleared when group-execute is set (what the kernel
+ * does to a file written to by an unprivileged process).
+ */
+export function modeAfterWrite(mode: number): number {
+  let kept = mode & 0o7777 & ~0o4000;
+  if (kept & 0o010) kept &= ~0o2000;
+  return kept;
+}
+
+/** Give the new file the old file's owner and group, where this process may (root may; others only their own). */
+function keepOwner(fd: number, old: Stats): void {
+  const now = fsSync.fstatSync(fd);
+  if (now.uid === old.uid && now.gid === old.gid) return;
+  try {
+    fsSync.fchownSync(fd, old.uid, old.gid);
+  } catch (error) {
+    const code = nodeErrorCode(error);
+    if (code !== "EPERM" && code !== "EINVAL") throw error;
+    // Not ours to give away: the file stays the writer's, as a plain copy would.
+  }
+}
+
+/** Write `bytes` to a fresh temp file in the held directory `dirFd`; returns the temp file's name. */
 async function writeTemp(
   ctx: LocalContext,
-  dir: string,
+  dirFd: number,
   name: string,
   bytes: Uint8Array,
-  mode: number | undefined,
+  old: Stats | null,
   path: string,
 ): Promise<string> {
   const tempName = tempNameFor(name);
-  const temp = joinReal(dir, tempName);
   let fd: number;
   try {
-    fd = fsSync.openSync(temp, TEMP_FLAGS, mode ?? 0o666);
+    fd = fsSync.openSync(at(dirFd, tempName), TEMP_FLAGS, 0o666);
   } catch (error) {
     throw fsErrorFromNode(error, "open", path);
   }
   try {
     await writeAll(fd, bytes);
-    // open() applied the umask; an overwrite keeps the old file's exact mode.
-    if (mode !== undefined) fsSync.fchmodSync(fd, mode);
-    if (ctx.fsync) await dataSync(fd);
-    // The kernel's name for the temp file, when it is exactly where it was created (`dir` is a real
-    // path inside the root), proves it in one call; otherwise check the directory the long way.
-    if (openFilePath(fd) !== temp) {
-      const held = fsSync.fstatSync(fd);
-      const realDir = fsSync.realpathSync(dir);
-      const there = fsSync.lstatSync(joinReal(realDir, tempName));
-      if (!isInside(ctx.realRoot, realDir, sep) || there.dev !== held.dev || there.ino !== held.ino) {
-        throw new FsError("FS_ACCESS_DENIED", `directory changed during the write: ${path}`, { path });
-      }
+    if (old) {
+      // chown first: it may clear setuid/setgid itself. open() applied the umask; fchmod sets the mode.
+      keepOwner(fd, old);
+      fsSync.fchmodSync(fd, modeAfterWrite(old.mode));
     }
+    if (ctx.fsync) await dataSync(fd);
   } catch (error) {
     fsSync.closeSync(fd);
-    removeQuietly(temp);
+    removeQuietly(dirFd, tempName);
     throw fsErrorFromNode(error, "write", path);
   }
   fsSync.closeSync(fd);
-  return temp;
+  return tempName;
 }
 
 /**
  * Put `bytes` in place of the resolved target (under its lock, condition
- * already checked): temp file, then rename over it or link it into place.
+ * already checked): temp file, then rename over it or link it into place,
+ * all inside the target's held directory. With `hold`, the file being
+ * replaced is opened first and its descriptor returned, for the caller to
+ * close after the reply (freeing its blocks is then not part of the write).
  */
 export async function replaceTarget(
   ctx: LocalContext,
@@ -99,34 +135,82 @@ export async function replaceTarget(
   condition: WriteCondition,
   resolved: Resolved,
   version: Version,
-): Promise<WriteResult> {
+  hold: boolean,
+): Promise<WriteResult & { held?: number }> {
   const existing = resolved.stats;
-  if (existing) {
-    // A read-only file stays read-only: the rename below would not ask permission.
-    try {
-      fsSync.accessSync(resolved.real, constants.W_OK);
-    } catch (error) {
-      throw fsErrorFromNode(error, "access", path);
-    }
-  }
-  const dir = existing ? dirname(resolved.real) : makeParents(ctx, resolved, path);
-  const target = existing ? resolved.real : joinReal(dir, baseName(path));
-  const mode = existing ? existing.mode & 0o7777 : undefined;
-  const temp = await writeTemp(ctx, dir, basename(target), bytes, mode, path);
+  const dirReal = existing ? dirname(resolved.real) : resolved.parent;
+  const name = existing ? basename(resolved.real) : basename(resolved.entry);
+  let dirFd = openDirAt(ctx.rootFd, ctx.realRoot, dirReal, path);
+  let held: number | undefined;
   try {
-    if (condition.kind === "ifAbsent") {
-      // link() never replaces: it fails with EEXIST if anyone, in any process, created the target.
-      fsSync.linkSync(temp, target);
+    if (existing) {
+      // A read-only file stays read-only: the rename below would not ask permission.
+      try {
+        fsSync.accessSync(at(dirFd, name), constants.W_OK);
+      } catch (error) {
+        throw fsErrorFromNode(error, "access", path);
+      }
+      if (hold) held = holdEntry(dirFd, name);
     } else {
-      fsSync.renameSync(temp, target);
+      dirFd = makeParents(dirFd, resolved.missingDirs, path);
+    }
+    const temp = await writeTemp(ctx, dirFd, name, bytes, existing, path);
+    try {
+      // A directory moved out of the root (not swapped: renamed) while we wrote is not written into.
+      if (!dirInside(dirFd, ctx.realRoot)) {
+        throw new FsError("FS_ACCESS_DENIED", `the directory was moved out of the workspace during the write: ${path}`, {
+          path,
+        });
+      }
+      if (condition.kind === "ifAbsent") {
+        // link() never replaces: it fails with EEXIST if anyone, in any process, created the target.
+        fsSync.linkSync(at(dirFd, temp), at(dirFd, name));
+      } else {
+        fsSync.renameSync(at(dirFd, temp), at(dirFd, name));
+      }
+    } catch (error) {
+      if (condition.kind !== "ifAbsent") removeQuietly(dirFd, temp);
+      if (nodeErrorCode(error) === "EEXIST") {
+        throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { cause: error, path });
+      }
+      throw fsErrorFromNode(error, condition.kind === "ifAbsent" ? "link" : "rename", path);
+    } finally {
+      if (condition.kind === "ifAbsent") removeQuietly(dirFd, temp);
     }
   } catch (error) {
-    if (nodeErrorCode(error) === "EEXIST") {
-      throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { cause: error, path });
-    }
-    throw fsErrorFromNode(error, condition.kind === "ifAbsent" ? "link" : "rename", path);
+    if (held !== undefined) fsSync.closeSync(held);
+    throw error;
   } finally {
-    if (condition.kind === "ifAbsent") removeQuietly(temp);
+    closeDir(dirFd);
   }
-  return { version, created: !existing };
+  return { version, created: !existing, held };
+}
+
+/** The entry `name` of a held directory, open only to be held (undefined if it cannot be opened). */
+function holdEntry(dirFd: number, name: string): number | undefined {
+  try {
+    return fsSync.openSync(at(dirFd, name), READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Unlink the entry named by `resolved` (a symlink itself, not its target,
+ * like rm) through its held parent directory. With `hold`, the file is
+ * opened first and returned for a later close.
+ */
+export function unlinkEntry(ctx: LocalContext, resolved: Resolved, path: string, hold: boolean): number | undefined {
+  const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.parent, path);
+  const name = basename(resolved.entry);
+  const held = hold ? holdEntry(dirFd, name) : undefined;
+  try {
+    fsSync.unlinkSync(at(dirFd, name));
+    return held;
+  } catch (error) {
+    if (held !== undefined) fsSync.closeSync(held);
+    throw fsErrorFromNode(error, "unlink", path);
+  } finally {
+    closeDir(dirFd);
+  }
 }

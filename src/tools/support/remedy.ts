@@ -49,6 +49,20 @@ export function remedyFor(code: ErrorCode, path?: string): string {
   }
 }
 
+/**
+ * FS_ACCESS_DENIED from the operating system's file permissions (EACCES,
+ * EPERM): the path is inside the workspace, but the server's user may not
+ * do this there. Retrying will not help; another path or a permission
+ * change by the user will.
+ */
+function permissionDenied(where: string, message: string): string {
+  return (
+    `Permission denied on \`${where}\` [${message}]. The path is inside the workspace, but the file ` +
+    "permissions do not let the server's user do this; nothing was changed. Retrying will not help: " +
+    "choose another path, or ask the user to change the permissions."
+  );
+}
+
 const HEADLINES: Partial<Record<ErrorCode, (p: string) => string>> = {
   FS_NOT_FOUND: (p) => `\`${p}\` does not exist.`,
   FS_NOT_DIRECTORY: (p) => `\`${p}\` is not a directory.`,
@@ -70,6 +84,9 @@ const HEADLINES: Partial<Record<ErrorCode, (p: string) => string>> = {
 export function toolError(error: unknown, path?: string): ToolResult {
   if (isCodedError(error)) {
     const where = (error as { path?: string }).path ?? path;
+    if (error.code === "FS_ACCESS_DENIED" && (error as { permission?: boolean }).permission) {
+      return fail(error.code, permissionDenied(shownPath(where ?? ""), error.message));
+    }
     const headline = where !== undefined ? HEADLINES[error.code]?.(shownPath(where)) : undefined;
     const text = headline ? `${headline} [${error.message}]` : error.message;
     return fail(error.code, `${text}${remedyFor(error.code, where)}`);
