@@ -3,6 +3,7 @@
  * files a crashed write left behind, and opened once at start-up.
  */
 import { realpath, stat } from "node:fs/promises";
+import { isFsError } from "../storage/errors.ts";
 import { guardStorage } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
 import type { Storage } from "../storage/types.ts";
@@ -41,7 +42,15 @@ const TEMP_GRACE_MS = 60_000;
 export async function openWorkspace(dir: string, sweep: boolean): Promise<Workspace> {
   const real = await realDirectory(dir);
   if (sweep) await cleanTempFiles(real, { olderThanMs: TEMP_GRACE_MS });
-  return { real, storage: guardStorage(await createLocalStorage(real)) };
+  let storage;
+  try {
+    storage = await createLocalStorage(real);
+  } catch (error) {
+    // The provider's refusal to serve without what keeps writes inside (see storage/local/dirfd.ts).
+    if (isFsError(error)) throw new StartupError(`${dir}: ${error.message}`, 1);
+    throw error;
+  }
+  return { real, storage: guardStorage(storage) };
 }
 
 /** Open (and sweep) each distinct directory once; the map is keyed by the paths as given. */

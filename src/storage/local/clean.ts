@@ -22,7 +22,9 @@ export async function cleanTempFiles(root: string, options: { olderThanMs?: numb
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
     } catch (error) {
-      if (nodeErrorCode(error) === "ENOENT") return;
+      const code = nodeErrorCode(error);
+      // Gone, or not ours to read (no write in it could have left a temp file either): nothing to sweep.
+      if (code === "ENOENT" || ((code === "EACCES" || code === "EPERM") && dir !== realRoot)) return;
       throw fsErrorFromNode(error, "readdir", dir);
     }
     for (const entry of entries) {

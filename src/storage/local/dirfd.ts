@@ -110,8 +110,9 @@ export function probeDirFds(realRoot: string): number {
     closeDir(fd);
     throw new FsError(
       "FS_IO_ERROR",
-      "local storage needs Linux /proc/self/fd (readable and writable by this process) to act inside " +
-        "proven directories; it is missing or not permitted here, so the workspace is not served",
+      "local storage needs Linux /proc/self/fd (usable by this process) to act inside proven directories, " +
+        "and it is missing or not permitted here, so the workspace is not served (on Deno, run with --allow-all: " +
+        "Deno lets only --allow-all use /proc/self)",
       { cause: error, path: realRoot },
     );
   }
