@@ -181,6 +181,20 @@ describe("local: containment on disk", () => {
     expect((await storage.list("")).entries).toEqual([]);
   });
 
+  test("a symlink to a directory is listed, flagged, and not entered, even by a recursive listing", async () => {
+    await fs.mkdir(join(root, "d"));
+    await fs.writeFile(join(root, "d", "f"), "x");
+    await fs.symlink(".", join(root, "l1"));
+    await fs.symlink("d", join(root, "ld"));
+    const { entries } = await storage.list("", { recursive: true });
+    expect(entries.map((e) => [e.path, e.kind, e.symlink ?? false])).toEqual([
+      ["d", "directory", false],
+      ["d/f", "file", false],
+      ["l1", "directory", true],
+      ["ld", "directory", true],
+    ]);
+  });
+
   test("names the API cannot address are listed, flagged unaddressable, and never entered", async () => {
     await fs.writeFile(join(root, "back\\slash"), "x");
     await fs.writeFile(join(root, "new\nline"), "x");
@@ -359,3 +373,15 @@ test("local: create-if-absent has exactly one winner across processes", async ()
     await fs.rm(root, { recursive: true, force: true });
   }
 }, 20_000);
+
+describe("local: what an overwrite does to the mode", () => {
+  test("setuid is cleared; setgid only with group-execute, as the kernel does on a write", async () => {
+    const { modeAfterWrite } = await import("../../src/storage/local/write.ts");
+    expect(modeAfterWrite(0o104755)).toBe(0o755);
+    expect(modeAfterWrite(0o102755)).toBe(0o755);
+    expect(modeAfterWrite(0o106775)).toBe(0o775);
+    expect(modeAfterWrite(0o102644)).toBe(0o2644);
+    expect(modeAfterWrite(0o101777)).toBe(0o1777);
+    expect(modeAfterWrite(0o100640)).toBe(0o640);
+  });
+});

@@ -1,28 +1,34 @@
 /**
- * Local-directory storage (Bun and Deno, through node:fs).
+ * Local-directory storage (Bun and Deno, through node:fs), Linux only.
+ * This file is the thin provider object; the work is split by job:
+ * ./resolve.ts (path resolution), ./dirfd.ts (acting inside a proven
+ * directory), ./read.ts (opening with proof), ./write.ts (temp file and
+ * rename/link, owner and mode), ./list.ts (listing), ./clean.ts (start-up
+ * sweep), ./io.ts (blocking vs thread-pool I/O), ./stream.ts (readStream).
  *
- * Containment. Every operation walks the path one component at a time from
- * the real root; a symlink is followed only when its real path stays inside
- * the root (a dangling or looping symlink is refused outright). Reads open the
- * resolved file with O_NOFOLLOW and then check that the inode they hold is
- * still the one at a symlink-free path inside the root. Where the kernel can
- * name an open file (./proc-fd.ts), a read first tries the direct way: open
- * the path as given and accept the file only if the kernel's name for it is
- * exactly that path (no symlink anywhere on it, inside the root); otherwise
- * the walk decides. Writes create a temp file with a random name next to the
- * target, check that it landed inside, and rename (or link) it into place.
+ * Containment. A path is resolved one component at a time from the real
+ * root; a symlink is followed only when its real path stays inside the
+ * root (a dangling or looping one is refused outright). That decides what
+ * a path means. Acting on it never re-resolves a path string: the target's
+ * directory is opened from the root, one component at a time, with
+ * O_PATH|O_DIRECTORY|O_NOFOLLOW, and every create, rename, link, unlink
+ * and careful read goes through `/proc/self/fd/N/name` (./dirfd.ts). A
+ * directory swapped for a symlink between the resolution and the act makes
+ * the open fail (refused, FS_ACCESS_DENIED) or is too late to matter (the
+ * held directory is the real one, wherever it is now named inside the
+ * root). Temp files are created, renamed and removed in that same held
+ * directory, so none is ever left outside. Without /proc/self/fd (another
+ * kernel, Deno without --allow-all) the provider refuses to start.
  *
- * Residual TOCTOU window: node:fs has no openat/renameat, so a process that
- * can modify the workspace concurrently can swap a parent directory for a
- * symlink between a check and the syscall that follows it. What it can win
- * that way: a read refused (inode check), an empty directory created outside
- * by the parent-creation step, or a rename aimed at a directory where no file
- * of our random temp name exists (it fails). Reading a file outside needs two
- * precisely timed swaps around the post-open check. The guarantee is
- * therefore against what a caller of this API can do (paths, pre-existing
- * symlinks); it is not a boundary against concurrent local processes (the
- * local `bash` tool already runs with the user's full rights anyway).
- * Hard links are directory entries like any other and are not detected.
+ * What a race can still win: a process that *renames* a workspace
+ * directory out of the root (or exchanges it with a directory outside, on
+ * the same filesystem) while a write is in flight gets that write in the
+ * moved directory; a check of the held directory's kernel name just before
+ * the rename or link narrows that to microseconds. A swap by symlink, the
+ * attack a workspace's own contents make possible, wins nothing: measured
+ * by test/reliability/swap-race.test.ts. Hard links are directory entries
+ * like any other and are not detected; an overwrite replaces the file (a
+ * new inode), so another link to it keeps the old content.
  *
  * Concurrency. All writes and deletes of one target (keyed by its real path)
  * run under an in-process lock, so `ifVersion` is a true compare-and-swap
@@ -31,7 +37,7 @@
  * is atomic (readers see the old bytes or the new, never a mix), but an
  * `ifVersion` check and its rename are not atomic against other processes.
  *
- * Versions are SHA-256 content hashes (see ./version.ts), so `stat` and the
+ * Versions are SHA-256 content hashes (see ../version.ts), so `stat` and the
  * `ifVersion` check read and hash the whole file (~1 ms per MiB).
  *
  * Speed. Path walks, checks and small reads and writes are blocking calls
