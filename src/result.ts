@@ -26,11 +26,23 @@ export interface Notice {
  * results (`isError: true` plus a stable `code`), not exceptions, because the
  * model must read them.
  */
-export interface ToolResult {
-  readonly isError: boolean;
-  readonly code?: ErrorCode;
+export type ToolResult = ToolSuccess | ToolFailure;
+
+interface ToolOutput {
   readonly content: ContentBlock[];
   readonly notices?: Notice[];
+}
+
+/** A tool call that did what it was asked. */
+export interface ToolSuccess extends ToolOutput {
+  readonly isError: false;
+  readonly code?: undefined;
+}
+
+/** A tool call that failed: the code is always there. */
+export interface ToolFailure extends ToolOutput {
+  readonly isError: true;
+  readonly code: ErrorCode;
 }
 
 /** A successful text result. */

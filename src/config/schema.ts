@@ -5,9 +5,10 @@
  */
 import * as v from "valibot";
 import { LoudFailureConfigSchema } from "../rules/mod.ts";
+import { SCOPES } from "../scopes.ts";
 
-/** The scopes a token may carry (same set as the HTTP layer's). */
-export const CONFIG_SCOPES = ["read", "write", "exec"] as const;
+/** The scopes a token may carry (the one list in src/scopes.ts). */
+export const CONFIG_SCOPES = SCOPES;
 
 /** A strict object whose unknown-field message lists the fields it knows. */
 function strict<const TEntries extends v.ObjectEntries>(entries: TEntries) {
@@ -44,7 +45,7 @@ const TokenSchema = v.pipe(
     ),
     scopes: v.pipe(
       v.array(
-        v.picklist(CONFIG_SCOPES, (issue) => `scopes entries must be read, write or exec (got ${issue.received})`),
+        v.picklist(CONFIG_SCOPES, (issue) => `scopes entries must be one of ${SCOPES.join(", ")} (got ${issue.received})`),
         "scopes must be a list like [\"read\", \"write\"]",
       ),
       v.minLength(1, "scopes must name at least one scope"),

@@ -71,12 +71,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // A prebuilt pipeline keeps its own timeout unless the limits name one.
   const callTimeoutMs = limits.callTimeoutMs ?? (options.pipeline ? undefined : DEFAULT_CALL_TIMEOUT_MS);
   if (callTimeoutMs !== undefined && !(callTimeoutMs >= 0)) throw new Error("createApp: callTimeoutMs must be 0 (none) or positive");
-  const toolLimits: ToolLimits = {
-    maxFileBytes: limits.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
-    maxViewLines: limits.maxViewLines ?? DEFAULT_LIMITS.maxViewLines,
-    maxOutputBytes: limits.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
-    maxLineChars: limits.maxLineChars ?? DEFAULT_LIMITS.maxLineChars,
-  };
+  const toolLimits = toolLimitsOf(limits);
 
   const pipeline = options.pipeline ?? createPipeline(options.tools!);
   const auth = createAuthenticator(options.auth);
@@ -135,4 +130,15 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   if (value === undefined) return fallback;
   if (!(value > 0) || !Number.isFinite(value)) throw new Error(`createApp: ${name} must be a positive number`);
   return value;
+}
+
+/**
+ * The tool limits within the HTTP limits: every field given (and not
+ * undefined) over the defaults, so a ToolLimits field added later passes
+ * through without a change here.
+ */
+export function toolLimitsOf(limits: HttpLimits): ToolLimits {
+  const { maxBodyBytes: _body, callTimeoutMs: _timeout, ...given } = limits;
+  const defined = Object.entries(given).filter(([, value]) => value !== undefined);
+  return { ...DEFAULT_LIMITS, ...Object.fromEntries(defined) };
 }

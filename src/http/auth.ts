@@ -5,11 +5,11 @@
  * nothing about which token, or which prefix of one, came close.
  */
 
-/** What a token may do; the pipeline checks each tool's scope against these. */
-export type Scope = "read" | "write" | "exec";
+import { isScope, SCOPES, type Scope } from "../scopes.ts";
 
+export type { Scope };
 /** Every scope, in a stable order. */
-export const ALL_SCOPES: readonly Scope[] = ["read", "write", "exec"];
+export const ALL_SCOPES: readonly Scope[] = SCOPES;
 
 /** One configured token. */
 export interface TokenGrant {
@@ -73,7 +73,7 @@ function hex(bytes: Uint8Array): string {
 
 function checkScopes(scopes: readonly unknown[], where: string): Scope[] {
   for (const scope of scopes) {
-    if (!(ALL_SCOPES as readonly unknown[]).includes(scope)) {
+    if (!isScope(scope)) {
       throw new Error(`${where}: unknown scope ${JSON.stringify(scope)}; use ${ALL_SCOPES.join(", ")}`);
     }
   }

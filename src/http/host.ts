@@ -3,9 +3,8 @@
  * into a pipeline call: storage for the caller's workspace, the per-call
  * context, the timeout, and the log hook.
  */
-import type { ErrorCode } from "../errors.ts";
 import type { LineHasher } from "../hash/types.ts";
-import type { Pipeline } from "../pipeline/mod.ts";
+import type { CallInfo, Pipeline } from "../pipeline/mod.ts";
 import type { ObservationStore } from "../policy/types.ts";
 import type { ToolResult } from "../result.ts";
 import { guardStorage } from "../storage/guard.ts";
@@ -18,18 +17,12 @@ import { describeTool, type ToolDescriptor } from "./catalog.ts";
 export type Transport = "rest" | "mcp";
 
 /** What the `onCall` log hook learns about each finished call. Never the token or the arguments. */
-export interface HttpCallInfo {
+export type HttpCallInfo = CallInfo & {
   readonly transport: Transport;
-  readonly tool: string;
-  readonly isError: boolean;
-  /** Present iff `isError`. */
-  readonly code?: ErrorCode;
-  /** Wall time of the call (storage lookup included), in ms. */
-  readonly ms: number;
   readonly workspace: string;
   /** The principal's label (a grant label, a token-hash id, or `local`). */
   readonly principal: string;
-}
+};
 
 /** What {@link createToolHost} needs. */
 export interface ToolHostOptions {

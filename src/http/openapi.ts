@@ -4,6 +4,7 @@
  * generated clients get one typed operation per tool.
  */
 import { ERROR_CODES } from "../errors.ts";
+import { SCOPES } from "../scopes.ts";
 import type { JsonSchema, ToolDescriptor } from "./catalog.ts";
 import { MAX_SESSION_ID_CHARS, SESSION_HEADER } from "./sessions.ts";
 
@@ -204,7 +205,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           properties: {
             name: { type: "string" },
             description: { type: "string" },
-            scope: { enum: ["read", "write", "exec"] },
+            scope: { enum: [...SCOPES] },
             inputSchema: { type: "object", description: "JSON Schema (2020-12) of the arguments." },
             annotations: {
               type: "object",

@@ -32,15 +32,12 @@ import { closestName } from "./suggest.ts";
 import { validateArgs } from "./validate.ts";
 
 /** What the `onCall` hook learns about each finished call (one log line's worth). */
-export interface CallInfo {
+export type CallInfo = {
   /** The tool name as requested (also for unknown tools). */
   readonly tool: string;
-  /** Present iff `isError`. */
-  readonly code?: ErrorCode;
-  readonly isError: boolean;
   /** Wall time of the whole call, in milliseconds. */
   readonly ms: number;
-}
+} & Pick<ToolResult, "isError" | "code">;
 
 /** Options for {@link createPipeline}. */
 export interface PipelineOptions {

@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { LineHasher } from "../hash/types.ts";
 import type { ObservationStore } from "../policy/types.ts";
 import type { ToolResult } from "../result.ts";
+import type { Scope } from "../scopes.ts";
 import type { Storage } from "../storage/types.ts";
 
 /** Bounds on what one tool call may read and print. All configurable. */
@@ -32,7 +33,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
 export interface ToolCaller {
   /** Observation session key (X-Session-Id, MCP session, or the token). */
   readonly session: string;
-  readonly scopes: ReadonlySet<"read" | "write" | "exec">;
+  readonly scopes: ReadonlySet<Scope>;
 }
 
 /** Everything a tool needs to run; built per call by the host. */
@@ -65,6 +66,6 @@ export interface ToolDef<TSchema extends v.GenericSchema = v.GenericSchema> {
   readonly schema: TSchema;
   readonly annotations: ToolAnnotations;
   /** Scope the caller needs. */
-  readonly scope: "read" | "write" | "exec";
+  readonly scope: Scope;
   run(args: v.InferOutput<TSchema>, ctx: ToolContext): Promise<ToolResult>;
 }

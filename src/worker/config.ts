@@ -19,6 +19,7 @@
  */
 import * as v from "valibot";
 import type { Scope, TokenGrant } from "../http/auth.ts";
+import { SCOPES } from "../scopes.ts";
 import { observationLimitsFromEnv, type ObservationEnv, type ObservationLimits } from "../policy/durable.ts";
 
 /** The Worker's string vars and secrets. */
@@ -71,7 +72,7 @@ const GrantSchema = v.strictObject(
       v.regex(WORKSPACE, "workspace must be 1-128 of A-Z a-z 0-9 . _ - (starting with a letter or digit; no '/')"),
     ),
     scopes: v.pipe(
-      v.array(v.picklist(["read", "write", "exec"], "scopes may only contain read, write, exec"), "scopes must be an array"),
+      v.array(v.picklist(SCOPES, `scopes may only contain ${SCOPES.join(", ")}`), "scopes must be an array"),
       v.minLength(1, "scopes must name at least one of read, write"),
     ),
     label: v.optional(v.pipe(v.string("label must be a string"), v.maxLength(64, "label must be at most 64 characters"))),

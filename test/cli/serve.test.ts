@@ -306,7 +306,7 @@ describe("config file", () => {
       writeFileSync(config, JSON.stringify({ tokens: [{ token: "t", scopes: ["read", "admin"] }] }));
       const r = await runCli(["serve", dir.path, "--config", config]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`toolwarden: ${config}: tokens[0].scopes[1]: scopes entries must be read, write or exec (got "admin")\n`);
+      expect(r.stderr).toBe(`toolwarden: ${config}: tokens[0].scopes[1]: scopes entries must be one of read, write, exec (got "admin")\n`);
     } finally {
       dir.remove();
     }

@@ -76,7 +76,7 @@ describe("loadConfig refuses, naming the field", () => {
 
   test("tokens: a bad scope, both or neither of token and tokenEnv, no scopes", () => {
     expect(refusal({ tokens: [{ token: "a", scopes: ["read", "root"] }] })).toBe(
-      'tw.json: tokens[0].scopes[1]: scopes entries must be read, write or exec (got "root")',
+      'tw.json: tokens[0].scopes[1]: scopes entries must be one of read, write, exec (got "root")',
     );
     expect(refusal({ tokens: [{ token: "a", tokenEnv: "B", scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");
     expect(refusal({ tokens: [{ scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");

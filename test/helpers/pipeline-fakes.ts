@@ -4,7 +4,7 @@ import { ok, type ToolResult } from "../../src/result.ts";
 import type { ToolContext, ToolDef } from "../../src/tools/types.ts";
 import { DEFAULT_LIMITS } from "../../src/tools/types.ts";
 
-type Scope = "read" | "write" | "exec";
+import type { Scope } from "../../src/scopes.ts";
 
 /** A fake tool; `run` defaults to echoing its arguments as JSON. */
 export function fakeTool<S extends v.GenericSchema>(

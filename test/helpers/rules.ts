@@ -6,7 +6,8 @@ export const DEFAULT_RULES: RuleSet = loadRules({});
 
 /** A shell-style result with the given text. */
 export function shell(text: string, isError = false): ToolResult {
-  return { isError, content: [{ type: "text", text }] };
+  const content = [{ type: "text" as const, text }];
+  return isError ? { isError, code: "INTERNAL_ERROR", content } : { isError, content };
 }
 
 /** Ids of the rules that match `text` as output of `tool`. */

@@ -3,6 +3,7 @@
  * in-memory observation store, the JS hasher and DEFAULT_LIMITS (any of
  * which a test may override). Shared by every tool's tests.
  */
+import type { Scope } from "../../src/scopes.ts";
 import { jsHasher } from "../../src/hash/js.ts";
 import type { LineHasher } from "../../src/hash/types.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
@@ -21,7 +22,7 @@ export interface MakeContextOptions {
   /** Session id of the caller; default "test-session". */
   readonly session?: string;
   /** Caller scopes; default all of read, write and exec. */
-  readonly scopes?: Iterable<"read" | "write" | "exec">;
+  readonly scopes?: Iterable<Scope>;
   /** Limits merged over DEFAULT_LIMITS. */
   readonly limits?: Partial<ToolLimits>;
   /** Line hasher; default the JS reference. */

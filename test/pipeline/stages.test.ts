@@ -186,10 +186,10 @@ describe("render: normalised results", () => {
     expect(kept.notices).toEqual([notice]);
   });
 
-  test("code present iff isError", async () => {
-    const success = await returning({ isError: false, code: "FS_NOT_FOUND", content: [] }).call("t", {}, fakeCtx());
+  test("code present iff isError, even from a tool that breaks the type at run time", async () => {
+    const success = await returning({ isError: false, code: "FS_NOT_FOUND", content: [] } as unknown as ToolResult).call("t", {}, fakeCtx());
     expect("code" in success).toBe(false);
-    const failure = await returning({ isError: true, content: [] }).call("t", {}, fakeCtx());
+    const failure = await returning({ isError: true, content: [] } as unknown as ToolResult).call("t", {}, fakeCtx());
     expect(failure.code).toBe("INTERNAL_ERROR");
   });
 });

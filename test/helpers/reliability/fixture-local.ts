@@ -6,6 +6,7 @@
  * nothing outside was read or written. Plus the real `toolwarden serve`
  * over it (a subprocess on a real port), and byte-exact tree snapshots.
  */
+import type { Scope } from "../../../src/scopes.ts";
 import { spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -114,7 +115,7 @@ export function treeChanges(before: ReadonlyMap<string, string>, after: Readonly
 /** A token of the served config. */
 export interface ServeToken {
   readonly token: string;
-  readonly scopes: readonly ("read" | "write" | "exec")[];
+  readonly scopes: readonly Scope[];
   /** Directory relative to the fixture base (default "ws"). */
   readonly workspace?: string;
   readonly label: string;

@@ -5,6 +5,7 @@
  * workspace and prove, key by key and ETag by ETag, that none of them was
  * read, written or deleted.
  */
+import type { Scope } from "../../../src/scopes.ts";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
@@ -36,7 +37,7 @@ export interface R2Worker {
 export interface WorkerGrant {
   readonly token: string;
   readonly workspace: string;
-  readonly scopes: readonly ("read" | "write" | "exec")[];
+  readonly scopes: readonly Scope[];
   readonly label?: string;
 }
 

@@ -1,0 +1,14 @@
+/**
+ * What a token may do, defined once: tools declare the scope they need,
+ * tokens (static, config, Worker secret) carry a set of them, and every
+ * schema that accepts scopes is built from this list.
+ */
+export const SCOPES = ["read", "write", "exec"] as const;
+
+/** One of {@link SCOPES}. */
+export type Scope = (typeof SCOPES)[number];
+
+/** True when `value` names a scope. */
+export function isScope(value: unknown): value is Scope {
+  return (SCOPES as readonly unknown[]).includes(value);
+}
