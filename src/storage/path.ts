@@ -99,6 +99,16 @@ export function childPath(dir: string, name: string): string {
 }
 
 /**
+ * Whether a name has a character no path may use and a listing must
+ * escape (controls, separators, bidi, backslash): such an entry can only
+ * have been made outside the API (another process, another bucket client).
+ */
+export function needsEscape(name: string): boolean {
+  UNSHOWABLE.lastIndex = 0;
+  return name.includes("\\") || UNSHOWABLE.test(name);
+}
+
+/**
  * A name (or path) as it may be shown: each control, separator or bidi
  * character written as `\u{hex}`, so a listing of a file another process
  * created cannot break lines or reorder text. Backslashes are doubled, so

@@ -6,6 +6,7 @@
  * the output can say so.
  */
 
+import { needsEscape } from "../../storage/path.ts";
 import type { ListEntry, Storage } from "../../storage/types.ts";
 import { type IgnoreLayer, ignoreLayer, isIgnored } from "./gitignore.ts";
 
@@ -136,10 +137,12 @@ export async function* walkTree(
         }
         // A symlinked directory is listed, never entered (as ripgrep does): `l -> .` would repeat
         // the tree without end. A name no call can address is listed (escaped), never entered.
-        const enter = isDir && depth < options.depth && !entry.symlink && !entry.unaddressable;
+        // Any provider may hold such a name (a key another client wrote): flag it here too.
+        const unaddressable = entry.unaddressable === true || needsEscape(entry.name);
+        const enter = isDir && depth < options.depth && !entry.symlink && !unaddressable;
         const unexpanded = enter && UNEXPANDED_DIRS.has(entry.name);
         if (unexpanded) stats.unexpanded.push(entry.path);
-        yield { ...entry, depth, unexpanded };
+        yield { ...entry, depth, unexpanded, ...(unaddressable ? { unaddressable } : {}) };
         if (enter && !unexpanded) yield* visit(entry.path, depth + 1);
         if (!stats.complete) return;
       }
