@@ -385,3 +385,33 @@ describe("local: what an overwrite does to the mode", () => {
     expect(modeAfterWrite(0o100640)).toBe(0o640);
   });
 });
+
+describe("local: descriptors", () => {
+  test("no directory or file descriptor is left open by writes, reads, lists, deletes and their refusals", async () => {
+    const root = await tempBase();
+    try {
+      const storage = guardStorage(await createLocalStorage(root));
+      const { readdirSync } = await import("node:fs");
+      const openFds = () => readdirSync("/proc/self/fd").length;
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+      await storage.write("warm/up.txt", text("x"));
+      await settle();
+      const before = openFds();
+      await fs.writeFile(join(root, "blocker"), "a file where a directory is wanted");
+      for (let i = 0; i < 50; i++) {
+        await storage.write(`a/b${i % 5}/c${i}.txt`, text(`v${i}`), Cond.ifAbsent);
+        await storage.write(`a/b${i % 5}/c${i}.txt`, text(`w${i}`));
+        await storage.read(`a/b${i % 5}/c${i}.txt`);
+        await storage.list("a", { recursive: true });
+        await expect(storage.write(`blocker/x${i}/y.txt`, text("no"))).rejects.toThrow();
+        await expect(storage.read(`a/missing${i}/f.txt`)).rejects.toThrow();
+        await expect(storage.write("warm/up.txt", text("no"), Cond.ifAbsent)).rejects.toThrow();
+        await storage.delete(`a/b${i % 5}/c${i}.txt`);
+      }
+      await settle();
+      expect(openFds()).toBe(before);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});

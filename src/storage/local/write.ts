@@ -152,7 +152,11 @@ export async function replaceTarget(
       }
       if (hold) held = holdEntry(dirFd, name);
     } else {
-      dirFd = makeParents(dirFd, resolved.missingDirs, path);
+      // makeParents owns the descriptor from here (it closes it, even when it fails): never close it twice,
+      // since a closed number may already name another open file.
+      const parent = dirFd;
+      dirFd = -1;
+      dirFd = makeParents(parent, resolved.missingDirs, path);
     }
     const temp = await writeTemp(ctx, dirFd, name, bytes, existing, path);
     try {
@@ -181,7 +185,7 @@ export async function replaceTarget(
     if (held !== undefined) fsSync.closeSync(held);
     throw error;
   } finally {
-    closeDir(dirFd);
+    if (dirFd !== -1) closeDir(dirFd);
   }
   return { version, created: !existing, held };
 }
