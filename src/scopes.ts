@@ -1,9 +1,14 @@
 /**
  * What a token may do, defined once: tools declare the scope they need,
  * tokens (static, config, Worker secret) carry a set of them, and every
- * schema that accepts scopes is built from this list.
+ * schema that accepts scopes is built from this list. `read`, `write` and
+ * `exec` are the tools'; `audit` reads the audit log and file history;
+ * `admin` may also revert (agents never need it).
  */
-export const SCOPES = ["read", "write", "exec"] as const;
+export const SCOPES = ["read", "write", "exec", "admin", "audit"] as const;
+
+/** The scopes tools need: what an agent's token carries at most. */
+export const TOOL_SCOPES = ["read", "write", "exec"] as const;
 
 /** One of {@link SCOPES}. */
 export type Scope = (typeof SCOPES)[number];

@@ -5,7 +5,8 @@ import { runCall } from "./call.ts";
 import { StartupError } from "./errors.ts";
 import type { CliIO, Listen } from "./io.ts";
 import { runServe } from "./serve.ts";
-import { CALL_USAGE, MAIN_USAGE, SERVE_USAGE } from "./usage.ts";
+import { runLog } from "./log-command.ts";
+import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, SERVE_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 
 /**
@@ -32,6 +33,9 @@ export async function main(argv: readonly string[], io: CliIO, listen: Listen): 
       case "serve":
         usage = SERVE_USAGE;
         return await runServe(rest, io, listen);
+      case "log":
+        usage = LOG_USAGE;
+        return await runLog(rest, io);
       case "call":
         usage = CALL_USAGE;
         return await runCall(rest, io);

@@ -3,8 +3,17 @@
  * but the listening itself is here, so Bun (src/cli.ts) and Deno
  * (src/deno.ts) serve exactly the same app.
  */
-import { createApp, createAuthenticator, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
+import {
+  createApp,
+  createAuthenticator,
+  DEFAULT_MCP_SESSIONS_PER_TOKEN,
+  hostMatcher,
+  loopbackHosts,
+  type AuthOptions,
+  type Scope,
+} from "../http/mod.ts";
 import { createMemoryObservationStore } from "../policy/memory.ts";
+import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN } from "../policy/share.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
 import { readConfigFile } from "./config-file.ts";
@@ -17,6 +26,8 @@ import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings }
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
+import type { HistoryStore } from "../history/mod.ts";
+import { openHistory, stateDirectory } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces } from "./workspaces.ts";
 
@@ -29,6 +40,8 @@ export const SERVE_FLAGS: FlagSpec = {
   "allow-shell": "boolean",
   config: "string",
   quiet: "boolean",
+  state: "string",
+  "no-history": "boolean",
 };
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
@@ -87,7 +100,12 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, root, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
-  const observations = createMemoryObservationStore();
+  // Each token gets its own share of memory (see docs/configuration.md, "Memory ceiling").
+  const observations = createMemoryObservationStore({
+    maxBytesPerOwner: config?.limits?.observationBytesPerToken ?? DEFAULT_OBSERVATION_BYTES_PER_TOKEN,
+    maxOwners: settings.auth.mode === "bearer" ? settings.auth.grants.length : 1,
+  });
+  const histories = await openHistories(flags, io, workspaces);
   const inflight = createInflight();
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
@@ -111,13 +129,16 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       return opened.storage;
     },
     observations,
+    historyFor: (workspace) => histories?.get(workspace),
     hasher,
     limits: settings.limits,
     version,
     allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
-    mcp: { mode: "stateful" },
+    mcp: { mode: "stateful", maxSessionsPerToken: config?.limits?.mcpSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN },
     onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
-    onError: (error) => io.err(`${new Date().toISOString()} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    onError: (error) => io.err(`${new Date().toISOString()} internal error: ${describeError(error)}\n`),
+    onAbort: (request) =>
+      io.err(`${new Date().toISOString()} aborted request: ${request.method} ${request.path} (the client closed the connection before sending all of it)\n`),
   });
   fetch = (request) => Promise.resolve(app.fetch(request));
 
@@ -212,9 +233,31 @@ function exposedNote(extraHosts: readonly string[]): string {
   return `reachable beyond this machine; Host headers accepted: ${names}`;
 }
 
+/** An error for the log: its stack, else its name and message (a DOMException's stack may be empty). */
+function describeError(error: unknown): string {
+  if (typeof error !== "object" || error === null) return String(error);
+  const { stack, name, message } = error as { stack?: unknown; name?: unknown; message?: unknown };
+  if (typeof stack === "string" && stack !== "") return stack;
+  const text = [name, message].filter((part) => typeof part === "string" && part !== "").join(": ");
+  return text || String(error);
+}
+
 function unavailable(): Response {
   return new Response(
     JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
     { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
   );
+}
+
+/** Each workspace's history in the state directory, unless `--no-history`. */
+async function openHistories(
+  flags: Readonly<Record<string, unknown>>,
+  io: CliIO,
+  workspaces: ReadonlyMap<string, { readonly real: string }>,
+): Promise<Map<string, HistoryStore> | undefined> {
+  if (flags["no-history"] === true) return undefined;
+  const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
+  const histories = new Map<string, HistoryStore>();
+  for (const [key, workspace] of workspaces) histories.set(key, await openHistory(stateDir, workspace.real));
+  return histories;
 }

@@ -86,7 +86,8 @@ export function resolveToolSettings(
   config: Config | undefined,
   cwd: string,
 ): ToolSettings {
-  const limits = config?.limits ?? {};
+  // The per-token session shares are the server's, not a call's: `serve` reads them from the config itself.
+  const { observationBytesPerToken: _observations, mcpSessionsPerToken: _mcp, ...limits } = config?.limits ?? {};
   return {
     root: resolve(cwd, dir ?? "."),
     limits,

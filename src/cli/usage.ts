@@ -8,6 +8,7 @@ Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over
 Commands:
   serve [DIR]          Serve DIR (default .) on http://127.0.0.1:7878 for agents
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
+  log [DIR]            Print the recent changes agents made in DIR (from the audit log)
 
 Options:
   -h, --help           Show help (also: toolwarden <command> --help)
@@ -33,6 +34,9 @@ Options:
   --no-auth        Require no token (only on a loopback address)
   --allow-shell    Also serve the bash tool (commands run in DIR; the token gets the exec scope)
   --config FILE    JSON config file (port, host, tokens, limits, shell, rules); flags win over it
+  --state DIR      Where the audit log and file history live (default: $TOOLWARDEN_STATE, else
+                   $XDG_STATE_HOME/toolwarden, else ~/.local/state/toolwarden); outside DIR
+  --no-history     Record no audit log or history
   --quiet          No per-call log lines
   -h, --help       Show this help
 `;
@@ -58,4 +62,20 @@ Options:
   --allow-shell         Make the bash tool available
   --config FILE         JSON config file (limits, shell, rules)
   -h, --help            Show this help
+`;
+
+/** `toolwarden log --help`. */
+export const LOG_USAGE = `Usage: toolwarden log [DIR] [options]
+
+Print the recent changes made through a server on DIR (default: the current directory), oldest
+first, from the audit log in the state directory: time, tool, paths, outcome, who, and each file's
+size and version before and after. Revert a change with POST /v1/revert {"change": ID}.
+
+Options:
+  --session S   Only this session's calls
+  --path P      Only calls naming or changing P
+  --all         Every call (views and failures too), not only changes
+  --limit N     The last N entries (default 20)
+  --state DIR   The state directory the server used (default as for serve)
+  -h, --help    Show this help
 `;

@@ -78,6 +78,12 @@ const LimitsSchema = strict({
       v.minValue(0, "callTimeoutMs must be 0 (no limit) or more"),
     ),
   ),
+  observationBytesPerToken: v.optional(
+    v.pipe(positiveInt("observationBytesPerToken"), v.description("Memory for one token's observations (what its sessions viewed), in bytes.")),
+  ),
+  mcpSessionsPerToken: v.optional(
+    v.pipe(positiveInt("mcpSessionsPerToken"), v.description("Live MCP sessions one token may hold; one more closes its own least recently used.")),
+  ),
 });
 
 const ShellSchema = strict({

@@ -9,17 +9,20 @@
 import { Hono } from "hono";
 import { isCodedError } from "../errors.ts";
 import type { LineHasher } from "../hash/types.ts";
+import type { HistoryStore } from "../history/mod.ts";
 import { createPipeline, type Pipeline } from "../pipeline/mod.ts";
 import type { ObservationStore } from "../policy/types.ts";
 import type { Storage } from "../storage/types.ts";
 import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
 import { createAuthenticator, type AuthOptions } from "./auth.ts";
+import { BodyAbortedError } from "./body.ts";
 import { createToolHost, type HttpCallInfo } from "./host.ts";
 import type { HostPolicy } from "./hosts.ts";
 import { mountMcp, type McpOptions } from "./mcp.ts";
 import { hostGuard, limitBody, requireAuth, type AppEnv } from "./middleware.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { errorResponse, statusForCode } from "./responses.ts";
+import { mountHistory } from "./history-routes.ts";
 import { mountRest } from "./rest.ts";
 
 /** Request-size and time bounds, plus the per-call tool limits. */
@@ -57,10 +60,25 @@ export interface AppOptions extends HostPolicy {
   /** Reported by `/healthz`, MCP initialize and `/openapi.json`. */
   readonly version: string;
   readonly mcp?: McpOptions;
+  /** The history of a workspace, when calls are recorded (see src/history). */
+  readonly historyFor?: (workspace: string) => HistoryStore | undefined;
   /** Log hook, once per finished tool call (REST or MCP). Errors it throws are ignored. */
   readonly onCall?: (info: HttpCallInfo) => void;
   /** Log hook for unexpected failures answered with 500. Errors it throws are ignored. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Log hook for a request the client abandoned before it was read (e.g. an
+   * upload cut off mid-body): not a server fault, so not `onError`. Errors it
+   * throws are ignored.
+   */
+  readonly onAbort?: (info: AbortedRequest) => void;
+}
+
+/** What {@link AppOptions.onAbort} learns: which request was abandoned. */
+export interface AbortedRequest {
+  readonly method: string;
+  /** The URL path, without the query. */
+  readonly path: string;
 }
 
 /** Build the app. Throws on inconsistent options (no tools, bad token table, bad host entries). */
@@ -83,6 +101,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     limits: toolLimits,
     callTimeoutMs,
     onCall: options.onCall,
+    historyFor: options.historyFor,
+    onError: options.onError,
   });
   const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes });
 
@@ -100,6 +120,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.post("/mcp", bodyCap);
 
   mountRest(app, host);
+  mountHistory(app, host);
   mountMcp(app, host, options.version, options.mcp);
 
   app.notFound((c) =>
@@ -110,8 +131,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         "GET /v1/tools, POST /v1/tools/{name}, POST /mcp (MCP Streamable HTTP).",
     ),
   );
-  app.onError((error) => {
+  app.onError((error, c) => {
     if (isCodedError(error)) return errorResponse(statusForCode(error.code), error.code, error.message);
+    if (c.req.raw.signal.aborted || isAbortError(error)) {
+      try {
+        options.onAbort?.({ method: c.req.method, path: new URL(c.req.url, "http://x").pathname });
+      } catch {
+        // Logging must not replace the answer.
+      }
+      // Nobody is left to read this; it says what happened should a proxy still be listening.
+      return errorResponse(400, "INVALID_ARGUMENT", "The request was abandoned: the connection closed before its body was read. Send it again.");
+    }
     try {
       options.onError?.(error);
     } catch {
@@ -124,6 +154,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     );
   });
   return app;
+}
+
+/** A body cut off by the client, or a DOMException-style abort (Bun's "The connection was closed."). */
+function isAbortError(error: unknown): boolean {
+  if (error instanceof BodyAbortedError) return true;
+  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "AbortError";
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

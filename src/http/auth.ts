@@ -5,7 +5,7 @@
  * nothing about which token, or which prefix of one, came close.
  */
 
-import { isScope, SCOPES, type Scope } from "../scopes.ts";
+import { isScope, SCOPES, type Scope, TOOL_SCOPES } from "../scopes.ts";
 
 export type { Scope };
 /** Every scope, in a stable order. */
@@ -92,7 +92,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
       id: "local",
       label: "local",
       workspace: options.workspace,
-      scopes: new Set(checkScopes(options.scopes ?? ALL_SCOPES, "auth none")),
+      scopes: new Set(checkScopes(options.scopes ?? TOOL_SCOPES, "auth none")),
     };
     const outcome: AuthOutcome = { ok: true, principal };
     return { required: false, authenticate: () => Promise.resolve(outcome) };

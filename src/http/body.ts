@@ -7,9 +7,29 @@
 
 const strict = new TextDecoder("utf-8", { fatal: true });
 
-/** The body as text (a leading BOM dropped), or undefined when it is not valid UTF-8. */
+/**
+ * The request body could not be read: the client closed the connection
+ * before sending all of it. Not a server fault; logged as an aborted request.
+ */
+export class BodyAbortedError extends Error {
+  constructor(cause: unknown) {
+    super("the client closed the connection before sending the whole request body", { cause });
+    this.name = "BodyAbortedError";
+  }
+}
+
+/**
+ * The body as text (a leading BOM dropped), or undefined when it is not
+ * valid UTF-8. Rejects with {@link BodyAbortedError} when the body cannot be
+ * read to its end (Bun says AbortError, Deno BadResource).
+ */
 export async function utf8Body(request: { arrayBuffer(): Promise<ArrayBuffer> }): Promise<string | undefined> {
-  const bytes = await request.arrayBuffer();
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await request.arrayBuffer();
+  } catch (error) {
+    throw new BodyAbortedError(error);
+  }
   try {
     return strict.decode(bytes);
   } catch {

@@ -7,6 +7,7 @@ import type { LineHasher } from "../hash/types.ts";
 import type { CallInfo, Pipeline } from "../pipeline/mod.ts";
 import type { ObservationStore } from "../policy/types.ts";
 import type { ToolResult } from "../result.ts";
+import { auditEntryOf, createRecorder, type HistoryStore } from "../history/mod.ts";
 import { guardStorage } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolContext, ToolLimits } from "../tools/types.ts";
@@ -34,6 +35,10 @@ export interface ToolHostOptions {
   /** Per-call time limit in ms (0: none); undefined leaves the pipeline's own. */
   readonly callTimeoutMs?: number;
   readonly onCall?: (info: HttpCallInfo) => void;
+  /** The history of a workspace, when calls are recorded (audit log, versions, revert). */
+  readonly historyFor?: (workspace: string) => HistoryStore | undefined;
+  /** Told when recording a finished call fails (the call's own result stands). */
+  readonly onError?: (error: unknown) => void;
 }
 
 /** The authenticated call path shared by REST and MCP. */
@@ -41,6 +46,10 @@ export interface ToolHost {
   /** Every tool, described once at start-up. */
   readonly tools: readonly ToolDescriptor[];
   has(name: string): boolean;
+  /** A workspace's storage as tools see it (guarded). */
+  storageOf(workspace: string): Promise<Storage>;
+  /** A workspace's history, when calls are recorded. */
+  historyOf(workspace: string): HistoryStore | undefined;
   /**
    * Run one call as `principal` in observation session `session` (already a
    * namespaced key). Rejects only when `storageFor` does; the tool path itself
@@ -71,11 +80,15 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
   return {
     tools,
     has: (name) => options.pipeline.has(name),
+    storageOf: async (workspace) => guard(await options.storageFor(workspace)),
+    historyOf: (workspace) => options.historyFor?.(workspace),
     async call(transport, principal, session, name, args, signal) {
       const started = performance.now();
-      const storage = guard(await options.storageFor(principal.workspace));
+      const guardedStorage = guard(await options.storageFor(principal.workspace));
+      const history = options.historyFor?.(principal.workspace);
+      const recorder = history ? createRecorder(guardedStorage, history) : undefined;
       const ctx: ToolContext = {
-        storage,
+        storage: recorder?.storage ?? guardedStorage,
         observations: options.observations,
         hasher: options.hasher,
         limits: options.limits,
@@ -84,6 +97,21 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
       };
       const timeout = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
       const result = await options.pipeline.call(name, args, ctx, timeout);
+      if (history && recorder) {
+        const entry = auditEntryOf({
+          principal: principal.label,
+          session: sessionLabel(session),
+          tool: name,
+          args,
+          code: result.code,
+          changes: recorder.changes(),
+          bytes: recorder.bytesWritten(),
+          ms: performance.now() - started,
+          time: new Date(),
+        });
+        // The call has finished (a write may have landed): a failure to record it is the operator's, not the model's.
+        await history.append(entry).catch((error: unknown) => options.onError?.(error));
+      }
       if (options.onCall) {
         const info: HttpCallInfo = {
           transport,
@@ -103,4 +131,14 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
       return result;
     },
   };
+}
+
+/** The client's own session id within a namespaced session key (its last segment). */
+export function sessionLabel(key: string): string {
+  const last = key.slice(key.lastIndexOf("/") + 1);
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
 }

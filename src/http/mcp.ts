@@ -11,7 +11,9 @@
  *   request gets a fresh server+transport; the id minted at initialize is
  *   sent back in `Mcp-Session-Id` and the client carries it on every request,
  *   so any isolate can serve any request. The id names an observation
- *   session within the caller's workspace; nothing else is kept.
+ *   session of the caller's token; it carries a tag derived from the token's
+ *   principal id, so another token sending it is refused (404) like a
+ *   stateful session would be. Nothing else is kept.
  *
  * Both answer in JSON rather than SSE (enableJsonResponse): no tool sends
  * progress, and a finished response holds no stream or keep-alive timer.
@@ -28,7 +30,7 @@ import { authInfoFor, createMcpServer } from "./mcp-server.ts";
 import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
 import type { AppEnv } from "./middleware.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
-import { isValidSessionId, MAX_SESSION_ID_CHARS, principalSession, sessionKey } from "./sessions.ts";
+import { callerSession, isOwnedSessionId, isValidSessionId, MAX_SESSION_ID_CHARS, mintOwnedSessionId, principalSession } from "./sessions.ts";
 
 /** How `/mcp` keeps sessions. See the module comment. */
 export type McpMode = "stateful" | "stateless";
@@ -37,13 +39,19 @@ export type McpMode = "stateful" | "stateless";
 export interface McpOptions {
   /** Default `stateful`; Workers must use `stateless`. */
   readonly mode?: McpMode;
-  /** Stateful: most live sessions (default 1000); opening one more closes the least recently used. */
-  readonly maxSessions?: number;
+  /**
+   * Stateful: most live sessions per token (default {@link DEFAULT_MCP_SESSIONS_PER_TOKEN});
+   * a token opening one more closes its own least recently used.
+   */
+  readonly maxSessionsPerToken?: number;
   /** Stateful: a session idle this long is closed (default 30 minutes). */
   readonly idleTimeoutMs?: number;
   /** Text sent to clients at initialize. */
   readonly instructions?: string;
 }
+
+/** Default {@link McpOptions.maxSessionsPerToken}. */
+export const DEFAULT_MCP_SESSIONS_PER_TOKEN = 100;
 
 const SESSION_HEADER = "mcp-session-id";
 const NOT_FOUND = -32001;
@@ -59,7 +67,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
   const mode = options.mode ?? "stateful";
   const serverOptions = { host, version, instructions: options.instructions };
   const sessions = createSessionTable<LiveSession>({
-    maxSessions: options.maxSessions ?? 1000,
+    maxSessionsPerOwner: options.maxSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN,
     idleMs: options.idleTimeoutMs ?? 30 * 60 * 1000,
   });
   const allow = mode === "stateful" ? "POST, DELETE" : "POST";
@@ -78,13 +86,14 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     const init = isInitialize(body);
     let id: string | undefined;
     if (init) {
-      id = crypto.randomUUID();
+      id = await mintOwnedSessionId(principal.id);
     } else {
       const header = c.req.header(SESSION_HEADER);
       if (header !== undefined && !isValidSessionId(header)) return badSessionId();
+      if (header !== undefined && !(await isOwnedSessionId(header, principal.id))) return sessionNotFound();
       id = header;
     }
-    const session = id === undefined ? principalSession(principal) : sessionKey(principal.workspace, "mcp", id);
+    const session = id === undefined ? principalSession(principal) : callerSession(principal, "mcp", id);
     const server = createMcpServer(serverOptions);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
@@ -119,7 +128,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     if (!live) return sessionNotFound();
     return live.transport.handleRequest(c.req.raw, {
       parsedBody: body,
-      authInfo: authInfoFor({ principal, session: sessionKey(principal.workspace, "mcp", id) }),
+      authInfo: authInfoFor({ principal, session: callerSession(principal, "mcp", id) }),
     });
   }
 
@@ -156,7 +165,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
         if (!live) return sessionNotFound();
         // The transport answers, then calls onsessionclosed, which drops the session from the table.
         return live.transport.handleRequest(c.req.raw, {
-          authInfo: authInfoFor({ principal, session: sessionKey(principal.workspace, "mcp", id!) }),
+          authInfo: authInfoFor({ principal, session: callerSession(principal, "mcp", id!) }),
         });
       }
       default:

@@ -18,8 +18,17 @@ export function hostGuard(policy: HostPolicy): MiddlewareHandler<AppEnv> {
   const hostOk = hostMatcher(policy.allowedHosts);
   const originOk = originMatcher(policy.allowedOrigins);
   return async (c, next) => {
-    // Without a Host header (HTTP/1.0) the URL's authority is what the runtime derived it from.
-    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    // Without a Host header the URL's authority is what the runtime derived it from (a Request built
+    // in-process); an HTTP/1.0 request without Host leaves none, and is refused before anything else.
+    const host = c.req.header("host") ?? urlHost(c.req.url);
+    if (!host) {
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        "The request has no Host header, and this server needs one to refuse DNS-rebinding attacks. Send " +
+          "`Host: 127.0.0.1:<port>` (the address you connect to), or use an HTTP/1.1 client, which sends it by itself.",
+      );
+    }
     if (!hostOk(host)) {
       return errorResponse(
         403,
@@ -39,6 +48,15 @@ export function hostGuard(policy: HostPolicy): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/** The authority of a request URL, or undefined when there is none (a bare path such as `/healthz`). */
+function urlHost(url: string): string | undefined {
+  try {
+    return new URL(url).host || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const CHALLENGE = 'Bearer realm="toolwarden"';

@@ -3,6 +3,7 @@ export {
   createApp,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
+  type AbortedRequest,
   type AppOptions,
   type HttpLimits,
 } from "./app.ts";
@@ -21,7 +22,7 @@ export { annotationsOf, describeTool, inputSchemaOf, usableTools, type JsonSchem
 export type { HttpCallInfo, Transport } from "./host.ts";
 export { hostMatcher, loopbackHosts, originMatcher, type HostPolicy } from "./hosts.ts";
 export type { AppEnv } from "./middleware.ts";
-export { isInitialize, type McpMode, type McpOptions } from "./mcp.ts";
+export { DEFAULT_MCP_SESSIONS_PER_TOKEN, isInitialize, type McpMode, type McpOptions } from "./mcp.ts";
 export { META_CODE, META_NOTICES, toMcpResult, toMcpTool } from "./mcp-server.ts";
 export { buildOpenApi, type OpenApiOptions } from "./openapi.ts";
 export type { ErrorBody } from "./responses.ts";

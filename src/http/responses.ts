@@ -5,6 +5,7 @@
  * the request, because the reader is often a harness author at a terminal.
  */
 import type { ErrorCode } from "../errors.ts";
+import { codeInfo } from "../tools/support/codes.ts";
 
 /** The JSON body of every transport error: `{ error: { code, message } }`. */
 export interface ErrorBody {
@@ -27,24 +28,10 @@ export function errorResponse(
 
 /**
  * The HTTP status for an error code raised outside a tool call (e.g. by
- * `storageFor`). Codes with no transport meaning are server faults.
+ * `storageFor`): the code table's (src/tools/support/codes.ts).
  */
 export function statusForCode(code: ErrorCode): number {
-  switch (code) {
-    case "INVALID_ARGUMENT":
-      return 400;
-    case "UNAUTHORIZED":
-      return 401;
-    case "FORBIDDEN":
-    case "FS_ACCESS_DENIED":
-      return 403;
-    case "LIMIT_EXCEEDED":
-      return 413;
-    case "TIMEOUT":
-      return 504;
-    default:
-      return 500;
-  }
+  return codeInfo(code).status;
 }
 
 /** A JSON-RPC error response, for refusals on `/mcp` that MCP clients must parse as protocol errors. */

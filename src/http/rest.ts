@@ -10,7 +10,7 @@ import { usableTools } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
 import type { AppEnv } from "./middleware.ts";
 import { errorResponse } from "./responses.ts";
-import { isValidSessionId, MAX_SESSION_ID_CHARS, principalSession, SESSION_HEADER, sessionKey } from "./sessions.ts";
+import { callerSession, isValidSessionId, MAX_SESSION_ID_CHARS, principalSession, SESSION_HEADER } from "./sessions.ts";
 
 /** `application/json` or any `application/*+json`, parameters allowed. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
@@ -101,7 +101,7 @@ function restSession(c: Context<AppEnv>): string | Response {
         `Use e.g. a UUID, or omit the header to use the token's own session.`,
     );
   }
-  return sessionKey(principal.workspace, "rest", header);
+  return callerSession(principal, "rest", header);
 }
 
 function unknownTool(name: string, host: ToolHost): Response {

@@ -10,7 +10,7 @@
  */
 import { addNotices, type PostExecuteListener } from "./listeners.ts";
 import type { Pipeline } from "./pipeline.ts";
-import { evaluate, loadRules, renderBlock, renderNotice, type RuleSet } from "../rules/mod.ts";
+import { evaluate, isCompiledRule, loadRules, renderBlock, renderNotice, type RuleSet } from "../rules/mod.ts";
 
 /** Listener name, shown if it ever fails. */
 export const LOUD_FAILURE_LISTENER = "loud-failure";
@@ -19,8 +19,8 @@ export const LOUD_FAILURE_LISTENER = "loud-failure";
 export const LOUD_FAILURE_ORDER = -10;
 
 /**
- * True for a table `loadRules` built: every rule is compiled (has a RegExp).
- * A configuration never holds a RegExp (JSON cannot), so a non-empty table
+ * True for a table `loadRules` built: every rule is compiled (has a matcher).
+ * A configuration never holds a function (JSON cannot), so a non-empty table
  * is unambiguous. An empty one counts only when frozen, as `loadRules`
  * returns it: a written configuration may spell every setting with
  * `rules: []`, and reading that as an empty table would silently drop the
@@ -33,7 +33,7 @@ function isRuleSet(value: unknown): value is RuleSet {
   if (typeof set.excerptChars !== "number" || typeof set.maxScanChars !== "number" || typeof set.scanValue !== "boolean") {
     return false;
   }
-  const compiled = set.rules.every((rule: unknown) => (rule as { regex?: unknown } | null)?.regex instanceof RegExp);
+  const compiled = set.rules.every(isCompiledRule);
   return compiled && (set.rules.length > 0 || Object.isFrozen(value));
 }
 

@@ -8,8 +8,15 @@
  * Per-session objects spread load over many objects instead of funnelling a
  * busy workspace through one single-threaded object, keep each object's
  * table small, and let an idle session's object delete itself. The session
- * key already starts with the workspace (see `sessionKey` in src/http), so
- * two workspaces never share an object.
+ * key starts with its owner, the caller's principal id, then the workspace
+ * (see src/policy/share.ts and `sessionKey` in src/http), so two tokens or two
+ * workspaces never share an object: a session id sent with another token
+ * names another, empty object.
+ *
+ * Shares on Workers: each session's object is bounded (`maxPathsPerSession`)
+ * and expires when idle, and objects share no pool, so no token can push out
+ * another's observations. A token's number of sessions is not capped here:
+ * the state is Durable Object storage, not one process's memory.
  *
  * Isolates share no memory, so the object is what makes a `view` answered by
  * one isolate count for a `write` answered by another. State lives in the

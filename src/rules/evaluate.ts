@@ -33,19 +33,34 @@ function valueSegments(value: unknown, budget: number): { segments: Segment[]; t
   }
 }
 
+/** `text` whole when it fits `max`, else its first and last halves (cut at a line break when one is near). */
+function rulePieces(text: string, max: number): readonly string[] {
+  if (text.length <= max) return [text];
+  const half = Math.floor(max / 2);
+  let head = text.slice(0, half);
+  let tail = text.slice(text.length - (max - half));
+  const lastBreak = head.lastIndexOf("\n");
+  if (lastBreak >= head.length / 2) head = head.slice(0, lastBreak + 1);
+  const firstBreak = tail.indexOf("\n");
+  if (firstBreak >= 0 && firstBreak < tail.length / 2) tail = tail.slice(firstBreak + 1);
+  return [head, tail];
+}
+
 function firstMatch(rule: CompiledRule, segments: readonly Segment[], excerptChars: number): RuleMatch | undefined {
   for (const segment of segments) {
-    // No `g`/`y` flag (refused at load), so exec starts at 0 and keeps no state.
-    const hit = rule.regex.exec(segment.text);
-    if (hit === null) continue;
-    return {
-      ruleId: rule.id,
-      action: rule.action as "error" | "context",
-      message: rule.message,
-      excerpt: excerptAround(segment.text, hit.index, hit.index + hit[0].length, excerptChars),
-      source: segment.source,
-      builtin: rule.builtin,
-    };
+    // A rule reads at most its own `scanChars` of a window: for RE2 rules this bounds the work (see pattern.ts).
+    for (const piece of rulePieces(segment.text, rule.scanChars)) {
+      const hit = rule.find(piece);
+      if (hit === undefined) continue;
+      return {
+        ruleId: rule.id,
+        action: rule.action as "error" | "context",
+        message: rule.message,
+        excerpt: excerptAround(piece, hit.start, hit.end, excerptChars),
+        source: segment.source,
+        builtin: rule.builtin,
+      };
+    }
   }
   return undefined;
 }
@@ -56,7 +71,9 @@ function firstMatch(rule: CompiledRule, segments: readonly Segment[], excerptCha
  * its text ends with a shell failure marker) and not `off`. With
  * `scanValue`, the structured `value` is scanned too (bounded). Outputs
  * longer than `maxScanChars` are scanned at head and tail; `scan` reports the
- * skipped middle. Pure: no I/O, no state kept between calls.
+ * skipped middle. A user rule with a large RE2 program reads less of each
+ * window (its `scanChars`), so its work stays bounded. Pure: no I/O, no
+ * state kept between calls.
  */
 export function evaluate(ruleSet: RuleSet, toolName: string, result: ToolResult, value?: unknown): Evaluation {
   const failed = result.isError || hasFailureMarker(joinedTail(result.content, MARKER_TAIL_CHARS));

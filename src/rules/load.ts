@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { BUILTIN_RULES } from "./builtins.ts";
 import { RuleConfigError } from "./config-error.ts";
 import { LoudFailureConfigSchema, RuleInputSchema, type RuleInput } from "./schema.ts";
-import type { CompiledRule, RuleSet } from "./types.ts";
+import { compileRe2, findRe2 } from "./pattern.ts";
+import type { CompiledRule, RuleHit, RuleSet } from "./types.ts";
 
 type ParsedRule = v.InferOutput<typeof RuleInputSchema>;
 
@@ -38,18 +39,46 @@ function validateRule(raw: unknown, index: number): ParsedRule {
   return rule;
 }
 
-function compile(rule: ParsedRule, builtin: boolean): CompiledRule {
-  let regex: RegExp;
-  try {
-    // An `off` rule may omit its pattern; it never runs, so any never-matching regex will do.
-    regex = new RegExp(rule.pattern ?? "(?!)", rule.flags ?? "");
-  } catch (error) {
-    throw new RuleConfigError(rule.id, `invalid pattern: ${error instanceof Error ? error.message : String(error)}`);
+/** A native RegExp's first hit; only built-ins (fixed, linear-shaped patterns) run this way. */
+function nativeFinder(regex: RegExp): (text: string) => RuleHit | undefined {
+  return (text) => {
+    // No `g`/`y` flag (refused at load), so exec starts at 0 and keeps no state.
+    const hit = regex.exec(text);
+    return hit === null ? undefined : { start: hit.index, end: hit.index + hit[0].length };
+  };
+}
+
+function compile(rule: ParsedRule, builtin: boolean, maxScanChars: number): CompiledRule {
+  const source = rule.pattern ?? "";
+  const flags = rule.flags ?? "";
+  let find: (text: string) => RuleHit | undefined;
+  let scanChars = maxScanChars;
+  if (rule.action === "off") {
+    // An `off` rule never runs and may omit its pattern.
+    find = () => undefined;
+  } else if (builtin) {
+    let regex: RegExp;
+    try {
+      regex = new RegExp(source, flags);
+    } catch (error) {
+      throw new RuleConfigError(rule.id, `invalid pattern: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    find = nativeFinder(regex);
+  } else {
+    const compiled = compileRe2(source, flags);
+    if (!compiled.ok) throw new RuleConfigError(rule.id, compiled.problem);
+    const re2 = compiled.re2;
+    find = (text) => findRe2(re2, text);
+    scanChars = Math.min(maxScanChars, compiled.scanChars);
   }
   const tools = rule.tools === undefined || rule.tools.length === 0 ? [] : rule.tools;
   return Object.freeze({
     id: rule.id,
-    regex: Object.freeze(regex),
+    source,
+    flags,
+    engine: builtin ? ("native" as const) : ("re2" as const),
+    scanChars,
+    find: Object.freeze(find),
     tools: tools.includes("*") ? ("*" as const) : Object.freeze([...tools]),
     when: rule.when,
     action: rule.action,
@@ -58,11 +87,19 @@ function compile(rule: ParsedRule, builtin: boolean): CompiledRule {
   });
 }
 
+/** True for a rule `loadRules` compiled (a configuration, being JSON, never holds a function). */
+export function isCompiledRule(value: unknown): value is CompiledRule {
+  return value !== null && typeof value === "object" && typeof (value as { find?: unknown }).find === "function";
+}
+
 /**
  * Validate, merge and compile the rule table. Built-ins come first (unless
  * `builtinRules: false`); a user rule with a built-in id replaces it in place;
- * new ids append in order. Throws {@link RuleConfigError} naming the rule and
- * the problem for an invalid regex, a duplicate user id, a `g`/`y` or unknown
+ * new ids append in order. User rules compile to RE2 (see `pattern.ts`);
+ * built-ins run as native RegExps. Throws {@link RuleConfigError} naming the
+ * rule and the problem for an invalid regex, a construct RE2 cannot express
+ * (backreference, lookaround, with how to rewrite it), a pattern over the
+ * RE2 program limit, a duplicate user id, a `g`/`y` or unknown
  * flag, an empty message, an unknown field, or a bad `when`/`action`.
  * Rules with no `tools` check the configured shell tools.
  */
@@ -74,6 +111,12 @@ export function loadRules(config: unknown = {}): RuleSet {
   if (rawRules !== undefined && !Array.isArray(rawRules)) throw new RuleConfigError(undefined, "rules must be an array");
   // Rules first and one at a time, so every rule error names its rule.
   const userRules = (rawRules ?? []).map(validateRule);
+  // Patterns too, before the settings: a pattern RE2 cannot run is a rule error and names its rule.
+  for (const rule of userRules) {
+    if (rule.action === "off") continue;
+    const compiled = compileRe2(rule.pattern ?? "", rule.flags ?? "");
+    if (!compiled.ok) throw new RuleConfigError(rule.id, compiled.problem);
+  }
   const seen = new Set<string>();
   for (const rule of userRules) {
     if (seen.has(rule.id)) throw new RuleConfigError(rule.id, "duplicate id: two user rules share it");
@@ -89,14 +132,14 @@ export function loadRules(config: unknown = {}): RuleSet {
     for (const input of BUILTIN_RULES) {
       const replacement = userById.get(input.id);
       if (replacement !== undefined) {
-        table.push(compile(replacement, false));
+        table.push(compile(replacement, false, settings.maxScanChars));
         userById.delete(input.id);
       } else {
-        table.push(compile(validateRule(input, table.length), true));
+        table.push(compile(validateRule(input, table.length), true, settings.maxScanChars));
       }
     }
   }
-  for (const rule of userRules) if (userById.has(rule.id)) table.push(compile(rule, false));
+  for (const rule of userRules) if (userById.has(rule.id)) table.push(compile(rule, false, settings.maxScanChars));
 
   return Object.freeze({
     rules: Object.freeze(table),

@@ -11,7 +11,8 @@ export { BUILTIN_RULES } from "./builtins.ts";
 export { RuleConfigError } from "./config-error.ts";
 export { evaluate } from "./evaluate.ts";
 export { excerptAround } from "./excerpt.ts";
-export { builtinRuleInputs, loadRules } from "./load.ts";
+export { builtinRuleInputs, isCompiledRule, loadRules } from "./load.ts";
+export { MAX_RULE_PROGRAM, RULE_SCAN_WORK } from "./pattern.ts";
 export { hasFailureMarker, parseShellMarkers, type ShellMarkers } from "./markers.ts";
 export { LOUD_FAILURE_PLUGIN, renderBlock, renderNotice } from "./render.ts";
 export { stripAnsi } from "./scan-text.ts";
@@ -29,6 +30,7 @@ export type {
   Evaluation,
   MatchSource,
   RuleAction,
+  RuleHit,
   RuleMatch,
   RuleSet,
   RuleWhen,

@@ -42,7 +42,7 @@ export const RuleInputSchema = v.strictObject(
       v.pipe(
         v.string("pattern must be a string"),
         v.minLength(1, "pattern must not be empty"),
-        v.description("JavaScript regular expression source."),
+        v.description("Regular expression, RE2 syntax (no lookaround or backreferences; \\uFFFD is accepted). Matched in linear time."),
       ),
     ),
     flags: v.optional(

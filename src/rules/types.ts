@@ -4,11 +4,27 @@ export type RuleWhen = "success" | "error" | "any";
 /** What a match does: block the result, attach a notice, or nothing (rule disabled). */
 export type RuleAction = "error" | "context" | "off";
 
+/** Where a rule's first hit is in a text, as UTF-16 offsets `[start, end)`. */
+export interface RuleHit {
+  readonly start: number;
+  readonly end: number;
+}
+
 /** A rule after validation and compilation. Frozen; safe to share across calls. */
 export interface CompiledRule {
   readonly id: string;
-  /** Compiled without `g`/`y`, so `exec` keeps no state between calls. */
-  readonly regex: RegExp;
+  /** The pattern as written ("" for an `off` rule without one). */
+  readonly source: string;
+  readonly flags: string;
+  /**
+   * `re2` for user rules (linear time, see `pattern.ts`); `native` for the
+   * built-ins, fixed patterns checked for linear shape by their tests.
+   */
+  readonly engine: "re2" | "native";
+  /** Longest text this rule reads of one scanned window; a longer window is read at head and tail (half each). */
+  readonly scanChars: number;
+  /** The first hit in `text`, if any. Keeps no state between calls. */
+  readonly find: (text: string) => RuleHit | undefined;
   /** Tool names the rule applies to; `"*"` means every tool. */
   readonly tools: readonly string[] | "*";
   readonly when: RuleWhen;

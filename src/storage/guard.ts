@@ -18,6 +18,26 @@ function checkCondition(condition: WriteCondition): void {
   throw new CodedError("INVALID_ARGUMENT", `unknown write condition: ${String(kind)}`);
 }
 
+/**
+ * The top-level name kept for toolwarden's own state inside a workspace
+ * (its history on object stores). No call through the guard reaches it,
+ * and listings leave it out.
+ */
+export const RESERVED_SEGMENT = ".toolwarden";
+
+function isReserved(normalized: string): boolean {
+  return normalized === RESERVED_SEGMENT || normalized.startsWith(`${RESERVED_SEGMENT}/`);
+}
+
+/** Normalise a path and refuse the reserved name. */
+function guardedPath(path: string): string {
+  const normalized = normalizeWorkspacePath(path);
+  if (isReserved(normalized)) {
+    throw new CodedError("FS_INVALID_PATH", `invalid path: ${RESERVED_SEGMENT}/ is reserved for the workspace's history`);
+  }
+  return normalized;
+}
+
 function checkVersionOption(options: { ifVersion?: Version } | undefined): void {
   const version = options?.ifVersion;
   if (version !== undefined && (typeof version !== "string" || version === "")) {
@@ -34,16 +54,16 @@ function checkVersionOption(options: { ifVersion?: Version } | undefined): void 
 export function guardStorage(inner: Storage): Storage {
   // Present only when the provider has it: callers test for the method to choose how to read.
   const streaming = inner.readStream
-    ? { readStream: async (path: string) => inner.readStream!(normalizeWorkspacePath(path)) }
+    ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) }
     : {};
   return {
     kind: inner.kind,
     ...streaming,
     async stat(path: string) {
-      return inner.stat(normalizeWorkspacePath(path));
+      return inner.stat(guardedPath(path));
     },
     async read(path: string, options?: ReadOptions) {
-      const normalized = normalizeWorkspacePath(path);
+      const normalized = guardedPath(path);
       const max = options?.maxBytes;
       if (max !== undefined && !(Number.isSafeInteger(max) && max >= 0)) {
         throw new CodedError("INVALID_ARGUMENT", `read maxBytes must be a whole number of bytes, 0 or more (got ${max})`);
@@ -51,18 +71,20 @@ export function guardStorage(inner: Storage): Storage {
       return inner.read(normalized, options);
     },
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }) {
-      const normalized = normalizeWorkspacePath(path);
+      const normalized = guardedPath(path);
       if (!(bytes instanceof Uint8Array)) throw new CodedError("INVALID_ARGUMENT", "write bytes must be a Uint8Array");
       checkCondition(condition);
       return inner.write(normalized, bytes, condition);
     },
     async list(path: string, options?: ListOptions) {
-      const normalized = normalizeWorkspacePath(path);
+      const normalized = guardedPath(path);
       checkListOptions(options);
-      return inner.list(normalized, options);
+      const listing = await inner.list(normalized, options);
+      if (normalized !== "") return listing;
+      return { ...listing, entries: listing.entries.filter((entry) => !isReserved(entry.path)) };
     },
     async delete(path: string, options?: { ifVersion?: Version }) {
-      const normalized = normalizeWorkspacePath(path);
+      const normalized = guardedPath(path);
       checkVersionOption(options);
       return inner.delete(normalized, options);
     },

@@ -18,6 +18,8 @@ import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
+import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
+import { RESERVED_SEGMENT } from "../storage/guard.ts";
 import type { R2BucketLike } from "../storage/r2-bucket.ts";
 import { probeR2Conditions, R2ConditionsIgnoredError } from "../storage/r2-probe.ts";
 import { createR2Storage } from "../storage/r2.ts";
@@ -109,6 +111,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       const pipeline = createPipeline(options.tools);
       installLoudFailure(pipeline, config.rules);
       const storages = new Map<string, Storage>();
+      const histories = new Map<string, HistoryStore>();
       const bucket = env.FILES;
       const app = createApp({
         pipeline,
@@ -119,6 +122,14 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           return storage;
         },
         observations: createDurableObservationStore(env.OBSERVATIONS),
+        // Each workspace's audit log and history live under its reserved prefix, which no tool reaches.
+        historyFor(workspace) {
+          let history = histories.get(workspace);
+          if (!history) {
+            histories.set(workspace, (history = createStorageHistory(createR2Storage(bucket, `${workspace}/${RESERVED_SEGMENT}/history/`))));
+          }
+          return history;
+        },
         hasher: lineHasher,
         version: options.version,
         // Many isolates serve one deployment: nothing may depend on an isolate's memory.
@@ -128,6 +139,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         limits: { maxFileBytes: config.maxFileBytes, callTimeoutMs: 60_000 },
         onCall: (info) => log.log(JSON.stringify({ event: "toolwarden.call", ...info })),
         onError: (error) => log.error("toolwarden: internal error", error),
+        onAbort: (request) => log.log(JSON.stringify({ event: "toolwarden.aborted", ...request })),
       });
       // One line per isolate: which hasher backend actually loaded is worth seeing in `wrangler tail`.
       log.log(

@@ -15,7 +15,7 @@ const ORDER: readonly (readonly string[])[] = [
   ["errors.ts", "result.ts", "scopes.ts"],
   ["text"],
   ["storage"],
-  ["policy"],
+  ["policy", "history"],
   ["rules"],
   ["tools"],
   ["pipeline"],

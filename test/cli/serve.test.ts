@@ -303,10 +303,10 @@ describe("config file", () => {
     const dir = tempDir();
     try {
       const config = join(dir.path, "tw.json");
-      writeFileSync(config, JSON.stringify({ tokens: [{ token: "t", scopes: ["read", "admin"] }] }));
+      writeFileSync(config, JSON.stringify({ tokens: [{ token: "t", scopes: ["read", "root"] }] }));
       const r = await runCli(["serve", dir.path, "--config", config]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`toolwarden: ${config}: tokens[0].scopes[1]: scopes entries must be one of read, write, exec (got "admin")\n`);
+      expect(r.stderr).toBe(`toolwarden: ${config}: tokens[0].scopes[1]: scopes entries must be one of read, write, exec, admin, audit (got "root")\n`);
     } finally {
       dir.remove();
     }

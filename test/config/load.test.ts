@@ -31,7 +31,16 @@ describe("loadConfig accepts", () => {
           { token: "abc", scopes: ["read"], workspace: "../other", label: "ci" },
           { tokenEnv: "TW_TOKEN", scopes: ["read", "write", "exec"] },
         ],
-        limits: { maxBodyBytes: 1, maxFileBytes: 2, maxViewLines: 3, maxOutputBytes: 4, maxLineChars: 5, callTimeoutMs: 0 },
+        limits: {
+          maxBodyBytes: 1,
+          maxFileBytes: 2,
+          maxViewLines: 3,
+          maxOutputBytes: 4,
+          maxLineChars: 5,
+          callTimeoutMs: 0,
+          observationBytesPerToken: 6,
+          mcpSessionsPerToken: 7,
+        },
         shell: { enabled: true, timeoutMs: 30000 },
         rules: { builtinRules: false, rules: [{ id: "oops", pattern: "OOPS", action: "error", message: "It said OOPS." }] },
       }),
@@ -70,13 +79,17 @@ describe("loadConfig refuses, naming the field", () => {
     expect(refusal({ port: "7878" })).toBe("tw.json: port: port must be a number");
     expect(refusal({ limits: { maxViewLines: 0 } })).toBe("tw.json: limits.maxViewLines: maxViewLines must be 1 or more");
     expect(refusal({ limits: { callTimeoutMs: 1.5 } })).toBe("tw.json: limits.callTimeoutMs: callTimeoutMs must be an integer");
+    expect(refusal({ limits: { mcpSessionsPerToken: 0 } })).toBe("tw.json: limits.mcpSessionsPerToken: mcpSessionsPerToken must be 1 or more");
+    expect(refusal({ limits: { observationBytesPerToken: 0 } })).toBe(
+      "tw.json: limits.observationBytesPerToken: observationBytesPerToken must be 1 or more",
+    );
     expect(refusal({ shell: { enabled: "yes" } })).toBe("tw.json: shell.enabled: enabled must be a boolean");
     expect(refusal({ host: "" })).toBe("tw.json: host: host must not be empty");
   });
 
   test("tokens: a bad scope, both or neither of token and tokenEnv, no scopes", () => {
     expect(refusal({ tokens: [{ token: "a", scopes: ["read", "root"] }] })).toBe(
-      'tw.json: tokens[0].scopes[1]: scopes entries must be one of read, write, exec (got "root")',
+      'tw.json: tokens[0].scopes[1]: scopes entries must be one of read, write, exec, admin, audit (got "root")',
     );
     expect(refusal({ tokens: [{ token: "a", tokenEnv: "B", scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");
     expect(refusal({ tokens: [{ scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");

@@ -43,12 +43,19 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: R
   });
 }
 
-/** The environment without variables that would change the command's defaults. */
+/** One state directory (audit log, history) for every server this test process starts, outside the user's home. */
+let stateDir: string | undefined;
+
+/**
+ * The environment without variables that would change the command's
+ * defaults, except that the state directory is a temporary one.
+ */
 export function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith("TOOLWARDEN_")) env[key] = value;
   }
+  env.TOOLWARDEN_STATE = stateDir ??= mkdtempSync(join(tmpdir(), "tw-state-"));
   return env;
 }
 

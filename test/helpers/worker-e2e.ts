@@ -68,6 +68,8 @@ export interface RunningWorker {
   logs(): string;
   /** Store `bytes` at `key` in the R2 bucket directly (`<workspace>/<path>`), e.g. a file larger than any request may carry. */
   putObject(key: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes at `key` in the R2 bucket, or undefined. */
+  getObject(key: string): Promise<Uint8Array | undefined>;
   /** Wait until the logs match `pattern` (the runtime flushes them asynchronously). */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   dispose(): Promise<void>;
@@ -105,6 +107,11 @@ export async function startWorker(bundle: WorkerBundle, options: StartWorkerOpti
     async putObject(key, bytes) {
       const bucket = await mf.getR2Bucket("FILES");
       await bucket.put(key, bytes);
+    },
+    async getObject(key) {
+      const bucket = await mf.getR2Bucket("FILES");
+      const object = await bucket.get(key);
+      return object ? new Uint8Array(await object.arrayBuffer()) : undefined;
     },
     async waitForLog(pattern, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;

@@ -56,7 +56,7 @@ describe("configuration errors fail at start-up", () => {
     ["a token with whitespace", [{ ...grant, token: "a b" }], /whitespace/],
     ["a duplicate token", [grant, { ...grant, workspace: "other" }], /twice/],
     ["no workspace", [{ ...grant, workspace: "" }], /workspace/],
-    ["an unknown scope", [{ ...grant, scopes: ["admin"] as never }], /unknown scope/],
+    ["an unknown scope", [{ ...grant, scopes: ["root"] as never }], /unknown scope/],
   ])("%s", (_name, tokens, message) => {
     expect(() => createAuthenticator({ mode: "bearer", tokens })).toThrow(message);
   });

@@ -46,7 +46,8 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       const { client, transport } = await connect(server.url, TOKENS.full);
       expect(client.getServerVersion()).toMatchObject({ name: "toolwarden", version: "9.9.9-test" });
       expect(client.getServerCapabilities()?.tools).toBeDefined();
-      expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      // Stateful: a random UUID; stateless: a random UUID plus the tag of the token that owns it.
+      expect(transport.sessionId).toMatch(mode === "stateful" ? /^[0-9a-f-]{36}$/ : /^[0-9a-f-]{36}\.[0-9a-f]{16}$/);
     });
 
     test("tools/list shows the generated schemas and annotations, filtered by scope", async () => {
@@ -218,8 +219,8 @@ describe("MCP stateful sessions", () => {
     expect((await list(TOKENS.full, session)).status).toBe(404);
   });
 
-  test("the oldest idle session is closed when the cap is reached", async () => {
-    const capped = startServer({ mcp: { mode: "stateful", maxSessions: 2 } });
+  test("the token's oldest idle session is closed when its share is full; another token's stays", async () => {
+    const capped = startServer({ mcp: { mode: "stateful", maxSessionsPerToken: 2 } });
     try {
       const first = await rawInitialize(capped.url, TOKENS.full);
       const second = await rawInitialize(capped.url, TOKENS.full);
@@ -229,8 +230,15 @@ describe("MCP stateful sessions", () => {
           headers: mcpHeaders(TOKENS.full, session),
           body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
         });
+      const others = await rawInitialize(capped.url, TOKENS.readOnly);
       expect((await ask(first)).status).toBe(200); // first is now the most recently used
       const third = await rawInitialize(capped.url, TOKENS.full);
+      const othersAlive = await fetch(`${capped.url}/mcp`, {
+        method: "POST",
+        headers: mcpHeaders(TOKENS.readOnly, others),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      });
+      expect(othersAlive.status).toBe(200);
       expect((await ask(second)).status).toBe(404);
       expect((await ask(first)).status).toBe(200);
       expect((await ask(third)).status).toBe(200);

@@ -295,6 +295,39 @@ describe("storageFor failures", () => {
   });
 });
 
+describe("a request body the client never finishes", () => {
+  test("goes to onAbort (method and path), not onError, and nothing runs", async () => {
+    const errors: unknown[] = [];
+    const aborted: unknown[] = [];
+    const app = createApp({
+      tools: fakeTools(),
+      auth: { mode: "none", workspace: "ws" },
+      storageFor: () => createMemoryStorage(),
+      observations: createMemoryObservationStore(),
+      hasher: jsHasher,
+      version: "1",
+      onError: (error) => errors.push(error),
+      onAbort: (request) => aborted.push(request),
+    });
+    // A body stream that fails mid-way, as a socket closed mid-upload does.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"path": "a.txt", "content": "'));
+        controller.error(new Error("connection reset"));
+      },
+    });
+    const request = new Request("http://127.0.0.1/v1/tools/write?x=1", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "1000" },
+      body,
+    });
+    const response = await app.fetch(request);
+    expect(response.status).toBe(400);
+    expect(aborted).toEqual([{ method: "POST", path: "/v1/tools/write" }]);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe("a prebuilt pipeline", () => {
   test("is served as given, with its listeners and its own timeout", async () => {
     const pipeline = createPipeline(fakeTools(), { timeoutMs: 30 });

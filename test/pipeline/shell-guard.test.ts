@@ -103,4 +103,30 @@ describe("shell guard in the pipeline", () => {
     remove();
     expect(resultText(await h.call("bash", { command: "cat src/x.ts" }))).toBe("ran cat src/x.ts");
   });
+
+  test("red-team bypasses are refused with their exact replacement call and do not run; code runners still run", async () => {
+    const h = host();
+    installShellGuard(h.p, { projectRoot: ROOT });
+    const cases: [string, string][] = [
+      ["{cat,src/x.ts}", 'view {"path": "src/x.ts"}'],
+      ["sed -i 's/foo/bar/' /proc/self/cwd/src/app.ts", 'edit {"path": "src/app.ts", "old_string": "foo", "new_string": "bar"}'],
+      ["{ cat; } < src/x.ts", 'view {"path": "src/x.ts"}'],
+      ["exec 3<src/x.ts; cat <&3", 'view {"path": "src/x.ts"}'],
+      ["trap 'cat src/x.ts' EXIT", 'view {"path": "src/x.ts"}'],
+      ["xargs -a src/x.ts", 'view {"path": "src/x.ts"}'],
+      ["flock /tmp/lock cat src/x.ts", 'view {"path": "src/x.ts"}'],
+      ["echo $(<src/x.ts)", 'view {"path": "src/x.ts"}'],
+      ["xxd src/x.ts", 'view {"path": "src/x.ts"}'],
+    ];
+    for (const [command, call] of cases) {
+      const result = await h.call("bash", { command });
+      expect({ command, code: result.code }).toEqual({ command, code: "SHELL_FORBIDDEN" });
+      expect(resultText(result)).toContain(`  ${call}`);
+    }
+    expect(h.ran).toEqual([]);
+    for (const command of ["python script.py", "node app.js", "make", "git status"]) {
+      expect(resultText(await h.call("bash", { command }))).toBe(`ran ${command}`);
+    }
+    expect(h.ran).toEqual(["bash: python script.py", "bash: node app.js", "bash: make", "bash: git status"]);
+  });
 });

@@ -137,7 +137,11 @@ describe("permission errors say so; an unreadable directory is not shown empty",
     writeFileSync(join(ws, "locked", "inside.txt"), "x\n");
     writeFileSync(join(ws, "closed", "inside.txt"), "x\n");
     writeFileSync(join(ws, "readonly.txt"), "x\n");
+    // The server's own state (audit log, history) in a directory its user may write, outside the workspace.
+    const state = join(base, "state");
+    mkdirSync(state);
     if (isRoot) {
+      chownSync(state, NOBODY, NOBODY);
       chownSync(base, NOBODY, NOBODY);
       for (const p of ["ws", "ws/locked", "ws/closed", "ws/locked/inside.txt", "ws/closed/inside.txt", "ws/readonly.txt"]) {
         chownSync(join(base, p), NOBODY, NOBODY);
@@ -150,7 +154,7 @@ describe("permission errors say so; an unreadable directory is not shown empty",
     const command = isRoot
       ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, CLI, "serve"]
       : undefined;
-    server = await startServe([ws, "--port", "0", "--no-auth", "--quiet"], { command });
+    server = await startServe([ws, "--port", "0", "--no-auth", "--quiet"], { command, env: { TOOLWARDEN_STATE: state } });
   });
   afterAll(() => {
     server?.kill();

@@ -57,7 +57,8 @@ describe("loadRules: defaults and merging", () => {
     expect(ids).toEqual([...builtinIds, "zeta", "alpha"]);
     const replaced = set.rules[builtinIds.indexOf("numpy-runtime-warning")];
     expect(replaced).toMatchObject({ id: "numpy-runtime-warning", action: "error", message: "NaN!", builtin: false });
-    expect(replaced.regex.source).toBe("nan");
+    expect(replaced).toMatchObject({ source: "nan", engine: "re2" });
+    expect(set.rules[0].engine).toBe("native");
   });
 
   test("a built-in can be switched off by id alone, without pattern or message", () => {
@@ -90,7 +91,8 @@ describe("loadRules: defaults and merging", () => {
     expect(Object.isFrozen(set.shellTools)).toBe(true);
     expect(Object.isFrozen(set.rules[0])).toBe(true);
     expect(Object.isFrozen(set.rules.at(-1)?.tools)).toBe(true);
-    expect(Object.isFrozen(set.rules[0].regex)).toBe(true);
+    expect(Object.isFrozen(set.rules[0].find)).toBe(true);
+    expect(Object.isFrozen(set.rules.at(-1)?.find)).toBe(true);
   });
 
   test("loading does not touch the config object", () => {

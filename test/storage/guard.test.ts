@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { guardStorage } from "../../src/storage/guard.ts";
+import { guardStorage, RESERVED_SEGMENT } from "../../src/storage/guard.ts";
+import { createMemoryStorage } from "../../src/storage/memory.ts";
 import { Cond, type Storage, type WriteCondition } from "../../src/storage/types.ts";
 import { HOSTILE_PATHS } from "../helpers/storage-conformance.ts";
 
@@ -10,7 +11,7 @@ function spy() {
     (method: string) =>
     async (...args: unknown[]): Promise<never> => {
       calls.push([method, args]);
-      return (method === "stat" ? null : {}) as never;
+      return (method === "stat" ? null : method === "list" ? { entries: [], truncated: false } : {}) as never;
     };
   const storage: Storage = {
     kind: "spy",
@@ -88,4 +89,24 @@ test("read's maxBytes must be a whole number of bytes; a valid one reaches the p
   expect(calls).toEqual([]);
   await guarded.read("./a.txt", { maxBytes: 0 });
   expect(calls).toEqual([["read", ["a.txt", { maxBytes: 0 }]]]);
+});
+
+test("the reserved segment never reaches the provider, and root listings leave it out", async () => {
+  const { storage, calls } = spy();
+  const guarded = guardStorage(storage);
+  for (const path of [RESERVED_SEGMENT, `${RESERVED_SEGMENT}/history/audit`, `/${RESERVED_SEGMENT}/x`, `a/../${RESERVED_SEGMENT}`]) {
+    expect(await codeOf(guarded.stat(path))).toBe("FS_INVALID_PATH");
+    expect(await codeOf(guarded.read(path))).toBe("FS_INVALID_PATH");
+    expect(await codeOf(guarded.write(path, new Uint8Array(1), Cond.ifAbsent))).toBe("FS_INVALID_PATH");
+    expect(await codeOf(guarded.list(path))).toBe("FS_INVALID_PATH");
+    expect(await codeOf(guarded.delete(path))).toBe("FS_INVALID_PATH");
+  }
+  expect(calls).toEqual([]);
+
+  const memory = createMemoryStorage();
+  await memory.write(`${RESERVED_SEGMENT}/history/blobs/x`, new Uint8Array([1]));
+  await memory.write("a.txt", new Uint8Array([2]));
+  await memory.write(`${RESERVED_SEGMENT}-not/b.txt`, new Uint8Array([3]));
+  const listed = await guardStorage(memory).list("", { recursive: true });
+  expect(listed.entries.map((e) => e.path)).toEqual([`${RESERVED_SEGMENT}-not`, `${RESERVED_SEGMENT}-not/b.txt`, "a.txt"]);
 });

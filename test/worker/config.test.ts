@@ -55,7 +55,7 @@ describe("parseWorkerConfig", () => {
     ["nested workspace", { TOOLWARDEN_TOKENS: tokens(grant(), grant({ token: `${TOKEN}2`, workspace: "ws1/sub" })) }, /entry #2 workspace: .*no '\/'/],
     ["dot workspace", { TOOLWARDEN_TOKENS: tokens(grant({ workspace: ".." })) }, /entry #1 workspace/],
     ["no scopes", { TOOLWARDEN_TOKENS: tokens({ token: TOKEN, workspace: "ws1" }) }, /entry #1 scopes/],
-    ["unknown scope", { TOOLWARDEN_TOKENS: tokens(grant({ scopes: ["admin"] })) }, /scopes may only contain read, write, exec/],
+    ["unknown scope", { TOOLWARDEN_TOKENS: tokens(grant({ scopes: ["root"] })) }, /scopes may only contain read, write, exec, admin, audit/],
     ["unknown field", { TOOLWARDEN_TOKENS: tokens(grant({ tokn: TOKEN })) }, /entry #1 tokn/],
     ["file limit", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_FILE_BYTES: "8MB" }, /TOOLWARDEN_MAX_FILE_BYTES must be a positive integer/],
     ["path bound", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_PATHS_PER_SESSION: "0" }, /TOOLWARDEN_MAX_PATHS_PER_SESSION must be a positive integer/],

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import pkg from "../../package.json";
+import { mcpCode, mcpInitialize, mcpResult, mcpSend, mcpToolCall } from "../helpers/reliability/http.ts";
 import { buildWorkerBundle, startWorker, type RunningWorker, type WorkerBundle } from "../helpers/worker-e2e.ts";
 
 const TOKENS = {
@@ -193,6 +194,38 @@ describe("REST: guarded writes across requests", () => {
   });
 });
 
+describe("a session belongs to its token", () => {
+  test("REST: a read-only token refreshing the writer's X-Session-Id leaves the writer's stale write refused", async () => {
+    expect((await call("write", { path: "bound.txt", content: "v1\n" }, "bound-setup")).isError).toBe(false);
+    expect((await call("view", { path: "bound.txt" }, "bound-writer")).isError).toBe(false);
+    // A third writer changes the file.
+    expect((await call("view", { path: "bound.txt" }, "bound-third")).isError).toBe(false);
+    expect((await call("write", { path: "bound.txt", content: "third\n" }, "bound-third")).isError).toBe(false);
+    // The read-only token sends the writer's session id and views the new version.
+    expect((await call("view", { path: "bound.txt" }, "bound-writer", TOKENS.readOnly)).isError).toBe(false);
+    const stale = await call("write", { path: "bound.txt", content: "the writer's stale copy\n" }, "bound-writer");
+    expect(stale).toMatchObject({ isError: true, code: "FS_STALE_VERSION" });
+    expect(await contentOf("bound.txt")).toBe("third");
+  });
+
+  test("stateless MCP: another token carrying the writer's Mcp-Session-Id is refused, and the stale write still is", async () => {
+    expect((await call("write", { path: "bound-mcp.txt", content: "v1\n" }, "bound-mcp-setup")).isError).toBe(false);
+    const writer = `Bearer ${TOKENS.full}`;
+    const opened = await mcpSend(worker.url, mcpInitialize(), { authorization: writer });
+    const session = opened.headers.get("mcp-session-id")!;
+    expect(session).toBeTruthy();
+    expect(mcpCode(mcpResult(await mcpSend(worker.url, mcpToolCall("view", { path: "bound-mcp.txt" }), { authorization: writer, session })))).toBe("ok");
+    expect((await call("view", { path: "bound-mcp.txt" }, "bound-mcp-third")).isError).toBe(false);
+    expect((await call("write", { path: "bound-mcp.txt", content: "third\n" }, "bound-mcp-third")).isError).toBe(false);
+    const hijack = await mcpSend(worker.url, mcpToolCall("view", { path: "bound-mcp.txt" }), { authorization: `Bearer ${TOKENS.readOnly}`, session });
+    expect(hijack.status).toBe(404);
+    expect(hijack.text).toContain("belongs to another token");
+    const stale = mcpResult(await mcpSend(worker.url, mcpToolCall("write", { path: "bound-mcp.txt", content: "stale\n" }), { authorization: writer, session }));
+    expect(mcpCode(stale)).toBe("FS_STALE_VERSION");
+    expect(await contentOf("bound-mcp.txt")).toBe("third");
+  });
+});
+
 describe("MCP over the official client", () => {
   const clients: Client[] = [];
   afterAll(async () => {
@@ -216,7 +249,8 @@ describe("MCP over the official client", () => {
   test("initialize and tools/list: the file tools, no bash", async () => {
     const { client, transport } = await connect();
     expect(client.getServerVersion()).toMatchObject({ name: "toolwarden", version: pkg.version });
-    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    // A random UUID plus the tag of the token that owns it (stateless: no table remembers the owner).
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}\.[0-9a-f]{16}$/);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["view", "write", "edit", "batch_edit"]);
   });
 

@@ -11,6 +11,20 @@ export const FILE_PROGRAMS: ReadonlyMap<string, FileFamily> = new Map<string, Fi
   ["tail", "read"],
   ["less", "read"],
   ["more", "read"],
+  // Other ways to print a file's bytes or lines.
+  ["tac", "read"],
+  ["nl", "read"],
+  ["rev", "read"],
+  ["strings", "read"],
+  ["xxd", "read"],
+  ["od", "read"],
+  ["hexdump", "read"],
+  ["hd", "read"],
+  ["base64", "read"],
+  ["base32", "read"],
+  ["bat", "read"],
+  ["batcat", "read"],
+  ["dd", "read"],
   ["grep", "search"],
   ["egrep", "search"],
   ["fgrep", "search"],
@@ -31,6 +45,18 @@ export const READ_SPECS: Readonly<Record<string, OptionSpec>> = {
   tail: { withArg: "ncs", longWithArg: ["lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"] },
   less: { withArg: "bhjkoOpPtTxyz#", longWithArg: ["log-file", "pattern", "tag", "tabs", "window", "shift"] },
   more: { withArg: "n", longWithArg: ["lines"] },
+  tac: { withArg: "s", longWithArg: ["separator"] },
+  nl: { withArg: "bdfhilnsvw", longWithArg: ["body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"] },
+  rev: {},
+  strings: { withArg: "nteTs", longWithArg: ["bytes", "radix", "encoding", "target", "output-separator"] },
+  xxd: { withArg: "cglosnR", longWithArg: ["cols", "groupsize", "len", "offset", "seek", "name"] },
+  od: { withArg: "AjNtSw", longWithArg: ["address-radix", "skip-bytes", "read-bytes", "format", "strings", "width", "endian"] },
+  hexdump: { withArg: "efns", longWithArg: ["format", "format-file", "length", "skip", "color"] },
+  hd: { withArg: "efns", longWithArg: ["format", "format-file", "length", "skip", "color"] },
+  base64: { withArg: "w", longWithArg: ["wrap"] },
+  base32: { withArg: "w", longWithArg: ["wrap"] },
+  bat: { withArg: "lrHmp", longWithArg: ["language", "line-range", "highlight-line", "map-syntax", "style", "theme", "tabs", "terminal-width", "wrap", "paging", "pager", "color", "decorations", "italic-text", "file-name"] },
+  batcat: { withArg: "lrHmp", longWithArg: ["language", "line-range", "highlight-line", "map-syntax", "style", "theme", "tabs", "terminal-width", "wrap", "paging", "pager", "color", "decorations", "italic-text", "file-name"] },
 };
 
 const GREP_SPEC: OptionSpec = {
@@ -154,6 +180,13 @@ function rangeCalls(path: string, range: readonly [number, number] | undefined):
 
 function parseRead(program: string, args: readonly ShellWord[]): { files: ShellWord[]; parsed: ParsedArgs } {
   const parsed = parseArgs(args, 0, READ_SPECS[program] ?? {}, false);
+  if (program === "dd") {
+    // `dd if=FILE`: the only operand that reads; without it dd reads standard input.
+    const files = parsed.operands
+      .filter((w) => w.text.startsWith("if=") && w.text.length > 3)
+      .map((w) => ({ ...w, text: w.text.slice(3), plainPrefix: Math.max(0, w.plainPrefix - 3) }));
+    return { files: files.filter((w) => w.text !== "/dev/stdin"), parsed };
+  }
   return { files: parsed.operands.filter((w) => w.text !== "-"), parsed };
 }
 

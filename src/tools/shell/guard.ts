@@ -4,10 +4,14 @@
  * worked example calls. Pure: no I/O.
  *
  * It steers a model to the right tool; it is not a sandbox. It sees through
- * the usual wrappings (`sudo`, `env`, `xargs`, `bash -c '...'`, `$(...)`,
- * subshells, quoted or path-qualified program names) but not through a
- * program whose name only exists at run time (`$cmd f`, `$(echo cat) f`) or
- * a script file or interpreter (`python -c "open('f')"`).
+ * the usual wrappings (`sudo`, `env`, `xargs`, `flock`, `strace`, ... see
+ * `wrappers.ts`; `bash -c '...'`, `trap '...'`, `$(...)`, subshells,
+ * function bodies, quoted or path-qualified program names, brace expansion),
+ * redirections that feed a reader from outside it (`{ cat; } < f`, `exec
+ * 3<f; cat <&3`, `$(<f)`) and the project reached through `/proc/self/cwd`,
+ * but not through a program whose name only exists at run time (`$cmd f`,
+ * `$(echo cat) f`) or a script file or interpreter (`python -c "open('f')"`).
+ * docs/tools.md lists what it catches.
  *
  * Decisions:
  * - A filter that is not the first stage of a pipeline transforms a stream
@@ -27,8 +31,14 @@
  *   shells nested deeper than {@link MAX_SHELL_NESTING}.
  */
 import { adviseFor, FILE_PROGRAMS, fileTargets, renderCall } from "./advice.ts";
-import { isAssignmentWord, parseCommands, type ShellWord, type SimpleCommand } from "./lex.ts";
+import { expandWords } from "./braces.ts";
+import { isAssignmentWord, parseCommands, SUBSTITUTION, type ShellWord, type SimpleCommand } from "./lex.ts";
 import { type OptionSpec, parseArgs } from "./options.ts";
+import { isOutsideProject, isStreamPath, toProjectPath } from "./paths.ts";
+import { redirectedStdin } from "./stdin.ts";
+import { RUNS_ON_FILE_NAMES, WRAPPERS, type Wrapper } from "./wrappers.ts";
+
+export { isOutsideProject } from "./paths.ts";
 
 /** Longest command the guard checks, in UTF-8 bytes; longer ones are refused. */
 export const MAX_COMMAND_BYTES = 64 * 1024;
@@ -78,38 +88,6 @@ const LEADING_KEYWORDS = new Set(["!", "{", "if", "then", "else", "elif", "while
 /** Reserved words after which the rest of the segment is not a command. */
 const NON_COMMAND_KEYWORDS = new Set(["for", "case", "select", "in"]);
 
-interface Wrapper {
-  readonly spec: OptionSpec;
-  /** Operands the wrapper takes before the program (`timeout DURATION cmd`). */
-  readonly positionals?: number;
-}
-
-/** Programs that run another program given as their arguments. */
-const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
-  ["env", { spec: { withArg: "uCS", longWithArg: ["unset", "chdir", "split-string"] } }],
-  ["sudo", { spec: { withArg: "ugpChDrtTUR", longWithArg: ["user", "group", "prompt", "close-from", "host", "chdir", "role", "type", "command-timeout", "other-user", "chroot"] } }],
-  ["doas", { spec: { withArg: "uC" } }],
-  ["command", { spec: {} }],
-  ["builtin", { spec: {} }],
-  ["exec", { spec: { withArg: "a" } }],
-  ["nohup", { spec: {} }],
-  ["setsid", { spec: {} }],
-  ["nice", { spec: { withArg: "n", longWithArg: ["adjustment"] } }],
-  ["ionice", { spec: { withArg: "cnp", longWithArg: ["class", "classdata", "pid"] } }],
-  ["time", { spec: { withArg: "fo", longWithArg: ["format", "output"] } }],
-  ["timeout", { spec: { withArg: "sk", longWithArg: ["signal", "kill-after"] }, positionals: 1 }],
-  ["stdbuf", { spec: { withArg: "ioe", longWithArg: ["input", "output", "error"] } }],
-  [
-    "xargs",
-    {
-      spec: {
-        withArg: "aEdILnPs",
-        longWithArg: ["arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"],
-      },
-    },
-  ],
-]);
-
 /**
  * Decides whether `command` may run in the `bash` tool. Refuses a command
  * that uses a file program (cat head tail less more, grep egrep fgrep rg,
@@ -132,8 +110,11 @@ interface CheckContext {
 
 function checkScript(script: string, ctx: CheckContext): ShellRefusal | null {
   const parsed = parseCommands(script);
-  for (const cmd of parsed.commands) {
-    const refusal = checkCommand(cmd, script, ctx);
+  const isProjectFile = (word: ShellWord): boolean => !isOutsideProject(word, ctx.projectRoot);
+  const stdin = redirectedStdin(parsed.commands, isProjectFile);
+  for (let i = 0; i < parsed.commands.length; i++) {
+    const cmd = parsed.commands[i];
+    const refusal = checkCommand(cmd, script, ctx, stdin[i]);
     if (refusal !== null) return refusal;
   }
   return parsed.tooDeep ? tooDeep("", script) : null;
@@ -158,8 +139,29 @@ function segmentText(source: string, cmd: SimpleCommand): string {
   return text.length > MAX_SEGMENT_CHARS ? `${text.slice(0, MAX_SEGMENT_CHARS)}...` : text;
 }
 
-function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext): ShellRefusal | null {
-  const words = cmd.words;
+/** A word made from an option's value (`xargs -a FILE`). */
+function valueWord(text: string): ShellWord {
+  return { text, dynamic: text.includes(SUBSTITUTION), quoted: false, plainPrefix: text.length };
+}
+
+/** `name()` or `name(){` (bash allows the body's brace on the name): a function definition, whose body follows. */
+function isFunctionHead(word: ShellWord): boolean {
+  return !word.quoted && /^[^\s=()]+\(\)\{?$/.test(word.text);
+}
+
+/**
+ * `stdinFile` is the project file this command's standard input was
+ * redirected from by an enclosing group (`{ cat; } < f`, `(cat) < f`,
+ * `while ...; done < f`) or an earlier `exec 3< f`; a reader with no file
+ * operand reads it.
+ */
+function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext, stdinFile: ShellWord | undefined): ShellRefusal | null {
+  const words = expandWords(cmd.words);
+  // `$(< f)` is bash's shorthand for `$(cat f)`.
+  if (words.length === 0 && cmd.inSubstitution && cmd.groupFrom === undefined) {
+    const file = cmd.inputFiles.find((w) => !isOutsideProject(w, ctx.projectRoot));
+    return file === undefined ? null : fileToolRefusal("$(<file)", segmentText(source, cmd), [], [file], "read", ctx);
+  }
   let k = 0;
   let viaXargs = false;
   for (;;) {
@@ -173,70 +175,127 @@ function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext): Sh
       k += words[k + 2]?.text === "()" ? 3 : 2;
       continue;
     }
-    if (!word.quoted && word.text.endsWith("()") && word.text.length > 2) {
-      k++; // `name() { body }`
+    if (isFunctionHead(word)) {
+      k++; // `name() { body }`, `name(){ body }`
       continue;
     }
     const program = baseName(word.text);
 
-    if (SHELLS.has(program)) return checkShell(cmd, program, k + 1, source, ctx);
+    if (SHELLS.has(program)) return checkShell(cmd, words, program, k + 1, source, ctx);
     if (program === "eval") {
       const script = words.slice(k + 1).map((w) => w.text).join(" ");
       return checkNested(script, program, segmentText(source, cmd), ctx);
     }
+    if (program === "trap") return checkTrap(words, k + 1, source, cmd, ctx);
     const wrapper = WRAPPERS.get(program);
     if (wrapper !== undefined) {
-      const parsed = parseArgs(words, k + 1, wrapper.spec, true);
-      if (program === "command" && /[vV]/.test(parsed.flags)) return null; // `command -v x` only looks x up
-      const split = program === "env" ? (parsed.values.get("S") ?? parsed.values.get("split-string")) : undefined;
-      if (split !== undefined) {
-        const rest = words.slice(parsed.end).map((w) => w.text);
-        return checkNested([split, ...rest].join(" "), program, segmentText(source, cmd), ctx);
-      }
-      if (program === "xargs") viaXargs = true;
-      k = parsed.end + (wrapper.positionals ?? 0);
+      const step = stepWrapper(program, wrapper, words, k + 1, source, cmd, ctx);
+      if (step.verdict !== undefined) return step.verdict;
+      if (RUNS_ON_FILE_NAMES.has(program)) viaXargs = true;
+      k = step.next;
       continue;
     }
 
     const family = FILE_PROGRAMS.get(program);
     if (family === undefined) return null;
-    const args = words.slice(k + 1);
+    // `parallel cmd ::: a b`: the separators are not operands, the items after them are.
+    let args = words.slice(k + 1).filter((w) => !(viaXargs && /^:{3,4}\+?$/.test(w.text)));
+    let inputFiles = cmd.inputFiles;
     if (!viaXargs) {
-      const targets = fileTargets(program, family, args, cmd.inputFiles);
-      // With no file operand a `cat`-like program reads only standard input (a pipe, a here-document).
-      if (family === "read" && targets.length === 0) return null;
+      let targets = fileTargets(program, family, args, inputFiles);
+      if (family === "read" && targets.length > 0 && targets.every((w) => isStreamPath(w)) && stdinFile !== undefined) {
+        // `cat /dev/fd/3` after `exec 3< f` reads f.
+        args = args.filter((w) => !isStreamPath(w));
+        targets = [];
+      }
+      if (family === "read" && targets.length === 0) {
+        // With no file operand a `cat`-like program reads standard input: a pipe or a here-document
+        // (allowed), or a project file an enclosing group or an `exec` redirected into it (refused).
+        if (stdinFile === undefined || cmd.piped) return null;
+        inputFiles = [...inputFiles, stdinFile];
+        targets = [stdinFile];
+      }
       // A filter on the previous stage's output (`find` and `ls` never read standard input).
       if (cmd.piped && family !== "read" && family !== "list") return null;
       // Files the file tools cannot serve anyway (`cat /proc/cpuinfo`, `ls ~/.cache`).
       if (targets.length > 0 && targets.every((w) => isOutsideProject(w, ctx.projectRoot))) return null;
     }
-    return fileToolRefusal(program, segmentText(source, cmd), args, cmd.inputFiles, family);
+    return fileToolRefusal(program, segmentText(source, cmd), args, inputFiles, family, ctx);
   }
 }
 
-/** Absolute paths under these are system files, not project files, when the project root is unknown. */
-const SYSTEM_DIRS = ["/dev", "/proc", "/sys", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/run", "/var/log"];
+/** `trap 'cmd' SIGNAL...`: the action is a command line run later in this shell. */
+function checkTrap(words: readonly ShellWord[], from: number, source: string, cmd: SimpleCommand, ctx: CheckContext): ShellRefusal | null {
+  const parsed = parseArgs(words, from, {}, false);
+  const action = parsed.operands[0];
+  // One operand is a signal to reset; "-" resets too.
+  if (parsed.operands.length < 2 || action === undefined || action.text === "-") return null;
+  return checkNested(action.text, "trap", segmentText(source, cmd), ctx);
+}
 
 /**
- * True for a path the file tools cannot serve: the home directory, and an
- * absolute path outside `projectRoot` (or, with no root given, the root
- * directory itself and paths under well-known system directories).
+ * Past a wrapper's options and positional operands: where its program
+ * starts, or a verdict when the wrapper itself decides (`xargs -a FILE`
+ * reads FILE; `flock f -c 'cmd'`, `watch 'cmd'` run a command line; `script
+ * out.log` runs no program).
  */
-export function isOutsideProject(word: ShellWord, projectRoot?: string): boolean {
-  if (word.dynamic) return false;
-  const text = word.text;
-  if (text === "~" || text.startsWith("~/") || text === "$HOME" || text.startsWith("$HOME/") || text.startsWith("${HOME}")) return true;
-  if (!text.startsWith("/")) return false;
-  if (text === "/") return true;
-  const within = (dir: string): boolean => text === dir || text.startsWith(`${dir}/`);
-  if (projectRoot !== undefined) return !within(projectRoot.replace(/\/+$/, ""));
-  return SYSTEM_DIRS.some(within);
+function stepWrapper(
+  program: string,
+  wrapper: Wrapper,
+  words: readonly ShellWord[],
+  from: number,
+  source: string,
+  cmd: SimpleCommand,
+  ctx: CheckContext,
+): { verdict?: ShellRefusal | null; next: number } {
+  const parsed = parseArgs(words, from, wrapper.spec, true);
+  if (program === "command" && /[vV]/.test(parsed.flags)) return { verdict: null, next: 0 }; // `command -v x` only looks x up
+  const segment = segmentText(source, cmd);
+  const split = program === "env" ? (parsed.values.get("S") ?? parsed.values.get("split-string")) : undefined;
+  if (split !== undefined) {
+    const rest = words.slice(parsed.end).map((w) => w.text);
+    return { verdict: checkNested([split, ...rest].join(" "), program, segment, ctx), next: 0 };
+  }
+  if (program === "xargs" || program === "parallel") {
+    // `xargs -a FILE` prints (or passes on) the words of FILE.
+    const file = parsed.values.get("a") ?? parsed.values.get("arg-file");
+    if (file !== undefined && !isOutsideProject(valueWord(file), ctx.projectRoot)) {
+      return { verdict: fileToolRefusal(program, segment, [valueWord(file)], [], "read", ctx), next: 0 };
+    }
+  }
+  let next = parsed.end + (wrapper.positionals ?? 0);
+  let values = parsed.values;
+  if (wrapper.positionals !== undefined) {
+    // Options may follow the positional operands (`flock FILE -c cmd`).
+    const again = parseArgs(words, next, wrapper.spec, true);
+    values = new Map([...again.values, ...parsed.values]);
+    next = again.end;
+  }
+  const direct = wrapper.programAfter?.some((o) => parsed.values.has(o)) ?? false;
+  if (wrapper.scriptOptions !== undefined && !direct) {
+    const all = wrapper.scriptOptionAnywhere ? parseArgs(words, from, wrapper.spec, false).values : values;
+    const script = wrapper.scriptOptions.map((o) => all.get(o)).find((v) => v !== undefined);
+    if (script !== undefined) return { verdict: checkNested(script, program, segment, ctx), next: 0 };
+    if (wrapper.onlyScript) return { verdict: null, next: 0 };
+  }
+  const operands = wrapper.scriptOperands;
+  if (operands !== undefined && ![...parsed.flags].some((f) => operands.unlessFlags.includes(f)) && !parsed.longFlags.some((f) => operands.unlessLong.includes(f))) {
+    return { verdict: checkNested(words.slice(next).map((w) => w.text).join(" "), program, segment, ctx), next: 0 };
+  }
+  return { next };
 }
 
 /** `bash -c 'script'` and `bash <<EOF ... EOF` run text as a script: check that text too. */
-function checkShell(cmd: SimpleCommand, shell: string, from: number, source: string, ctx: CheckContext): ShellRefusal | null {
-  const parsed = parseArgs(cmd.words, from, SHELL_SPEC, true);
-  const operand = cmd.words[parsed.end];
+function checkShell(
+  cmd: SimpleCommand,
+  words: readonly ShellWord[],
+  shell: string,
+  from: number,
+  source: string,
+  ctx: CheckContext,
+): ShellRefusal | null {
+  const parsed = parseArgs(words, from, SHELL_SPEC, true);
+  const operand = words[parsed.end];
   const segment = segmentText(source, cmd);
   if (parsed.flags.includes("c")) {
     return operand === undefined ? null : checkNested(operand.text, shell, segment, ctx);
@@ -258,8 +317,11 @@ function fileToolRefusal(
   args: readonly ShellWord[],
   inputFiles: readonly ShellWord[],
   family: Parameters<typeof adviseFor>[1],
+  ctx: CheckContext,
 ): ShellRefusal {
-  const advice = adviseFor(program, family, args, inputFiles);
+  // Example calls name paths the file tools take (`/proc/self/cwd/x` and `<root>/x` are `x`).
+  const relative = (w: ShellWord): ShellWord => toProjectPath(w, ctx.projectRoot);
+  const advice = adviseFor(program, family, args.map(relative), inputFiles.map(relative));
   const calls = advice.calls.map((c) => `  ${renderCall(c)}${c.note === undefined ? "" : `   (${c.note})`}`);
   const message = [`bash refused \`${segment}\`: ${advice.reason}`, "Do this instead:", ...calls, ...advice.extra, STILL_ALLOWED].join("\n");
   return {

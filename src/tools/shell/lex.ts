@@ -36,6 +36,14 @@ export interface SimpleCommand {
   readonly stdinDocs: readonly StdinDocument[];
   /** Not the first stage of a pipeline: standard input is the previous stage's output. */
   readonly piped: boolean;
+  /**
+   * Set on the redirections that follow a subshell's `)` (`(cat) < f`): the
+   * index in {@link ParsedScript.commands} of the subshell's first command,
+   * so the `<` files feed the commands from there up to this one.
+   */
+  readonly groupFrom?: number;
+  /** Runs inside a `$(...)` or backtick substitution (where a lone `< f` is bash's `$(< f)`: it prints f). */
+  readonly inSubstitution: boolean;
   /** Source offsets of the command's text (here-document bodies excluded). */
   readonly start: number;
   readonly end: number;
@@ -75,6 +83,7 @@ interface CommandBuilder {
   stdinDocs: StdinDocument[];
   piped: boolean;
   start: number;
+  groupFrom?: number;
   /** Every word so far is an assignment, so the next word would be the program. */
   onlyAssignments: boolean;
 }
@@ -85,6 +94,8 @@ interface CommandFrame {
   readonly closer: ")" | "`" | null;
   /** Open `(` subshells inside this frame. */
   subshells: number;
+  /** Per open subshell, the index its first command will get in the output. */
+  subshellStarts: number[];
   /** Inside an array assignment `a=( ... )`: words are values, not a command. */
   array: boolean;
   word: WordBuilder | null;
@@ -371,6 +382,7 @@ class Scanner {
     }
     this.endCommand(f, i, false);
     f.subshells++;
+    f.subshellStarts.push(this.out.length);
     return i + 1;
   }
 
@@ -388,6 +400,9 @@ class Scanner {
     this.endCommand(f, i, false);
     if (f.subshells > 0) {
       f.subshells--;
+      // Redirections right after `)` apply to the whole subshell.
+      const from = f.subshellStarts.pop();
+      if (from !== undefined && from < this.out.length) f.cmd.groupFrom = from;
     } else if (f.closer === ")") {
       this.pop();
     }
@@ -607,6 +622,8 @@ class Scanner {
         inputFiles: cmd.inputFiles,
         stdinDocs: cmd.stdinDocs,
         piped: cmd.piped,
+        ...(cmd.groupFrom !== undefined ? { groupFrom: cmd.groupFrom } : {}),
+        inSubstitution: f.closer !== null,
         start: cmd.start,
         end,
       });
@@ -622,5 +639,5 @@ function newCommand(piped: boolean): CommandBuilder {
 }
 
 function newCommandFrame(closer: ")" | "`" | null): CommandFrame {
-  return { kind: "cmd", closer, subshells: 0, array: false, word: null, cmd: newCommand(false), redirect: null };
+  return { kind: "cmd", closer, subshells: 0, subshellStarts: [], array: false, word: null, cmd: newCommand(false), redirect: null };
 }

@@ -81,3 +81,29 @@ describe("assignmentPrefix", () => {
     expect(isAssignmentWord(quotedValue.words[0])).toBe(true);
   });
 });
+
+describe("redirections that feed a group", () => {
+  test("the redirection after a subshell's `)` names the subshell's first command", () => {
+    const commands = parseCommands("echo a; (cat; head -1) < f").commands;
+    const last = commands.at(-1)!;
+    expect(last.words).toEqual([]);
+    expect(last.inputFiles.map((w) => w.text)).toEqual(["f"]);
+    expect(last.groupFrom).toBe(1);
+    expect(commands[1].words.map((w) => w.text)).toEqual(["cat"]);
+    expect(commands.every((c) => c.inSubstitution === false)).toBe(true);
+  });
+
+  test("a lone `< f` inside `$( )` or backticks is marked as in a substitution, and feeds no group", () => {
+    for (const source of ["echo $(<f)", "echo `< f`"]) {
+      const inner = parseCommands(source).commands.find((c) => c.words.length === 0)!;
+      expect(inner.inSubstitution).toBe(true);
+      expect(inner.groupFrom).toBeUndefined();
+      expect(inner.inputFiles.map((w) => w.text)).toEqual(["f"]);
+    }
+  });
+
+  test("a subshell followed by another command leaves no group mark", () => {
+    expect(parseCommands("(cat); < f").commands.every((c) => c.groupFrom === undefined)).toBe(true);
+  });
+});
+

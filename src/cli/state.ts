@@ -1,0 +1,42 @@
+/**
+ * Where a local server keeps each workspace's audit log and history: a
+ * state directory outside every workspace (`--state DIR`, else
+ * `$TOOLWARDEN_STATE`, else `$XDG_STATE_HOME/toolwarden`, else
+ * `~/.local/state/toolwarden`), one folder per workspace named by a hash of
+ * its real path, with a `workspace.json` saying which directory it is.
+ */
+import { createHash } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve, sep } from "node:path";
+import { createStateDirStorage } from "../history/state-dir.ts";
+import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
+import { StartupError } from "./errors.ts";
+
+/** The state directory for `flag` (the `--state` value) and the environment. */
+export function stateDirectory(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+  if (flag) return resolve(cwd, flag);
+  if (env.TOOLWARDEN_STATE) return resolve(cwd, env.TOOLWARDEN_STATE);
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, "toolwarden");
+  return join(env.HOME || homedir(), ".local", "state", "toolwarden");
+}
+
+/** The folder of one workspace (by its real path) inside the state directory. */
+export function workspaceStateDir(stateDir: string, realRoot: string): string {
+  return join(stateDir, "workspaces", createHash("sha256").update(realRoot).digest("hex").slice(0, 16));
+}
+
+/** Open the history of the workspace at `realRoot`; the state directory must lie outside it. */
+export async function openHistory(stateDir: string, realRoot: string): Promise<HistoryStore> {
+  if (stateDir === realRoot || stateDir.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep)) {
+    throw new StartupError(`the state directory ${stateDir} is inside the workspace ${realRoot}: give --state a directory outside it`);
+  }
+  const dir = workspaceStateDir(stateDir, realRoot);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "workspace.json"), `${JSON.stringify({ root: realRoot })}\n`);
+  } catch (error) {
+    throw new StartupError(`cannot use the state directory ${stateDir}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return createStorageHistory(createStateDirStorage(dir));
+}

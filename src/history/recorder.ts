@@ -1,0 +1,85 @@
+/**
+ * Records what one call changes by wrapping the storage the call's tools
+ * use: the only place every write and delete passes, whatever the tool.
+ * Before a write it knows the bytes being replaced (from a read earlier in
+ * the same call, or by reading them now); after it, the new version. The
+ * bytes of both go to the blob store only once the write has landed.
+ */
+import { isCodedError } from "../errors.ts";
+import type { ReadOptions, Storage, Version, WriteCondition } from "../storage/types.ts";
+import type { FileChange, FileState, HistoryStore } from "./types.ts";
+
+/** A storage that records changes, and what it recorded. */
+export interface Recorder {
+  readonly storage: Storage;
+  /** The changes of the call so far, one per path (first `before`, last `after`). */
+  changes(): FileChange[];
+  /** Bytes written through it. */
+  bytesWritten(): number;
+}
+
+interface Seen {
+  readonly version: Version;
+  readonly bytes: Uint8Array;
+}
+
+/** Wrap `storage` (already guarded) for one call. */
+export function createRecorder(storage: Storage, history: HistoryStore): Recorder {
+  const seen = new Map<string, Seen>();
+  const changes = new Map<string, FileChange>();
+  let written = 0;
+
+  async function current(path: string, expected?: Version): Promise<Seen | null> {
+    const cached = seen.get(path);
+    if (cached && (expected === undefined || cached.version === expected)) return cached;
+    try {
+      const { bytes, version } = await storage.read(path);
+      return { bytes, version };
+    } catch (error) {
+      if (isCodedError(error) && (error.code === "FS_NOT_FOUND" || error.code === "FS_IS_DIRECTORY")) return null;
+      throw error;
+    }
+  }
+
+  async function state(s: Seen): Promise<FileState> {
+    return { version: s.version, blob: await history.putBlob(s.bytes), size: s.bytes.byteLength };
+  }
+
+  function note(path: string, before: FileState | null, after: FileState | null): void {
+    const earlier = changes.get(path);
+    changes.set(path, { path, before: earlier ? earlier.before : before, after });
+  }
+
+  const recording: Storage = {
+    kind: storage.kind,
+    stat: (path) => storage.stat(path),
+    ...(storage.readStream ? { readStream: (path: string) => storage.readStream!(path) } : {}),
+    async read(path: string, options?: ReadOptions) {
+      const result = await storage.read(path, options);
+      seen.set(path, { version: result.version, bytes: result.bytes });
+      return result;
+    },
+    list: (path, options) => storage.list(path, options),
+    async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }) {
+      const prior = condition.kind === "ifAbsent" ? null : await current(path, condition.kind === "ifVersion" ? condition.version : undefined);
+      const result = await storage.write(path, bytes, condition);
+      written += bytes.byteLength;
+      const before = result.created || !prior ? null : await state(prior);
+      note(path, before, await state({ version: result.version, bytes }));
+      seen.set(path, { version: result.version, bytes });
+      return result;
+    },
+    async delete(path: string, options?: { ifVersion?: Version }) {
+      const prior = await current(path, options?.ifVersion);
+      await storage.delete(path, options);
+      note(path, prior ? await state(prior) : null, null);
+      seen.delete(path);
+    },
+  };
+
+  return {
+    storage: recording,
+    changes: () => [...changes.values()],
+    bytesWritten: () => written,
+  };
+}

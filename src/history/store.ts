@@ -1,0 +1,152 @@
+/**
+ * A workspace's audit log and blobs kept in a {@link Storage} that no tool
+ * can reach: a local state directory, or a reserved prefix of the bucket
+ * that holds the workspace (see `RESERVED_SEGMENT`). One object per entry
+ * (`audit/<id>.json`) and per blob (`blobs/<sha256>`), so several server
+ * instances append without contention, and listing order is time order.
+ */
+import { isCodedError } from "../errors.ts";
+import type { Storage } from "../storage/types.ts";
+import { Cond } from "../storage/types.ts";
+import { planPrune } from "./prune.ts";
+import { matchesQuery, pageLimit } from "./query.ts";
+import {
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  DEFAULT_HISTORY_BOUNDS,
+  type HistoryBounds,
+  type HistoryStore,
+  type NewAuditEntry,
+} from "./types.ts";
+
+/** Options of {@link createStorageHistory}. */
+export interface StorageHistoryOptions {
+  readonly bounds?: HistoryBounds;
+  /** Prune after this many recorded changes (default 64; 1 prunes at every change). */
+  readonly pruneEvery?: number;
+  readonly now?: () => number;
+}
+
+const ENTRIES = "audit";
+const BLOBS = "blobs";
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Hex SHA-256 of bytes. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A history store over `storage` (already scoped to one workspace's history). */
+export function createStorageHistory(storage: Storage, options: StorageHistoryOptions = {}): HistoryStore & { prune(): Promise<void> } {
+  const bounds = options.bounds ?? DEFAULT_HISTORY_BOUNDS;
+  const now = options.now ?? Date.now;
+  const pruneEvery = Math.max(1, options.pruneEvery ?? 64);
+  let lastTick = 0;
+  let changesSincePrune = 0;
+
+  /** A sortable id: the time (made strictly increasing in this process) and a random tail for other instances. */
+  function nextId(): string {
+    lastTick = Math.max(now(), lastTick + 1);
+    const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+    return `${String(lastTick).padStart(15, "0")}-${tail}`;
+  }
+
+  async function names(dir: string): Promise<string[]> {
+    try {
+      const listing = await storage.list(dir);
+      return listing.entries.filter((e) => e.kind === "file").map((e) => e.name);
+    } catch (error) {
+      if (isCodedError(error) && error.code === "FS_NOT_FOUND") return [];
+      throw error;
+    }
+  }
+
+  async function readEntry(id: string): Promise<AuditEntry | undefined> {
+    try {
+      const { bytes } = await storage.read(`${ENTRIES}/${id}.json`);
+      return JSON.parse(decoder.decode(bytes)) as AuditEntry;
+    } catch (error) {
+      if (isCodedError(error) && error.code === "FS_NOT_FOUND") return undefined;
+      throw error;
+    }
+  }
+
+  async function entryIds(): Promise<string[]> {
+    return (await names(ENTRIES)).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5));
+  }
+
+  async function allEntries(): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    for (const id of await entryIds()) {
+      const entry = await readEntry(id);
+      if (entry) out.push(entry);
+    }
+    return out;
+  }
+
+  const store = {
+    async append(entry: NewAuditEntry): Promise<AuditEntry> {
+      const full: AuditEntry = { id: nextId(), ...entry };
+      await storage.write(`${ENTRIES}/${full.id}.json`, encoder.encode(JSON.stringify(full)), Cond.ifAbsent);
+      if (full.changes.length > 0 && ++changesSincePrune >= pruneEvery) {
+        changesSincePrune = 0;
+        await store.prune();
+      }
+      return full;
+    },
+
+    async query(query: AuditQuery): Promise<AuditPage> {
+      const limit = pageLimit(query.limit);
+      const entries: AuditEntry[] = [];
+      let cursor: string | undefined;
+      for (const id of await entryIds()) {
+        if (query.cursor !== undefined && id <= query.cursor) continue;
+        const entry = await readEntry(id);
+        if (!entry || !matchesQuery(entry, query)) continue;
+        if (entries.length === limit) {
+          cursor = entries[entries.length - 1]!.id;
+          break;
+        }
+        entries.push(entry);
+      }
+      return cursor === undefined ? { entries } : { entries, cursor };
+    },
+
+    get: readEntry,
+
+    async putBlob(bytes: Uint8Array): Promise<string> {
+      const hash = await sha256Hex(bytes);
+      const path = `${BLOBS}/${hash}`;
+      if (await storage.stat(path)) return hash;
+      try {
+        await storage.write(path, bytes, Cond.ifAbsent);
+      } catch (error) {
+        // Another call stored the same bytes first: content-addressed, so that is the same blob.
+        if (!(isCodedError(error) && error.code === "FS_ALREADY_EXISTS")) throw error;
+      }
+      return hash;
+    },
+
+    async getBlob(hash: string): Promise<Uint8Array | undefined> {
+      if (!/^[0-9a-f]{64}$/.test(hash)) return undefined;
+      try {
+        return (await storage.read(`${BLOBS}/${hash}`)).bytes;
+      } catch (error) {
+        if (isCodedError(error) && error.code === "FS_NOT_FOUND") return undefined;
+        throw error;
+      }
+    },
+
+    /** Apply the bounds now: drop what is too old, then the oldest versions over the byte budget. */
+    async prune(): Promise<void> {
+      const plan = planPrune(await allEntries(), bounds, now());
+      for (const id of plan.dropEntries) await storage.delete(`${ENTRIES}/${id}.json`).catch(() => undefined);
+      // Only blobs that dropped entries referenced: a blob stored for a call still running is referenced by no entry yet.
+      for (const blob of plan.dropBlobs) await storage.delete(`${BLOBS}/${blob}`).catch(() => undefined);
+    },
+  };
+  return store;
+}

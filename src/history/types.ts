@@ -1,0 +1,91 @@
+/**
+ * What the audit log and file history hold. Contents never travel in an
+ * entry: an entry names the versions before and after each change, and the
+ * bytes of each version live in a content-addressed blob store beside it.
+ */
+
+/** One state of one file: its storage version and the SHA-256 of its bytes. */
+export interface FileState {
+  readonly version: string;
+  /** Hex SHA-256 of the bytes: the key of the blob that holds them. */
+  readonly blob: string;
+  readonly size: number;
+}
+
+/** One file a call changed: `before` null means it was created, `after` null that it was deleted. */
+export interface FileChange {
+  readonly path: string;
+  readonly before: FileState | null;
+  readonly after: FileState | null;
+}
+
+/** One tool call (or revert), as recorded. */
+export interface AuditEntry {
+  /** Sortable id: entries of one workspace sort by time of recording. */
+  readonly id: string;
+  /** ISO 8601 time the call finished. */
+  readonly time: string;
+  /** The principal's label (token label or JWT `sub`), never the token. */
+  readonly principal: string;
+  /** The observation session the call ran in (the client's session id). */
+  readonly session: string;
+  /** The tool, or `revert` for a revert made through the API. */
+  readonly tool: string;
+  /** The paths the call named. */
+  readonly paths: readonly string[];
+  /** `OK`, or the error code of a failed call. */
+  readonly code: string;
+  readonly changes: readonly FileChange[];
+  /** Bytes the call wrote (all files). */
+  readonly bytes: number;
+  /** Duration in ms. */
+  readonly ms: number;
+  /** For a revert: the ids of the entries it reverted. */
+  readonly reverts?: readonly string[];
+}
+
+/** A new entry: the store assigns the id. */
+export type NewAuditEntry = Omit<AuditEntry, "id">;
+
+/** Filters of {@link HistoryStore.query}; every one is optional. */
+export interface AuditQuery {
+  /** Only entries at or after this time (ISO 8601). */
+  readonly since?: string;
+  readonly session?: string;
+  /** Only entries naming or changing this path. */
+  readonly path?: string;
+  /** Only entries that changed a file. */
+  readonly changesOnly?: boolean;
+  /** Page size (default 100, at most 1000). */
+  readonly limit?: number;
+  /** Resume after this entry id (from a previous page's `cursor`). */
+  readonly cursor?: string;
+}
+
+/** One page of entries, oldest first, with the cursor of the next page when there is one. */
+export interface AuditPage {
+  readonly entries: AuditEntry[];
+  readonly cursor?: string;
+}
+
+/** How much history a workspace keeps. */
+export interface HistoryBounds {
+  /** Most bytes of kept versions (unique blobs); the oldest go first. */
+  readonly maxBytes: number;
+  /** Versions older than this are dropped, in ms. */
+  readonly maxAgeMs: number;
+}
+
+/** Defaults: 256 MiB and 30 days per workspace. */
+export const DEFAULT_HISTORY_BOUNDS: HistoryBounds = { maxBytes: 256 * 1024 * 1024, maxAgeMs: 30 * 24 * 3600 * 1000 };
+
+/** The audit log and the blobs of one workspace. */
+export interface HistoryStore {
+  append(entry: NewAuditEntry): Promise<AuditEntry>;
+  query(query: AuditQuery): Promise<AuditPage>;
+  get(id: string): Promise<AuditEntry | undefined>;
+  /** Store bytes under their SHA-256 (a no-op when already there); returns the hash. */
+  putBlob(bytes: Uint8Array): Promise<string>;
+  /** The bytes of a blob, or undefined when it was never kept or has been dropped. */
+  getBlob(hash: string): Promise<Uint8Array | undefined>;
+}

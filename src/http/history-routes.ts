@@ -1,0 +1,178 @@
+/**
+ * The audit and history API: `GET /v1/audit`, `GET /v1/history`,
+ * `GET /v1/history/content` (scope `audit` or `admin`) and `POST /v1/revert`
+ * (scope `admin`). A revert runs through the same recording storage as a
+ * tool call, so it is itself in the log and can itself be reverted.
+ */
+import type { Context, Hono } from "hono";
+import * as v from "valibot";
+import { auditEntryOf, createRecorder, type AuditEntry, type AuditQuery, type HistoryStore, revertEntries } from "../history/mod.ts";
+import { normalizeWorkspacePath } from "../storage/path.ts";
+import type { Scope } from "../scopes.ts";
+import type { ToolHost } from "./host.ts";
+import type { AppEnv } from "./middleware.ts";
+import { errorResponse } from "./responses.ts";
+
+const READERS: readonly Scope[] = ["audit", "admin"];
+
+function allowed(c: Context<AppEnv>, scopes: readonly Scope[]): Response | undefined {
+  const have = c.get("principal").scopes;
+  if (scopes.some((s) => have.has(s))) return undefined;
+  return errorResponse(403, "FORBIDDEN", `This needs a token with scope ${scopes.join(" or ")}; this token has ${[...have].join(", ") || "none"}.`);
+}
+
+function historyOf(c: Context<AppEnv>, host: ToolHost): HistoryStore | Response {
+  const history = host.historyOf(c.get("principal").workspace);
+  if (history) return history;
+  return errorResponse(404, "INVALID_ARGUMENT", "This server does not record history (start it with a state directory, or on storage that keeps one).");
+}
+
+function pathParam(c: Context<AppEnv>): string | Response {
+  const raw = c.req.query("path");
+  if (raw === undefined || raw === "") return errorResponse(400, "INVALID_ARGUMENT", 'Give the file as ?path=, e.g. ?path=src/app.ts.');
+  try {
+    return normalizeWorkspacePath(raw);
+  } catch (error) {
+    return errorResponse(400, "INVALID_ARGUMENT", `?path= is not a workspace path: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+}
+
+/** The audit query from the request's parameters, or a 400. */
+function auditQuery(c: Context<AppEnv>): AuditQuery | Response {
+  const q = c.req.query();
+  const query: { -readonly [K in keyof AuditQuery]: AuditQuery[K] } = {};
+  if (q.since !== undefined) {
+    if (Number.isNaN(Date.parse(q.since))) return errorResponse(400, "INVALID_ARGUMENT", `?since= must be an ISO 8601 time, e.g. 2026-12-01T10:00:00Z (got ${JSON.stringify(q.since)}).`);
+    query.since = q.since;
+  }
+  if (q.limit !== undefined) {
+    const limit = Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1) return errorResponse(400, "INVALID_ARGUMENT", `?limit= must be a whole number from 1 to 1000 (got ${JSON.stringify(q.limit)}).`);
+    query.limit = limit;
+  }
+  if (q.session !== undefined) query.session = q.session;
+  if (q.cursor !== undefined) query.cursor = q.cursor;
+  if (q.changes === "1" || q.changes === "true") query.changesOnly = true;
+  if (q.path !== undefined) {
+    const path = pathParam(c);
+    if (path instanceof Response) return path;
+    query.path = path;
+  }
+  return query;
+}
+
+/** Every entry matching `query`, across pages. */
+async function everyEntry(history: HistoryStore, query: AuditQuery): Promise<AuditEntry[]> {
+  const out: AuditEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await history.query({ ...query, limit: 1000, ...(cursor ? { cursor } : {}) });
+    out.push(...page.entries);
+    cursor = page.cursor;
+  } while (cursor);
+  return out;
+}
+
+const RevertBody = v.union([
+  v.strictObject({ change: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({ session: v.pipe(v.string(), v.minLength(1)) }),
+]);
+
+/** Register the routes (auth is applied by the caller). */
+export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
+  app.get("/v1/audit", async (c) => {
+    const refused = allowed(c, READERS);
+    if (refused) return refused;
+    const history = historyOf(c, host);
+    if (history instanceof Response) return history;
+    const query = auditQuery(c);
+    if (query instanceof Response) return query;
+    return c.json(await history.query(query));
+  });
+
+  app.get("/v1/history", async (c) => {
+    const refused = allowed(c, READERS);
+    if (refused) return refused;
+    const history = historyOf(c, host);
+    if (history instanceof Response) return history;
+    const path = pathParam(c);
+    if (path instanceof Response) return path;
+    const entries = await everyEntry(history, { path, changesOnly: true });
+    const versions = entries
+      .flatMap((entry) => entry.changes.filter((ch) => ch.path === path).map((ch) => ({ entry, ch })))
+      .reverse()
+      .map(({ entry, ch }) => ({
+        change: entry.id,
+        time: entry.time,
+        tool: entry.tool,
+        principal: entry.principal,
+        session: entry.session,
+        before: ch.before,
+        after: ch.after,
+      }));
+    return c.json({ path, versions });
+  });
+
+  app.get("/v1/history/content", async (c) => {
+    const refused = allowed(c, READERS);
+    if (refused) return refused;
+    const history = historyOf(c, host);
+    if (history instanceof Response) return history;
+    const path = pathParam(c);
+    if (path instanceof Response) return path;
+    const version = c.req.query("version");
+    if (!version) return errorResponse(400, "INVALID_ARGUMENT", "Give the version as ?version= (from GET /v1/history?path=...).");
+    const entries = await everyEntry(history, { path, changesOnly: true });
+    const state = entries
+      .flatMap((e) => e.changes.filter((ch) => ch.path === path).flatMap((ch) => [ch.before, ch.after]))
+      .find((s) => s?.version === version);
+    const bytes = state ? await history.getBlob(state.blob) : undefined;
+    if (!bytes) {
+      const why = state ? "is no longer kept (the history bounds dropped it)" : "is not in this file's history";
+      return errorResponse(404, "FS_NOT_FOUND", `Version ${version} of ${path} ${why}; GET /v1/history?path=${encodeURIComponent(path)} lists the versions kept.`);
+    }
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": "application/octet-stream", "x-toolwarden-version": version },
+    });
+  });
+
+  app.post("/v1/revert", async (c) => {
+    const refused = allowed(c, ["admin"]);
+    if (refused) return refused;
+    const history = historyOf(c, host);
+    if (history instanceof Response) return history;
+    const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
+    if (!parsed.success) {
+      return errorResponse(400, "INVALID_ARGUMENT", 'The body must be {"change": ID} (an id from GET /v1/audit) or {"session": S}.');
+    }
+    const started = performance.now();
+    const target = parsed.output;
+    const entries = "change" in target ? [await history.get(target.change)].filter((e) => e !== undefined) : await everyEntry(history, { session: target.session, changesOnly: true });
+    if (entries.length === 0) {
+      const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}`;
+      return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
+    }
+    const principal = c.get("principal");
+    const recorder = createRecorder(await host.storageOf(principal.workspace), history);
+    const outcome = await revertEntries(recorder.storage, history, entries);
+    const changes = recorder.changes();
+    const entry =
+      changes.length === 0
+        ? undefined
+        : await history.append(
+            auditEntryOf({
+              principal: principal.label,
+              session: "",
+              tool: "revert",
+              args: {},
+              changes,
+              bytes: recorder.bytesWritten(),
+              ms: performance.now() - started,
+              time: new Date(),
+              reverts: entries.map((e) => e.id),
+              ...(outcome.conflicts.length ? { code: "EDIT_CONFLICT" } : {}),
+            }),
+          );
+    return c.json({ ok: outcome.conflicts.length === 0, ...(entry ? { change: entry.id } : {}), ...outcome });
+  });
+}

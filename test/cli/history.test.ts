@@ -1,0 +1,94 @@
+/**
+ * Audit log, history and revert on a real `serve` process over a local
+ * directory, with the log in a state directory outside the workspace; and
+ * `toolwarden log` reading it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import {
+  expectConflict,
+  expectLogOfFiveEdits,
+  expectReservedUnreachable,
+  expectScopes,
+  expectSessionRevert,
+  fiveEdits,
+  type HistoryTarget,
+} from "../helpers/history-flow.ts";
+import { runCli, type ServeProcess, startServe, tempDir } from "../helpers/cli.ts";
+
+const work = tempDir("tw-history-");
+const root = join(work.path, "ws");
+const state = join(work.path, "state");
+let server: ServeProcess;
+let target: HistoryTarget;
+
+beforeAll(async () => {
+  mkdirSync(root);
+  const config = join(work.path, "tw.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      tokens: [
+        { token: "agent-token-0123456789", scopes: ["read", "write"], label: "agent", workspace: root },
+        { token: "admin-token-0123456789", scopes: ["admin"], label: "admin", workspace: root },
+        { token: "audit-token-0123456789", scopes: ["audit"], label: "auditor", workspace: root },
+      ],
+    }),
+  );
+  server = await startServe([root, "--port", "0", "--config", config, "--state", state]);
+  target = {
+    url: server.url,
+    agentToken: "agent-token-0123456789",
+    adminToken: "admin-token-0123456789",
+    auditToken: "audit-token-0123456789",
+    async seed(path, bytes) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), bytes);
+    },
+    bytes: async (path) => (existsSync(join(root, path)) ? new Uint8Array(readFileSync(join(root, path))) : undefined),
+  };
+});
+afterAll(() => {
+  server?.kill();
+  work.remove();
+});
+
+describe("history on a local serve", () => {
+  test("a session's 5 edits are logged in order; nothing of the log is inside the workspace", async () => {
+    await fiveEdits(target, "s1");
+    await expectLogOfFiveEdits(target, "s1");
+    expect(readdirSync(root).sort()).toEqual(["docs", "src", "win.txt"]);
+    expect(readdirSync(join(state, "workspaces")).length).toBe(1);
+  });
+
+  test("view, write and search cannot reach the reserved name", async () => {
+    await expectReservedUnreachable(target);
+  });
+
+  test("toolwarden log prints the session's changes as a person reads them", async () => {
+    const r = await runCli(["log", root, "--state", state, "--session", "s1"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    const heads = lines.filter((l) => !l.startsWith("    "));
+    expect(heads.length).toBe(5);
+    expect(heads[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}edit src\/app\.ts {2}OK {2}by agent \(session s1\) {2}\[change \d+-[0-9a-f]+\]$/);
+    expect(heads[4]).toContain("write docs/bom.md");
+    expect(r.stdout).toMatch(/^ {4}changed {2}docs\/bom\.md {2}23 -> 22 B {2}\(\w{12}… -> \w{12}…\)$/m);
+    expect(r.stdout).toMatch(/^ {4}changed {2}win\.txt {2}20 -> 20 B /m);
+    const none = await runCli(["log", root, "--state", state, "--session", "nobody"]);
+    expect(none.stdout).toBe(`No changes recorded for ${root}.\n`);
+  });
+
+  test("reverting the session restores the files byte for byte", async () => {
+    await expectSessionRevert(target, "s1");
+  });
+
+  test("a later writer's change is a conflict, left as they left it", async () => {
+    await expectConflict(target);
+  });
+
+  test("scopes hold", async () => {
+    await expectScopes(target);
+  });
+});
