@@ -6,7 +6,17 @@
  */
 import type { Context, Hono } from "hono";
 import * as v from "valibot";
-import { auditEntryOf, createRecorder, type AuditEntry, type AuditQuery, type HistoryStore, revertEntries } from "../history/mod.ts";
+import {
+  auditEntryOf,
+  createRecorder,
+  type AuditEntry,
+  type AuditQuery,
+  type HistoryStore,
+  restoreStep,
+  revertEntries,
+  revertStep,
+  type RevertOutcome,
+} from "../history/mod.ts";
 import { normalizeWorkspacePath } from "../storage/path.ts";
 import type { Scope } from "../scopes.ts";
 import type { ToolHost } from "./host.ts";
@@ -76,6 +86,7 @@ async function everyEntry(history: HistoryStore, query: AuditQuery): Promise<Aud
 const RevertBody = v.union([
   v.strictObject({ change: v.pipe(v.string(), v.minLength(1)) }),
   v.strictObject({ session: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({ path: v.pipe(v.string(), v.minLength(1)), version: v.pipe(v.string(), v.minLength(1)), expect: v.nullable(v.string()) }),
 ]);
 
 /** Register the routes (auth is applied by the caller). */
@@ -143,18 +154,42 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
     if (history instanceof Response) return history;
     const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
     if (!parsed.success) {
-      return errorResponse(400, "INVALID_ARGUMENT", 'The body must be {"change": ID} (an id from GET /v1/audit) or {"session": S}.');
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        'The body must be {"change": ID} (an id from GET /v1/audit), {"session": S}, or {"path": P, "version": V, "expect": CURRENT} ' +
+          "(a version from GET /v1/history?path=P; CURRENT the version the file has now, null when it does not exist).",
+      );
     }
     const started = performance.now();
     const target = parsed.output;
-    const entries = "change" in target ? [await history.get(target.change)].filter((e) => e !== undefined) : await everyEntry(history, { session: target.session, changesOnly: true });
-    if (entries.length === 0) {
-      const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}`;
-      return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
-    }
     const principal = c.get("principal");
     const recorder = createRecorder(await host.storageOf(principal.workspace), history);
-    const outcome = await revertEntries(recorder.storage, history, entries);
+    let entries: AuditEntry[];
+    let outcome: RevertOutcome;
+    if ("path" in target) {
+      let path: string;
+      try {
+        path = normalizeWorkspacePath(target.path);
+      } catch (error) {
+        return errorResponse(400, "INVALID_ARGUMENT", `"path" is not a workspace path: ${error instanceof Error ? error.message : String(error)}.`);
+      }
+      entries = await everyEntry(history, { path, changesOnly: true });
+      const step = restoreStep(entries, { path, version: target.version, expect: target.expect });
+      if (!step) {
+        return errorResponse(404, "FS_NOT_FOUND", `Version ${target.version} is not in the history of ${path}; GET /v1/history?path=${encodeURIComponent(path)} lists its versions.`);
+      }
+      const done = await revertStep(recorder.storage, history, step);
+      outcome = "action" in done ? { reverted: [done], conflicts: [] } : { reverted: [], conflicts: [done] };
+      entries = entries.filter((e) => e.changes.some((ch) => ch.path === path && (ch.after?.version === target.version || ch.before?.version === target.version)));
+    } else {
+      entries = "change" in target ? [await history.get(target.change)].filter((e) => e !== undefined) : await everyEntry(history, { session: target.session, changesOnly: true });
+      if (entries.length === 0) {
+        const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}`;
+        return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
+      }
+      outcome = await revertEntries(recorder.storage, history, entries);
+    }
     const changes = recorder.changes();
     const entry =
       changes.length === 0
@@ -164,7 +199,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
               principal: principal.label,
               session: "",
               tool: "revert",
-              args: {},
+              args: target,
               changes,
               bytes: recorder.bytesWritten(),
               ms: performance.now() - started,

@@ -47,7 +47,9 @@ export function toolError(error: unknown, path?: string): ToolResult {
       return fail(error.code, permissionDenied(shownPath(where ?? ""), error.message));
     }
     const headline = where !== undefined ? codeInfo(error.code).headline?.(shownPath(where)) : undefined;
-    const text = headline ? `${headline} [${error.message}]` : error.message;
+    // The provider's "is a directory: p" says nothing the headline does not.
+    const repeats = error.code === "FS_IS_DIRECTORY" && error.message.startsWith("is a directory");
+    const text = headline ? (repeats ? headline : `${headline} [${error.message}]`) : error.message;
     return fail(error.code, `${text}${remedyFor(error.code, where)}`);
   }
   const message = error instanceof Error ? error.message : String(error);
