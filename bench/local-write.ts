@@ -6,7 +6,7 @@
 import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalStorage } from "../src/storage/local.ts";
+import { createLocalStorage } from "../src/storage/local/mod.ts";
 import { Cond } from "../src/storage/types.ts";
 
 const runs = Number(process.argv[2] ?? 200);

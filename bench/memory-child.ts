@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import process from "node:process";
-import { createLocalStorage } from "../src/storage/local.ts";
+import { createLocalStorage } from "../src/storage/local/mod.ts";
 import type { Storage } from "../src/storage/types.ts";
 import { inProcess } from "./lib/inproc.ts";
 

@@ -13,7 +13,7 @@
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { guardStorage } from "../src/storage/guard.ts";
-import { createLocalStorage } from "../src/storage/local.ts";
+import { createLocalStorage } from "../src/storage/local/mod.ts";
 import { createMemoryStorage } from "../src/storage/memory/mod.ts";
 import { Cond } from "../src/storage/types.ts";
 import { codeText, MARKER, SEARCH_TREE, tempDir, writeTree } from "./lib/fixtures.ts";

@@ -7,7 +7,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
-import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
+import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
 import { connectS3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";

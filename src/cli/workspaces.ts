@@ -8,7 +8,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { isCodedError } from "../errors.ts";
 import { guardStorage } from "../storage/guard.ts";
-import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
+import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
 import {
   NEUTRAL_PROVIDERS,
   openStorage,

@@ -12,10 +12,16 @@ export class FsError extends CodedError {
   declare readonly code: FsErrorCode;
   /** Workspace-relative path the failure is about, when there is one. */
   readonly path?: string;
-  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown; path?: string }) {
+  /**
+   * FS_ACCESS_DENIED because the operating system refused (EACCES, EPERM:
+   * file permissions), not because the path leads outside the workspace.
+   */
+  readonly permission?: boolean;
+  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown; path?: string; permission?: boolean }) {
     super(code, message, options);
     this.name = "FsError";
     this.path = options?.path;
+    if (options?.permission) this.permission = true;
   }
 }
 

@@ -3,7 +3,7 @@
  * guard and the memory, R2 and S3 providers. Safe to import on Cloudflare Workers.
  *
  * The local-disk provider is NOT re-exported here because it imports
- * node:fs; entries that run on Bun or Deno import it from `./local.ts`.
+ * node:fs; entries that run on Bun or Deno import it from `./local/mod.ts`.
  */
 export * from "./types.ts";
 export * from "./errors.ts";

@@ -17,7 +17,10 @@
  * - Unicode is not normalised (NFC/NFD) and look-alikes ("․․" U+2024,
  *   fullwidth "．．", "∕" U+2215) are ordinary characters in a name: only
  *   U+002F separates and only the two-code-unit ".." climbs.
- * - Refused: NUL and other C0 controls (U+0000-U+001F) and DEL (U+007F),
+ * - Refused: NUL and other C0 controls (U+0000-U+001F), DEL (U+007F), C1
+ *   controls (U+0080-U+009F), the line and paragraph separators (U+2028,
+ *   U+2029) and the bidirectional overrides and isolates (U+202A-U+202E,
+ *   U+2066-U+2069), which make a name display as another name,
  *   lone surrogates (they cannot be encoded to UTF-8 faithfully), paths over
  *   4096 UTF-8 bytes and segments over 255 UTF-8 bytes (POSIX PATH_MAX and
  *   NAME_MAX).
@@ -32,6 +35,11 @@ export const MAX_SEGMENT_BYTES = 255;
 
 // C0 controls and DEL: invisible in logs and terminals, and NUL truncates C strings.
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// C1 controls, line/paragraph separators and bidi overrides/isolates: they break lines or reorder
+// what a reader sees, so a name could pass for another one.
+const DECEPTIVE = /[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+// Every character a shown name must escape: both sets above.
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // With the `u` flag a well-formed surrogate pair is one code point, so this matches only lone halves.
 const LONE_SURROGATE = /\p{Cs}/u;
 const DRIVE = /^[A-Za-z]:(\/|$)/;
@@ -50,6 +58,9 @@ export function normalizeWorkspacePath(input: string): string {
   if (typeof input !== "string") refuse("path must be a string", String(input));
   if (encoder.encode(input).length > MAX_PATH_BYTES) refuse(`longer than ${MAX_PATH_BYTES} bytes`, input);
   if (CONTROL.test(input)) refuse("contains a NUL or control character", input);
+  if (DECEPTIVE.test(input)) {
+    refuse("contains a C1 control, line separator or bidirectional override character", input);
+  }
   if (LONE_SURROGATE.test(input)) refuse("contains a lone UTF-16 surrogate", input);
   if (input.includes("\\")) refuse("contains a backslash (Windows separators are not accepted; use '/')", input);
 
@@ -85,4 +96,24 @@ export function baseName(path: string): string {
 /** Join a normalised directory path and a child name. */
 export function childPath(dir: string, name: string): string {
   return dir === "" ? name : `${dir}/${name}`;
+}
+
+/**
+ * Whether a name has a character no path may use and a listing must
+ * escape (controls, separators, bidi, backslash): such an entry can only
+ * have been made outside the API (another process, another bucket client).
+ */
+export function needsEscape(name: string): boolean {
+  UNSHOWABLE.lastIndex = 0;
+  return name.includes("\\") || UNSHOWABLE.test(name);
+}
+
+/**
+ * A name (or path) as it may be shown: each control, separator or bidi
+ * character written as `\u{hex}`, so a listing of a file another process
+ * created cannot break lines or reorder text. Backslashes are doubled, so
+ * the escaped form is unambiguous.
+ */
+export function escapeName(name: string): string {
+  return name.replace(/\\/g, "\\\\").replace(UNSHOWABLE, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
 }

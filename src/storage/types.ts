@@ -43,6 +43,18 @@ export interface ListEntry {
   readonly name: string;
   readonly kind: EntryKind;
   readonly size: number;
+  /**
+   * Reached through a symlink (local storage). A symlinked directory is
+   * listed but never entered by a walk, as ripgrep does: links such as
+   * `l -> .` would otherwise repeat the tree without end.
+   */
+  readonly symlink?: boolean;
+  /**
+   * A name no call can address (it has a control, line-separator or bidi
+   * character, or a backslash), made by another process. Listed so it is
+   * not hidden, shown escaped (`escapeName`), never entered or read.
+   */
+  readonly unaddressable?: boolean;
 }
 
 export interface ListOptions {

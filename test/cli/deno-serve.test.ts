@@ -52,3 +52,26 @@ test.skipIf(!existsSync(deno))(
   },
   60_000,
 );
+
+test.skipIf(!existsSync(deno))(
+  "without /proc/self/fd (Deno without --allow-all) the local provider refuses to start, saying why",
+  async () => {
+    const dir = tempDir();
+    try {
+      const child = Bun.spawn(
+        [deno, "run", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", "src/deno.ts", dir.path, "--port", "0", "--no-auth"],
+        { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
+      );
+      const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+      expect(code).toBe(1);
+      expect(stdout).not.toContain("MCP client configuration");
+      expect(stderr).toContain("local storage needs Linux /proc/self/fd");
+      expect(stderr).toContain("--allow-all");
+      // One line, not a stack trace.
+      expect(stderr).not.toContain("    at ");
+    } finally {
+      dir.remove();
+    }
+  },
+  30_000,
+);

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createLocalStorage } from "../../src/storage/local.ts";
+import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import { fileTools } from "../../src/tools/mod.ts";

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isFsError } from "../../src/storage/errors.ts";
-import { createLocalStorage } from "../../src/storage/local.ts";
+import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { diffId, expectSuccess, resultText, viewedLines, type RestCaller } from "../helpers/reliability/client.ts";
 import { counterValue, proofCollision, runCounter } from "../helpers/reliability/counter.ts";

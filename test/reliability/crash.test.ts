@@ -11,7 +11,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { cleanTempFiles } from "../../src/storage/local.ts";
+import { cleanTempFiles } from "../../src/storage/local/mod.ts";
 import { startServe } from "../helpers/cli.ts";
 import { expectSuccess, resultText, restCaller } from "../helpers/reliability/client.ts";
 import { CRASH_TOKEN, KILL_SPAN, runKills, tempFilesUnder, TRIAL_FILES, type PreparedTrial } from "../helpers/reliability/crash.ts";

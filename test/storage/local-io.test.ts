@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { localVersion, pace, readAll, SYNC_IO_BYTES, writeAll } from "../../src/storage/local-io.ts";
+import { createPacer, localVersion, readAll, SYNC_IO_BYTES, writeAll } from "../../src/storage/local/io.ts";
 import { contentVersion } from "../../src/storage/version.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tw-local-io-"));
@@ -59,14 +59,12 @@ test("localVersion equals contentVersion on both sides of the blocking threshold
 });
 
 test("pace lets other work run during a long stretch of blocking calls, and costs nothing in a short one", async () => {
-  const spin = (ms: number) => {
-    const end = performance.now() + ms;
-    while (performance.now() < end);
-  };
-  // A fresh stretch: the event loop has just had a turn.
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  // A fake clock: each unit of "blocking work" advances it by 0.5 ms, so the stretch is counted, not timed.
+  let clock = 1000;
+  const pace = createPacer(() => clock);
+  // A fresh stretch after a gap: the event loop has just had a turn.
   expect(pace()).toBeUndefined();
-  spin(0.5);
+  clock += 0.5;
   expect(pace()).toBeUndefined();
 
   let turns = 0;
@@ -76,19 +74,26 @@ test("pace lets other work run during a long stretch of blocking calls, and cost
     if (!stop) setImmediate(tick);
   };
   setImmediate(tick);
-  let yields = 0;
-  const started = performance.now();
-  // 40 ms of back-to-back blocking work in 0.5 ms units, as a walk of many entries does it.
-  while (performance.now() - started < 40) {
-    spin(0.5);
+  const yieldsAt: number[] = [];
+  // 80 units of 0.5 ms back to back (40 ms of fake blocking work), as a walk of many entries does it.
+  for (let unit = 0; unit < 80; unit++) {
+    clock += 0.5;
     const turn = pace();
     if (turn) {
-      yields++;
+      const before = turns;
       await turn;
+      yieldsAt.push(unit);
+      // The pause really let other queued work run.
+      expect(turns).toBeGreaterThan(before);
     }
   }
   stop = true;
-  // A turn at least every ~4 ms of blocking; lenient, since a descheduled process starts a new stretch.
-  expect(yields).toBeGreaterThanOrEqual(2);
-  expect(turns).toBeGreaterThanOrEqual(yields);
+  // A turn once 4 ms of back-to-back work have run (the stretch began 1 ms before the loop: unit 6),
+  // then one every 8 units (4 ms): 10 turns in 40 ms, evenly spaced.
+  expect(yieldsAt[0]).toBe(6);
+  expect(yieldsAt.length).toBe(10);
+  for (let i = 1; i < yieldsAt.length; i++) expect(yieldsAt[i] - yieldsAt[i - 1]).toBe(8);
+  // After a gap longer than a turn, a new stretch starts and the next call is free again.
+  clock += 2;
+  expect(pace()).toBeUndefined();
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { handleStream } from "../../src/storage/local-stream.ts";
+import { handleStream } from "../../src/storage/local/stream.ts";
 import { contentVersion } from "../../src/storage/version.ts";
 
 /** A temp file with `bytes`, opened for reading; removed after `use`. */

@@ -4,7 +4,7 @@ import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { guardStorage } from "../../src/storage/guard.ts";
-import { cleanTempFiles, createLocalStorage } from "../../src/storage/local.ts";
+import { cleanTempFiles, createLocalStorage } from "../../src/storage/local/mod.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
 import { HOSTILE_PATHS, storageConformance } from "../helpers/storage-conformance.ts";
 
@@ -181,11 +181,33 @@ describe("local: containment on disk", () => {
     expect((await storage.list("")).entries).toEqual([]);
   });
 
-  test("names the API cannot address are left out of listings", async () => {
+  test("a symlink to a directory is listed, flagged, and not entered, even by a recursive listing", async () => {
+    await fs.mkdir(join(root, "d"));
+    await fs.writeFile(join(root, "d", "f"), "x");
+    await fs.symlink(".", join(root, "l1"));
+    await fs.symlink("d", join(root, "ld"));
+    const { entries } = await storage.list("", { recursive: true });
+    expect(entries.map((e) => [e.path, e.kind, e.symlink ?? false])).toEqual([
+      ["d", "directory", false],
+      ["d/f", "file", false],
+      ["l1", "directory", true],
+      ["ld", "directory", true],
+    ]);
+  });
+
+  test("names the API cannot address are listed, flagged unaddressable, and never entered", async () => {
     await fs.writeFile(join(root, "back\\slash"), "x");
     await fs.writeFile(join(root, "new\nline"), "x");
     await fs.writeFile(join(root, "fine"), "x");
-    expect((await storage.list("")).entries.map((e) => e.path)).toEqual(["fine"]);
+    await fs.mkdir(join(root, "bidi\u202edir"));
+    await fs.writeFile(join(root, "bidi\u202edir", "inner"), "x");
+    const { entries } = await storage.list("", { recursive: true });
+    expect(entries.map((e) => [e.path, e.unaddressable ?? false])).toEqual([
+      ["back\\slash", true],
+      ["bidi\u202edir", true],
+      ["fine", false],
+      ["new\nline", true],
+    ]);
   });
 });
 
@@ -351,3 +373,45 @@ test("local: create-if-absent has exactly one winner across processes", async ()
     await fs.rm(root, { recursive: true, force: true });
   }
 }, 20_000);
+
+describe("local: what an overwrite does to the mode", () => {
+  test("setuid is cleared; setgid only with group-execute, as the kernel does on a write", async () => {
+    const { modeAfterWrite } = await import("../../src/storage/local/write.ts");
+    expect(modeAfterWrite(0o104755)).toBe(0o755);
+    expect(modeAfterWrite(0o102755)).toBe(0o755);
+    expect(modeAfterWrite(0o106775)).toBe(0o775);
+    expect(modeAfterWrite(0o102644)).toBe(0o2644);
+    expect(modeAfterWrite(0o101777)).toBe(0o1777);
+    expect(modeAfterWrite(0o100640)).toBe(0o640);
+  });
+});
+
+describe("local: descriptors", () => {
+  test("no directory or file descriptor is left open by writes, reads, lists, deletes and their refusals", async () => {
+    const root = await tempBase();
+    try {
+      const storage = guardStorage(await createLocalStorage(root));
+      const { readdirSync } = await import("node:fs");
+      const openFds = () => readdirSync("/proc/self/fd").length;
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+      await storage.write("warm/up.txt", text("x"));
+      await settle();
+      const before = openFds();
+      await fs.writeFile(join(root, "blocker"), "a file where a directory is wanted");
+      for (let i = 0; i < 50; i++) {
+        await storage.write(`a/b${i % 5}/c${i}.txt`, text(`v${i}`), Cond.ifAbsent);
+        await storage.write(`a/b${i % 5}/c${i}.txt`, text(`w${i}`));
+        await storage.read(`a/b${i % 5}/c${i}.txt`);
+        await storage.list("a", { recursive: true });
+        await expect(storage.write(`blocker/x${i}/y.txt`, text("no"))).rejects.toThrow();
+        await expect(storage.read(`a/missing${i}/f.txt`)).rejects.toThrow();
+        await expect(storage.write("warm/up.txt", text("no"), Cond.ifAbsent)).rejects.toThrow();
+        await storage.delete(`a/b${i % 5}/c${i}.txt`);
+      }
+      await settle();
+      expect(openFds()).toBe(before);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { FsError } from "../../src/storage/errors.ts";
-import { fsErrorFromNode } from "../../src/storage/node-errors.ts";
+import { fsErrorFromNode } from "../../src/storage/local/node-errors.ts";
 
 function nodeError(code: string): Error {
   return Object.assign(new Error(`${code}: something, open '/home/user/secret/ws/a.txt'`), { code });
@@ -24,8 +24,11 @@ test("node error codes map to storage codes, with the original chained", () => {
     expect({ nodeCode, code: mapped.code as string }).toEqual({ nodeCode, code });
     expect(mapped.cause).toBe(original);
     expect(mapped.path).toBe("a.txt");
-    // The message names the workspace path only, never the host's absolute path.
-    expect(mapped.message).toBe(`open failed (${nodeCode}): a.txt`);
+    // The message names the workspace path only, never the host's absolute path; a refusal by
+    // file permissions says so (it is not the workspace boundary).
+    const permission = nodeCode === "EACCES" || nodeCode === "EPERM";
+    expect(mapped.message).toBe(permission ? `permission denied (open, ${nodeCode}): a.txt` : `open failed (${nodeCode}): a.txt`);
+    expect(mapped.permission).toBe(permission ? true : undefined);
   }
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { FsError } from "../../src/storage/errors.ts";
-import { baseName, childPath, normalizeWorkspacePath, parentPath } from "../../src/storage/path.ts";
+import { baseName, childPath, escapeName, normalizeWorkspacePath, parentPath } from "../../src/storage/path.ts";
 
 function refusal(input: string): string {
   try {
@@ -139,5 +139,32 @@ describe("path helpers", () => {
     expect(baseName("a")).toBe("a");
     expect(childPath("", "a")).toBe("a");
     expect(childPath("a/b", "c")).toBe("a/b/c");
+  });
+});
+
+describe("characters that make a name pass for another", () => {
+  test("C1 controls, U+2028/U+2029 and bidi overrides and isolates are refused", () => {
+    const refused = [0x80, 0x85, 0x9f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069];
+    for (const cp of refused) {
+      const input = `src/a${String.fromCodePoint(cp)}b.ts`;
+      expect({ cp: cp.toString(16), why: refusal(input) }).toEqual({
+        cp: cp.toString(16),
+        why: "invalid path: contains a C1 control, line separator or bidirectional override character",
+      });
+    }
+  });
+
+  test("their neighbours stay ordinary characters", () => {
+    for (const cp of [0xa0, 0xe9, 0x2027, 0x202f, 0x2065, 0x206a, 0x200d]) {
+      const input = `a${String.fromCodePoint(cp)}b`;
+      expect(normalizeWorkspacePath(input)).toBe(input);
+    }
+  });
+
+  test("escapeName writes each such character (and C0, DEL) as \\u{hex} and doubles backslashes", () => {
+    expect(escapeName("evil\u202Etxt.js")).toBe("evil\\u{202e}txt.js");
+    expect(escapeName("a\nb\u0085c\u2028d\u2069")).toBe("a\\u{a}b\\u{85}c\\u{2028}d\\u{2069}");
+    expect(escapeName("back\\slash")).toBe("back\\\\slash");
+    expect(escapeName("plain/é.ts")).toBe("plain/é.ts");
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { closeSync, mkdtempSync, openSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openFilePath, procFdUsable } from "../../src/storage/proc-fd.ts";
+import { openFilePath, procFdUsable } from "../../src/storage/local/proc-fd.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "tw-proc-fd-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

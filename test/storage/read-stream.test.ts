@@ -9,8 +9,8 @@ import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { guardStorage } from "../../src/storage/guard.ts";
-import { createLocalStorage } from "../../src/storage/local.ts";
-import { handleStream } from "../../src/storage/local-stream.ts";
+import { createLocalStorage } from "../../src/storage/local/mod.ts";
+import { handleStream } from "../../src/storage/local/stream.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { ReadStreamResult, Storage } from "../../src/storage/types.ts";
 

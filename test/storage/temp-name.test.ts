@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { isTempName, tempNameFor } from "../../src/storage/temp-name.ts";
+import { isTempName, tempNameFor } from "../../src/storage/local/temp-name.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalStorage } from "../../src/storage/local.ts";
+import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import { batchEditTool } from "../../src/tools/batch-edit/run.ts";

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalStorage } from "../../src/storage/local.ts";
+import { createLocalStorage } from "../../src/storage/local/mod.ts";
+import { createMemoryStorage } from "../../src/storage/mod.ts";
+import type { Storage } from "../../src/storage/types.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { MAX_LIST_ENTRIES } from "../../src/tools/view/directory.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
@@ -318,5 +320,25 @@ describe("view: storage failures", () => {
     expect(out.text).toBe(
       "Storage error on `d`. [backend unavailable] The storage failed; retrying the same call once is safe — nothing was changed.",
     );
+  });
+});
+
+describe("view: names no path may use, from any provider", () => {
+  test("a key another client wrote with a bidi override is listed escaped, never raw, and never read", async () => {
+    const inner = createMemoryStorage();
+    await inner.write("ok.txt", new TextEncoder().encode("x\n"));
+    // A bucket key written by another client: the provider lists it as it is.
+    const raw: Storage = {
+      ...inner,
+      async list(path, options) {
+        const listed = await inner.list(path, options);
+        const extra = { path: "evil\u202Etxt.js", name: "evil\u202Etxt.js", kind: "file" as const, size: 3 };
+        return { ...listed, entries: [extra, ...listed.entries] };
+      },
+    };
+    const ctx = makeContext({ storage: raw });
+    const text = (await view(ctx, { path: "." })).text;
+    expect(text).toContain("evil\\u{202e}txt.js  3 B, name has characters no path may use");
+    expect(text).not.toContain("\u202E");
   });
 });

@@ -226,6 +226,17 @@ describe("a session belongs to its token", () => {
   });
 });
 
+describe("paths that would display as another name", () => {
+  test("C1 controls, U+2028/U+2029 and bidi overrides are FS_INVALID_PATH on the Worker too, and nothing is written", async () => {
+    for (const name of ["bidi\u202Etxt.js", "iso\u2066late", "line\u2028sep", "c1\u0085ctl"]) {
+      const written = await call("write", { path: `unicode/${name}`, content: "x\n" }, "unicode");
+      expect({ name, code: written.code }).toEqual({ name, code: "FS_INVALID_PATH" });
+    }
+    const listing = await call("view", { path: "." }, "unicode");
+    expect(text(listing)).not.toContain("unicode/");
+  });
+});
+
 describe("MCP over the official client", () => {
   const clients: Client[] = [];
   afterAll(async () => {

@@ -60,7 +60,7 @@ export const CODE_TABLE = {
   },
   FS_ACCESS_DENIED: {
     status: 403,
-    meaning: "the path may not be touched",
+    meaning: "the path may not be touched (outside the workspace, or denied by file permissions)",
     headline: (p) => `Access to \`${p}\` is denied.`,
     remedy: () => " This path is outside what this workspace may touch; choose a path inside the workspace.",
   },

@@ -21,6 +21,20 @@ export function remedyFor(code: ErrorCode, path?: string): string {
 }
 
 /**
+ * FS_ACCESS_DENIED from the operating system's file permissions (EACCES,
+ * EPERM): the path is inside the workspace, but the server's user may not
+ * do this there. Retrying will not help; another path or a permission
+ * change by the user will.
+ */
+function permissionDenied(where: string, message: string): string {
+  return (
+    `Permission denied on \`${where}\` [${message}]. The path is inside the workspace, but the file ` +
+    "permissions do not let the server's user do this; nothing was changed. Retrying will not help: " +
+    "choose another path, or ask the user to change the permissions."
+  );
+}
+
+/**
  * Turn anything thrown below the tool boundary into a result: coded errors
  * keep their code and gain a headline plus the recovery; anything else is
  * INTERNAL_ERROR. The provider's machine message follows in brackets; the
@@ -29,6 +43,9 @@ export function remedyFor(code: ErrorCode, path?: string): string {
 export function toolError(error: unknown, path?: string): ToolResult {
   if (isCodedError(error)) {
     const where = (error as { path?: string }).path ?? path;
+    if (error.code === "FS_ACCESS_DENIED" && (error as { permission?: boolean }).permission) {
+      return fail(error.code, permissionDenied(shownPath(where ?? ""), error.message));
+    }
     const headline = where !== undefined ? codeInfo(error.code).headline?.(shownPath(where)) : undefined;
     // The provider's "is a directory: p" says nothing the headline does not.
     const repeats = error.code === "FS_IS_DIRECTORY" && error.message.startsWith("is a directory");

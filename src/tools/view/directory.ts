@@ -9,6 +9,7 @@
 import { ok, type ToolResult } from "../../result.ts";
 import { decodeText } from "../../text/document.ts";
 import { utf8Length } from "../../text/render.ts";
+import { escapeName } from "../../storage/path.ts";
 import { shownPath } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { MAX_DEPTH } from "./schema.ts";
@@ -116,7 +117,7 @@ export async function listDirectory(
   const rows: string[] = [];
   let bytes = 0;
   for (const entry of shown) {
-    const row = renderEntry(entry, details.get(entry.path));
+    const row = renderEntry(entry, details.get(entry.path), stats.unreadable.includes(entry.path));
     bytes += utf8Length(row) + 1;
     if (bytes > budget && rows.length > 0) break;
     rows.push(row);
@@ -171,12 +172,18 @@ export async function listDirectory(
   return ok(out.join("\n"));
 }
 
-function renderEntry(entry: WalkEntry, detail: string | undefined): string {
-  const name = shownPath(entry.path);
+function renderEntry(entry: WalkEntry, detail: string | undefined, unreadable: boolean): string {
+  const name = entry.unaddressable ? escapeName(entry.path) : shownPath(entry.path);
+  const notes: string[] = [];
+  if (entry.symlink) notes.push("symlink");
+  if (entry.unaddressable) notes.push("name has characters no path may use; shown escaped, rename it to use it");
+  if (unreadable) notes.push("unreadable: permission denied");
   if (entry.kind === "directory") {
-    return entry.unexpanded ? `${name}/  (not walked; view it by path to list it)` : `${name}/`;
+    if (entry.unexpanded) notes.push("not walked; view it by path to list it");
+    return notes.length > 0 ? `${name}/  (${notes.join("; ")})` : `${name}/`;
   }
-  return `${name}  ${formatSize(entry.size)}${detail ? `, ${detail}` : ""}`;
+  const facts = [formatSize(entry.size), ...(detail ? [detail] : []), ...notes];
+  return `${name}  ${facts.join(", ")}`;
 }
 
 /** Content descriptions of the shown files that are small enough to read, and how many were not. */
@@ -188,7 +195,7 @@ async function countLines(
   const wanted: WalkEntry[] = [];
   let budget = LINE_COUNT_BUDGET_BYTES;
   for (const entry of entries) {
-    if (entry.kind !== "file") continue;
+    if (entry.kind !== "file" || entry.unaddressable) continue;
     if (entry.size === 0) details.set(entry.path, "empty");
     else if (entry.size > LINE_COUNT_MAX_BYTES || entry.size > budget) details.uncounted++;
     else {

@@ -64,7 +64,7 @@ export async function notFound(ctx: ToolContext, path: string): Promise<ToolResu
     }
     if (missing !== path) text += ` Its directory \`${shownPath(missing)}\` does not exist either.`;
     const listing = await ctx.storage.list(dir, { limit: SIBLINGS_SCANNED });
-    const close = similarNames(baseName(missing), listing.entries.map((e) => e.name));
+    const close = similarNames(baseName(missing), listing.entries.filter((e) => !e.unaddressable).map((e) => e.name));
     if (close.length > 0) {
       const names = close.map((name) => `\`${childPath(dir, name)}\``).join(", ");
       text += ` Similar ${close.length === 1 ? "name" : "names"} in \`${shownPath(dir)}\`: ${names}.`;

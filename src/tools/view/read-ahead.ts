@@ -25,12 +25,20 @@ export interface WalkMark {
   readonly hidden: number;
   readonly ignored: number;
   readonly unexpanded: number;
+  readonly unreadable: number;
   readonly complete: boolean;
 }
 
 /** Take a {@link WalkMark}. */
 export function markWalk(stats: WalkStats): WalkMark {
-  return { visited: stats.visited, hidden: stats.hidden, ignored: stats.ignored, unexpanded: stats.unexpanded.length, complete: stats.complete };
+  return {
+    visited: stats.visited,
+    hidden: stats.hidden,
+    ignored: stats.ignored,
+    unexpanded: stats.unexpanded.length,
+    unreadable: stats.unreadable.length,
+    complete: stats.complete,
+  };
 }
 
 /** Put `stats` back to what they were at `mark` (the walk ran ahead of a search that stopped). */
@@ -39,6 +47,7 @@ export function rewindWalk(stats: WalkStats, mark: WalkMark): void {
   stats.hidden = mark.hidden;
   stats.ignored = mark.ignored;
   stats.unexpanded.length = mark.unexpanded;
+  stats.unreadable.length = mark.unreadable;
   stats.complete = mark.complete;
 }
 

@@ -315,7 +315,7 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
   const files = readAhead(
     walk,
     stats,
-    (entry) => entry.kind === "file" && (!filter || filter.test(entry.path)),
+    (entry) => entry.kind === "file" && !entry.unaddressable && (!filter || filter.test(entry.path)),
     (entry) => entry.size <= run.sizeLimit,
     (entry) => readForSearch(ctx.storage, entry.path, entry.size),
   );
@@ -385,6 +385,8 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
   if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
   for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path", or add "gitignore": false)`);
   if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
+  for (const dir of stats.unreadable.slice(0, 3)) skipped.push(`${dir}/ (unreadable: permission denied)`);
+  if (stats.unreadable.length > 3) skipped.push(`${stats.unreadable.length - 3} more unreadable directories`);
   return ok(render(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory"));
 }
 

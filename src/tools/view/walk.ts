@@ -2,10 +2,11 @@
  * The directory walk behind listings and directory searches: depth-first,
  * siblings in name order (so a directory's contents follow it), one `list`
  * call per directory, never entering what is hidden, gitignored, beyond the
- * depth, or one of the bulk directories below. Counts what it left out so
+ * depth, a symlink, or one of the bulk directories below. Counts what it left out so
  * the output can say so.
  */
 
+import { needsEscape } from "../../storage/path.ts";
 import type { ListEntry, Storage } from "../../storage/types.ts";
 import { type IgnoreLayer, ignoreLayer, isIgnored } from "./gitignore.ts";
 
@@ -43,13 +44,15 @@ export interface WalkStats {
   ignored: number;
   /** Directories reached but not entered (see {@link UNEXPANDED_DIRS}). */
   readonly unexpanded: string[];
+  /** Directories the walk tried to enter but may not read (file permissions). */
+  readonly unreadable: string[];
   /** False when `maxVisited` or the abort signal stopped the walk early. */
   complete: boolean;
 }
 
 /** A fresh {@link WalkStats}. */
 export function walkStats(): WalkStats {
-  return { visited: 0, hidden: 0, ignored: 0, unexpanded: [], complete: true };
+  return { visited: 0, hidden: 0, ignored: 0, unexpanded: [], unreadable: [], complete: true };
 }
 
 const decoder = new TextDecoder();
@@ -104,6 +107,8 @@ export async function* walkTree(
       ({ entries } = await storage.list(dir, { limit: Math.max(1, options.maxVisited - stats.visited + 1) }));
     } catch (error) {
       if (dir === root) throw error;
+      // Unreadable is not empty: the listing says so. Anything else (removed mid-walk) is skipped.
+      if ((error as { permission?: boolean }).permission) stats.unreadable.push(dir);
       return;
     }
     let pushed = false;
@@ -130,10 +135,14 @@ export async function* walkTree(
           stats.ignored++;
           continue;
         }
-        const enter = isDir && depth < options.depth;
+        // A symlinked directory is listed, never entered (as ripgrep does): `l -> .` would repeat
+        // the tree without end. A name no call can address is listed (escaped), never entered.
+        // Any provider may hold such a name (a key another client wrote): flag it here too.
+        const unaddressable = entry.unaddressable === true || needsEscape(entry.name);
+        const enter = isDir && depth < options.depth && !entry.symlink && !unaddressable;
         const unexpanded = enter && options.gitignore && UNEXPANDED_DIRS.has(entry.name);
         if (unexpanded) stats.unexpanded.push(entry.path);
-        yield { ...entry, depth, unexpanded };
+        yield { ...entry, depth, unexpanded, ...(unaddressable ? { unaddressable } : {}) };
         if (enter && !unexpanded) yield* visit(entry.path, depth + 1);
         if (!stats.complete) return;
       }

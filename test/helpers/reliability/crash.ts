@@ -16,7 +16,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { isTempName } from "../../../src/storage/temp-name.ts";
+import { isTempName } from "../../../src/storage/local/temp-name.ts";
 import { startServe, tempDir } from "../cli.ts";
 import { restCaller } from "./client.ts";
 import { bigContent, EXISTING_FILES, TRIAL_FILES } from "./crash-files.ts";

@@ -15,8 +15,8 @@ import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import { setImmediate } from "node:timers";
-import type { Version } from "./types.ts";
-import { contentVersion } from "./version.ts";
+import type { Version } from "../types.ts";
+import { contentVersion } from "../version.ts";
 
 /** Content up to this many bytes is read, written and hashed with blocking calls. */
 export const SYNC_IO_BYTES = 1024 * 1024;
@@ -116,26 +116,35 @@ export function localVersion(bytes: Uint8Array): Version | Promise<Version> {
 const MAX_BLOCKING_MS = 4;
 /** A pause this long between calls means the event loop already had its turn (or was idle). */
 const TURN_GAP_MS = 1;
-let stretchStart = 0;
-let lastCall = 0;
+
+/**
+ * A pacer: a function that gives the event loop a turn when blocking calls
+ * have run back to back for {@link MAX_BLOCKING_MS} by `now` (milliseconds;
+ * injected so tests can drive it without wall-clock timing), and otherwise
+ * returns undefined (await of undefined costs nothing).
+ */
+export function createPacer(now: () => number = () => performance.now()): () => Promise<void> | undefined {
+  let stretchStart = 0;
+  let lastCall = 0;
+  return () => {
+    const at = now();
+    if (at - lastCall > TURN_GAP_MS) stretchStart = at;
+    lastCall = at;
+    if (at - stretchStart < MAX_BLOCKING_MS) return undefined;
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        stretchStart = lastCall = now();
+        resolve();
+      }),
+    );
+  };
+}
 
 /**
  * Give the event loop a turn when blocking calls have run back to back for
- * {@link MAX_BLOCKING_MS}; otherwise nothing (await of undefined). Blocking
- * calls are short, but a walk of 50,000 entries or a search reading them
- * all would otherwise hold every other request of the server for seconds:
- * async calls used to yield on every syscall. Call it before each unit of
- * blocking work.
+ * {@link MAX_BLOCKING_MS}; otherwise nothing. Blocking calls are short, but
+ * a walk of 50,000 entries or a search reading them all would otherwise
+ * hold every other request of the server for seconds: async calls used to
+ * yield on every syscall. Call it before each unit of blocking work.
  */
-export function pace(): Promise<void> | undefined {
-  const now = performance.now();
-  if (now - lastCall > TURN_GAP_MS) stretchStart = now;
-  lastCall = now;
-  if (now - stretchStart < MAX_BLOCKING_MS) return undefined;
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      stretchStart = lastCall = performance.now();
-      resolve();
-    }),
-  );
-}
+export const pace: () => Promise<void> | undefined = createPacer();

@@ -4,7 +4,7 @@
  * original error, which carries absolute host paths, is chained as `cause`
  * and must not be shown to agents.
  */
-import { FsError, type FsErrorCode } from "./errors.ts";
+import { FsError, type FsErrorCode } from "../errors.ts";
 
 const CODES: Record<string, FsErrorCode> = {
   ENOENT: "FS_NOT_FOUND",
@@ -29,5 +29,9 @@ export function fsErrorFromNode(error: unknown, operation: string, path: string)
   if (error instanceof FsError) return error;
   const nodeCode = nodeErrorCode(error) ?? "UNKNOWN";
   const code = CODES[nodeCode] ?? "FS_IO_ERROR";
+  if (nodeCode === "EACCES" || nodeCode === "EPERM") {
+    // The operating system's file permissions, not the workspace boundary: say which.
+    return new FsError(code, `permission denied (${operation}, ${nodeCode}): ${path}`, { cause: error, path, permission: true });
+  }
   return new FsError(code, `${operation} failed (${nodeCode}): ${path}`, { cause: error, path });
 }

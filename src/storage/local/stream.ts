@@ -8,9 +8,9 @@
  */
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
-import { FsError } from "./errors.ts";
+import { FsError } from "../errors.ts";
 import { fsErrorFromNode } from "./node-errors.ts";
-import type { ReadStreamResult, Version } from "./types.ts";
+import type { ReadStreamResult, Version } from "../types.ts";
 
 /**
  * Chunk size. Large enough that per-chunk costs vanish against a 10 MB
