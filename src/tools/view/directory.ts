@@ -8,22 +8,17 @@
 
 import { ok, type ToolResult } from "../../result.ts";
 import { decodeText } from "../../text/document.ts";
-import { utf8Length } from "../../text/render.ts";
-import { escapeName } from "../../storage/path.ts";
-import { shownPath } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { MAX_DEPTH } from "./schema.ts";
 import { invalidArgument } from "./messages.ts";
-import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
+import { plural } from "./format.ts";
+import { LINE_COUNT_MAX_BYTES, type Listing, MAX_WALK_ENTRIES, renderListing } from "./listing.ts";
 import { compileGlob } from "./glob.ts";
 import { type WalkEntry, walkStats, walkTree } from "./walk.ts";
 
 /** Most entries one listing shows. */
 export const MAX_LIST_ENTRIES = 500;
-/** Most entries one walk looks at before it stops and says the count is a lower bound. */
-export const MAX_WALK_ENTRIES = 20_000;
-/** Files up to this size get a line count; larger ones are not read just to count. */
-export const LINE_COUNT_MAX_BYTES = 1024 * 1024;
+export { LINE_COUNT_MAX_BYTES, MAX_WALK_ENTRIES };
 /** Total bytes one listing reads to count lines. */
 const LINE_COUNT_BUDGET_BYTES = 32 * 1024 * 1024;
 /** Reads in flight at once while counting (hides per-request latency on object stores). */
@@ -82,6 +77,18 @@ export async function listDirectory(
 ): Promise<ToolResult> {
   const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
   if (filter && !filter.ok) return invalidArgument(filter.message);
+  const listing = await collectListing(ctx, path, args, filter);
+  const budget = Math.max(1, ctx.limits.maxOutputBytes - Math.min(META_RESERVE_BYTES, Math.floor(ctx.limits.maxOutputBytes / 4)));
+  return ok(renderListing(listing, notes, budget));
+}
+
+/** Walk the directory and describe what a listing shows (the model the renderer prints). */
+async function collectListing(
+  ctx: ToolContext,
+  path: string,
+  args: ListArgs,
+  filter: { test(path: string): boolean } | undefined,
+): Promise<Listing> {
   const depth = args.depth ?? (args.pattern !== undefined ? MAX_DEPTH : 1);
   const stats = walkStats();
   const shown: WalkEntry[] = [];
@@ -93,13 +100,7 @@ export async function listDirectory(
   const walk = walkTree(
     ctx.storage,
     path,
-    {
-      depth,
-      hidden: args.hidden ?? false,
-      gitignore: args.gitignore ?? true,
-      maxVisited: MAX_WALK_ENTRIES,
-      signal: ctx.signal,
-    },
+    { depth, hidden: args.hidden ?? false, gitignore: args.gitignore ?? true, maxVisited: MAX_WALK_ENTRIES, signal: ctx.signal },
     stats,
   );
   for await (const entry of walk) {
@@ -111,79 +112,21 @@ export async function listDirectory(
     } else files++;
     if (shown.length < MAX_LIST_ENTRIES) shown.push(entry);
   }
-
   const details = await countLines(ctx, shown);
-  const budget = Math.max(1, ctx.limits.maxOutputBytes - Math.min(META_RESERVE_BYTES, Math.floor(ctx.limits.maxOutputBytes / 4)));
-  const rows: string[] = [];
-  let bytes = 0;
-  for (const entry of shown) {
-    const row = renderEntry(entry, details.get(entry.path), stats.unreadable.includes(entry.path));
-    bytes += utf8Length(row) + 1;
-    if (bytes > budget && rows.length > 0) break;
-    rows.push(row);
-  }
-
-  const atLeast = stats.complete ? "" : "at least ";
-  const name = path === "" ? "./" : `${path}/`;
-  const parts: string[] = [];
-  if (dirs > 0) parts.push(plural(dirs, "directory", "directories"));
-  if (files > 0) parts.push(plural(files, "file"));
-  const counts = `${atLeast}${parts.join(", ")}`;
-  const scope = depth === 1 ? "" : ` (depth ${depth})`;
-  let head: string;
-  if (filter) {
-    const verb = matched === 1 ? "matches" : "match";
-    head = matched === 0
-      ? `[${name}: nothing matches ${quoteArg(args.pattern!)}${scope}]`
-      : `[${name}: ${counts} ${verb} ${quoteArg(args.pattern!)}${scope}]`;
-  } else {
-    head = matched === 0
-      ? `[${name}: ${stats.hidden + stats.ignored > 0 ? "nothing to show" : "empty directory"}]`
-      : `[${name}: ${counts}${scope}]`;
-  }
-  const out = [head];
-  const skipped: string[] = [];
-  if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
-  if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
-  if (skipped.length > 0) out.push(`[not shown: ${skipped.join(", ")}]`);
-  if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
-  out.push(...rows);
-
-  if (details.uncounted > 0) {
-    out.push(
-      `[line counts left out for ${plural(details.uncounted, "file")} over ${formatSize(LINE_COUNT_MAX_BYTES)} ` +
-        `or past the reading budget]`,
-    );
-  }
-  if (rows.length < matched) {
-    const left = matched - rows.length;
-    const suggestions = [
-      firstDir !== undefined ? `one subdirectory (${viewCall(firstDir)})` : undefined,
-      depth > 1 ? `a smaller "depth"` : undefined,
-      args.pattern === undefined ? `a "pattern" such as "**/*.ts"` : `a narrower "pattern"`,
-    ].filter((s) => s !== undefined);
-    out.push(
-      `[cut: showing ${rows.length} of ${atLeast}${matched} entries, ${atLeast}${left} not shown. ` +
-        `Narrow it with ${suggestions.join(", or ")}]`,
-    );
-  } else if (!stats.complete) {
-    out.push(`[the walk stopped after ${MAX_WALK_ENTRIES} entries; list a subdirectory or use a "pattern" to see the rest]`);
-  }
-  return ok(out.join("\n"));
-}
-
-function renderEntry(entry: WalkEntry, detail: string | undefined, unreadable: boolean): string {
-  const name = entry.unaddressable ? escapeName(entry.path) : shownPath(entry.path);
-  const notes: string[] = [];
-  if (entry.symlink) notes.push("symlink");
-  if (entry.unaddressable) notes.push("name has characters no path may use; shown escaped, rename it to use it");
-  if (unreadable) notes.push("unreadable: permission denied");
-  if (entry.kind === "directory") {
-    if (entry.unexpanded) notes.push("not walked; view it by path to list it");
-    return notes.length > 0 ? `${name}/  (${notes.join("; ")})` : `${name}/`;
-  }
-  const facts = [formatSize(entry.size), ...(detail ? [detail] : []), ...notes];
-  return `${name}  ${facts.join(", ")}`;
+  return {
+    path,
+    depth,
+    ...(args.pattern !== undefined ? { pattern: args.pattern } : {}),
+    entries: shown.map((entry) => ({ entry, detail: details.get(entry.path), unreadable: stats.unreadable.includes(entry.path) })),
+    matched,
+    dirs,
+    files,
+    complete: stats.complete,
+    hidden: stats.hidden,
+    ignored: stats.ignored,
+    uncounted: details.uncounted,
+    ...(firstDir !== undefined ? { firstDir } : {}),
+  };
 }
 
 /** Content descriptions of the shown files that are small enough to read, and how many were not. */
