@@ -7,10 +7,15 @@
  * exactly `JSON.stringify`'s (same escapes, lone surrogates as `\udXXX`).
  */
 
-/** Strings longer than this are written in slices of this many UTF-16 units. */
-const SLICE = 64 * 1024;
-/** Pending output is encoded and handed to the stream once it reaches this many characters. */
-const FLUSH_AT = 64 * 1024;
+/**
+ * Long strings are escaped in slices of this many UTF-16 units, and output is
+ * handed to the stream once this much is pending: fewer, larger chunks were
+ * faster end to end (12 MB over localhost on Bun: 64 Ki 297 ms, 256 Ki 279,
+ * 1 Mi 183, median of 8 on a loaded machine).
+ */
+export const SLICE = 1024 * 1024;
+/** Results holding a string longer than this are streamed. */
+const STREAM_OVER = 64 * 1024;
 
 const encoder = new TextEncoder();
 
@@ -77,7 +82,7 @@ export function jsonStream(value: unknown): ReadableStream<Uint8Array> {
       let pending = "";
       for (let next = pieces.next(); !next.done; next = pieces.next()) {
         pending += next.value;
-        if (pending.length >= FLUSH_AT) {
+        if (pending.length >= SLICE) {
           controller.enqueue(encoder.encode(pending));
           return;
         }
@@ -90,7 +95,7 @@ export function jsonStream(value: unknown): ReadableStream<Uint8Array> {
 
 /** Whether `value` holds a string long enough that streaming its JSON pays (a shallow look at tool results). */
 export function holdsLongString(value: unknown, depth = 0): boolean {
-  if (typeof value === "string") return value.length > SLICE;
+  if (typeof value === "string") return value.length > STREAM_OVER;
   if (depth > 4 || typeof value !== "object" || value === null) return false;
   if (Array.isArray(value)) return value.some((item) => holdsLongString(item, depth + 1));
   return Object.values(value).some((item) => holdsLongString(item, depth + 1));

@@ -5,17 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { jsonPieces, jsonStream } from "../../src/http/json-stream.ts";
+import { jsonPieces, jsonStream, SLICE } from "../../src/http/json-stream.ts";
 import { ok } from "../../src/result.ts";
 import type { ToolDef } from "../../src/tools/types.ts";
 import { jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
 
-const SLICE = 64 * 1024;
 
 /** A long string with every kind of character JSON escapes or encodes specially, at and around slice edges. */
 function hostileText(): string {
   const parts: string[] = [];
-  for (let i = 0; i < 5000; i++) {
+  for (let i = 0; i < Math.ceil((5000 * SLICE) / (64 * 1024)); i++) {
     parts.push(`${i}:ab|line "quoted" \\ back\tslash\r\n`, "\u0000\u0001\u001f\u007f", "héllo wörld — 世界 ", "😀", "\u2028\u2029");
     if (i % 7 === 0) parts.push("\ud800"); // lone high surrogate
     if (i % 11 === 0) parts.push("\udfff"); // lone low surrogate
