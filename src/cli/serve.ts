@@ -26,7 +26,7 @@ import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings }
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
-import type { HistoryStore } from "../history/mod.ts";
+import { deferRecording, type DeferringHistory } from "../history/mod.ts";
 import { openHistory, stateDirectory } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces } from "./workspaces.ts";
@@ -188,6 +188,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       io.err(`toolwarden: ${inflight.size} call(s) still running after ${DRAIN_TIMEOUT_MS / 1000} s; exiting without them\n`);
       return 1;
     }
+    // Calls answered before the stop are recorded in full before the process exits.
+    const recorded = Promise.all([...(histories?.values() ?? [])].map((h) => h.settled()));
+    await Promise.race([recorded, new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS))]);
     // The handlers are done; give their responses a moment to reach the clients.
     await Promise.race([closed.catch(() => {}), new Promise((r) => setTimeout(r, FLUSH_TIMEOUT_MS))]);
     return 0;
@@ -254,10 +257,12 @@ async function openHistories(
   flags: Readonly<Record<string, unknown>>,
   io: CliIO,
   workspaces: ReadonlyMap<string, { readonly real: string }>,
-): Promise<Map<string, HistoryStore> | undefined> {
+): Promise<Map<string, DeferringHistory> | undefined> {
   if (flags["no-history"] === true) return undefined;
   const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
-  const histories = new Map<string, HistoryStore>();
-  for (const [key, workspace] of workspaces) histories.set(key, await openHistory(stateDir, workspace.real));
+  const histories = new Map<string, DeferringHistory>();
+  // Recorded after the reply (see src/history/deferred.ts); shutdown waits for what is queued.
+  const onError = (error: unknown) => io.err(`${new Date().toISOString()} internal error: recording a call: ${describeError(error)}\n`);
+  for (const [key, workspace] of workspaces) histories.set(key, deferRecording(await openHistory(stateDir, workspace.real), { onError }));
   return histories;
 }

@@ -155,7 +155,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
     const principal = c.get("principal");
     const recorder = createRecorder(await host.storageOf(principal.workspace), history);
     const outcome = await revertEntries(recorder.storage, history, entries);
-    const changes = recorder.changes();
+    const changes = await recorder.changes();
     const entry =
       changes.length === 0
         ? undefined

@@ -1,0 +1,129 @@
+/**
+ * Small edits against the durable-write floor, side by side in one run:
+ *   - floor: a temp write of the same bytes (a 1k-line file), `fdatasync`,
+ *     rename: what any flushed atomic write costs on this disk;
+ *   - in-process: the pipeline alone (local storage, no audit log);
+ *   - in-process + audit: the host's call path as `serve` runs it (every
+ *     call recorded in a state directory), minus HTTP;
+ *   - MCP HTTP: a `toolwarden serve` process (Bun), Streamable HTTP, the
+ *     SDK client, audit log on (state directory in the bench's temp dir).
+ * Each round runs every contender once; "over floor" rows are the
+ * differences within a round.
+ *
+ *   bun bench/edit-floor.ts [--quick] [--json out.json]
+ */
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { buildPipeline } from "../src/cli/toolset.ts";
+import { loadHasher } from "../src/cli/hasher.ts";
+import { openHistory } from "../src/cli/state.ts";
+import { openWorkspace } from "../src/cli/workspaces.ts";
+import { createToolHost } from "../src/http/host.ts";
+import { principalSession } from "../src/http/sessions.ts";
+import { createMemoryObservationStore } from "../src/policy/memory.ts";
+import type { ToolResult } from "../src/result.ts";
+import { DEFAULT_LIMITS } from "../src/tools/types.ts";
+import { tempDir } from "./lib/fixtures.ts";
+import { expectOk, inProcess } from "./lib/inproc.ts";
+import { alternate } from "./lib/measure.ts";
+import { row, type Row, type Section, renderTable } from "./lib/report.ts";
+import { startServer } from "./lib/server.ts";
+import { summarise } from "./lib/stats.ts";
+import { batchEditCalls, type CallTool, editCalls, writeEditFile } from "./lib/workloads.ts";
+import type { SectionOptions } from "./tools.ts";
+
+const STEADY_WARMUP = 50;
+
+/** The floor: temp file with the same bytes, flushed, renamed over the target. */
+function floorWrite(dir: string, bytes: Uint8Array): () => void {
+  const target = join(dir, "floor.txt");
+  const temp = join(dir, ".floor.tmp");
+  return () => {
+    const fd = openSync(temp, "w", 0o644);
+    try {
+      writeSync(fd, bytes);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, target);
+  };
+}
+
+async function mcpClient(url: string): Promise<{ call: CallTool; close(): Promise<void> }> {
+  const client = new Client({ name: "toolwarden-bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  return { call: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult, close: () => client.close() };
+}
+
+/** Run the edit-floor section. */
+export async function runEditFloor(options: SectionOptions): Promise<Section> {
+  const rounds = options.quick ? 20 : 80;
+  const dir = tempDir("tw-bench-floor-");
+  const work = join(dir.path, "ws");
+  const state = join(dir.path, "state");
+  mkdirSync(work, { recursive: true });
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const names = ["inproc", "audit", "mcp"] as const;
+  const files = Object.fromEntries(names.map((n) => [n, writeEditFile(work, `e1k-${n}.txt`, 1_000)]));
+  const floorDir = join(dir.path, "floor");
+  mkdirSync(floorDir);
+  const bytes = new Uint8Array(readFileSync(join(work, files.inproc.path)));
+
+  const local = await inProcess(work);
+  const workspace = await openWorkspace(work, false);
+  const history = await openHistory(state, workspace.real);
+  const host = createToolHost({
+    pipeline: buildPipeline({ root: work, limits: {}, shell: { enabled: false }, rules: {} }, work),
+    storageFor: () => workspace.storage,
+    observations: createMemoryObservationStore(),
+    hasher: await loadHasher(),
+    limits: DEFAULT_LIMITS,
+    historyFor: () => history,
+  });
+  const principal = { id: "local", label: "local", workspace: "ws", scopes: new Set(["read", "write"] as const) };
+  const viaHost: CallTool = (tool, args) => host.call("rest", principal, principalSession(principal), tool, args);
+
+  const server = await startServer("bun", work, {}, ["--state", join(dir.path, "server-state")]);
+  const mcp = await mcpClient(server.url);
+  try {
+    const calls: Record<(typeof names)[number], CallTool> = {
+      inproc: (tool, args) => local.call(tool, args),
+      audit: viaHost,
+      mcp: mcp.call,
+    };
+    for (const n of names) expectOk(await calls[n]("view", { path: files[n].path, start: 1, end: 1 }), "view");
+    const floor = floorWrite(floorDir, bytes);
+    for (const [kind, make] of [["edit", editCalls], ["batch_edit", batchEditCalls]] as const) {
+      const samples = await alternate(
+        [{ name: "floor", run: floor }, ...names.map((n) => ({ name: n, run: make(files[n], calls[n]) }))],
+        { rounds, warmup: STEADY_WARMUP },
+      );
+      const label = { inproc: "in-process, no audit log", audit: "in-process + audit log (host path)", mcp: "MCP over HTTP (serve, Bun)" };
+      if (kind === "edit") rows.push(row("floor", "write floor: temp write + fdatasync + rename, 1k-line file", "ms", summarise(samples.floor)));
+      for (const n of names) {
+        rows.push(row(`${kind}.${n}`, `${kind}, 1k-line file, ${label[n]}`, "ms", summarise(samples[n])));
+        const over = samples[n].map((ms, i) => ms - samples.floor[i]!);
+        const target = n === "mcp" ? 1 : n === "inproc" || n === "audit" ? 0.5 : undefined;
+        rows.push(row(`${kind}.${n}.over`, `  ${kind} ${label[n]} minus the floor (same round)`, "ms", summarise(over), target ? { target: { kind: "max", value: target } } : {}));
+      }
+    }
+  } finally {
+    await mcp.close();
+    await server.stop();
+    dir.remove();
+  }
+  notes.push("floor and edits alternate call by call; 'minus the floor' is taken within each round");
+  return { name: "edit-floor", rows, notes };
+}
+
+if (import.meta.main) {
+  const quick = process.argv.includes("--quick");
+  const jsonAt = process.argv.indexOf("--json");
+  const section = await runEditFloor({ quick });
+  console.log(renderTable([section]));
+  if (jsonAt !== -1) writeFileSync(process.argv[jsonAt + 1], JSON.stringify(section, null, 2));
+}
