@@ -14,7 +14,7 @@
  *
  *   bun bench/edit-floor.ts [--quick] [--json out.json]
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -29,6 +29,7 @@ import { createMemoryObservationStore } from "../src/policy/memory.ts";
 import type { ToolResult } from "../src/result.ts";
 import { DEFAULT_LIMITS } from "../src/tools/types.ts";
 import { tempDir } from "./lib/fixtures.ts";
+import { floorWrite } from "./lib/floor.ts";
 import { expectOk, inProcess } from "./lib/inproc.ts";
 import { alternate } from "./lib/measure.ts";
 import { row, type Row, type Section, renderTable } from "./lib/report.ts";
@@ -38,22 +39,6 @@ import { batchEditCalls, type CallTool, editCalls, writeEditFile } from "./lib/w
 import type { SectionOptions } from "./tools.ts";
 
 const STEADY_WARMUP = 50;
-
-/** The floor: temp file with the same bytes, flushed, renamed over the target. */
-function floorWrite(dir: string, bytes: Uint8Array): () => void {
-  const target = join(dir, "floor.txt");
-  const temp = join(dir, ".floor.tmp");
-  return () => {
-    const fd = openSync(temp, "w", 0o644);
-    try {
-      writeSync(fd, bytes);
-      fdatasyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, target);
-  };
-}
 
 async function mcpClient(url: string): Promise<{ call: CallTool; close(): Promise<void> }> {
   const client = new Client({ name: "toolwarden-bench", version: "1" });

@@ -5,11 +5,16 @@
  * the local provider's containment proofs; files are created with `wx`
  * (never replaced) and not flushed: history is a record, not the files.
  */
+import { createHash } from "node:crypto";
 import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { FsError } from "../storage/errors.ts";
 import type { ListResult, ReadResult, StatResult, Storage, WriteCondition, WriteResult } from "../storage/types.ts";
-import { sha256Hex } from "./store.ts";
+
+/** Hex SHA-256, computed in place: an async digest costs a round trip per call, and every call appends an entry. */
+function sha256Sync(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
 
 function codeOf(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -25,6 +30,8 @@ function fsError(error: unknown, path: string): FsError {
 /** A storage rooted at `root` (created on first write). */
 export function createStateDirStorage(root: string): Storage {
   const at = (path: string) => join(root, path);
+  // Directories made by this process: each append would otherwise repeat a recursive mkdir.
+  const made = new Set<string>();
   return {
     kind: "state",
     async stat(path): Promise<StatResult | null> {
@@ -39,15 +46,15 @@ export function createStateDirStorage(root: string): Storage {
     async read(path): Promise<ReadResult> {
       try {
         const bytes = new Uint8Array(await readFile(at(path)));
-        return { bytes, version: await sha256Hex(bytes) };
+        return { bytes, version: sha256Sync(bytes) };
       } catch (error) {
         throw fsError(error, path);
       }
     },
     async write(path, bytes, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       if (condition.kind === "ifVersion") throw new FsError("FS_IO_ERROR", "the state directory takes no versioned writes", { path });
-      await mkdir(dirname(at(path)), { recursive: true });
-      try {
+      const dir = dirname(at(path));
+      const put = async () => {
         if (condition.kind === "ifAbsent") {
           const handle = await open(at(path), "wx");
           try {
@@ -58,10 +65,24 @@ export function createStateDirStorage(root: string): Storage {
         } else {
           await writeFile(at(path), bytes);
         }
+      };
+      try {
+        if (!made.has(dir)) {
+          await mkdir(dir, { recursive: true });
+          made.add(dir);
+        }
+        try {
+          await put();
+        } catch (error) {
+          // The directory was removed behind our back (an operator cleaning up): make it again, once.
+          if (codeOf(error) !== "ENOENT") throw error;
+          await mkdir(dir, { recursive: true });
+          await put();
+        }
       } catch (error) {
         throw fsError(error, path);
       }
-      return { version: await sha256Hex(bytes), created: true };
+      return { version: sha256Sync(bytes), created: true };
     },
     async list(path): Promise<ListResult> {
       try {
