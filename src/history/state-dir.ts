@@ -6,7 +6,8 @@
  * (never replaced) and not flushed: history is a record, not the files.
  */
 import { createHash } from "node:crypto";
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { open, readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { FsError } from "../storage/errors.ts";
 import type { ListResult, ReadResult, StatResult, Storage, WriteCondition, WriteResult } from "../storage/types.ts";
@@ -27,6 +28,9 @@ function fsError(error: unknown, path: string): FsError {
   return new FsError("FS_IO_ERROR", `state directory: ${codeOf(error) ?? "error"} on ${path}`, { path, cause: error });
 }
 
+/** Writes up to this size are made with blocking calls (see `write`). */
+const SYNC_WRITE_BYTES = 1024 * 1024;
+
 /** A storage rooted at `root` (created on first write). */
 export function createStateDirStorage(root: string): Storage {
   const at = (path: string) => join(root, path);
@@ -36,7 +40,8 @@ export function createStateDirStorage(root: string): Storage {
     kind: "state",
     async stat(path): Promise<StatResult | null> {
       try {
-        const s = await stat(at(path));
+        // Blocking: one stat per blob stored, and an async call is a thread-pool round trip (slow on Deno).
+        const s = statSync(at(path));
         return { path, kind: s.isDirectory() ? "directory" : "file", size: s.isDirectory() ? 0 : s.size, mtimeMs: s.mtimeMs };
       } catch (error) {
         if (codeOf(error) === "ENOENT") return null;
@@ -54,21 +59,29 @@ export function createStateDirStorage(root: string): Storage {
     async write(path, bytes, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       if (condition.kind === "ifVersion") throw new FsError("FS_IO_ERROR", "the state directory takes no versioned writes", { path });
       const dir = dirname(at(path));
+      // Blocking I/O, as local storage does for small files: an entry is a few hundred bytes, every
+      // call appends one, and each async call is a thread-pool round trip (several per file).
       const put = async () => {
-        if (condition.kind === "ifAbsent") {
-          const handle = await open(at(path), "wx");
+        if (bytes.byteLength > SYNC_WRITE_BYTES) {
+          // A large blob (a whole file) is written without holding up the event loop.
+          const handle = await open(at(path), condition.kind === "ifAbsent" ? "wx" : "w", 0o644);
           try {
             await handle.writeFile(bytes);
           } finally {
             await handle.close();
           }
-        } else {
-          await writeFile(at(path), bytes);
+          return;
+        }
+        const fd = openSync(at(path), condition.kind === "ifAbsent" ? "wx" : "w", 0o644);
+        try {
+          for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done);
+        } finally {
+          closeSync(fd);
         }
       };
       try {
         if (!made.has(dir)) {
-          await mkdir(dir, { recursive: true });
+          mkdirSync(dir, { recursive: true });
           made.add(dir);
         }
         try {
@@ -76,7 +89,7 @@ export function createStateDirStorage(root: string): Storage {
         } catch (error) {
           // The directory was removed behind our back (an operator cleaning up): make it again, once.
           if (codeOf(error) !== "ENOENT") throw error;
-          await mkdir(dir, { recursive: true });
+          mkdirSync(dir, { recursive: true });
           await put();
         }
       } catch (error) {
