@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { guardStorage } from "../src/storage/guard.ts";
 import { createLocalStorage } from "../src/storage/local.ts";
-import { createMemoryStorage } from "../src/storage/memory.ts";
+import { createMemoryStorage } from "../src/storage/memory/mod.ts";
 import { Cond } from "../src/storage/types.ts";
 import { codeText, MARKER, SEARCH_TREE, tempDir, writeTree } from "./lib/fixtures.ts";
 import { floorWrite } from "./lib/floor.ts";

@@ -1,14 +1,17 @@
 #!/usr/bin/env bun
 /**
- * The `toolwarden` command on Bun: `toolwarden serve [DIR]`, `toolwarden call TOOL [JSON]`.
- * Everything runtime-neutral lives in src/cli/; only the listening is Bun's.
+ * The `toolwarden` command: `serve`, `mcp`, `call`. Runs on Bun, Deno and
+ * Node (the published package runs the build of this file, dist/cli.js, with
+ * node); everything runtime-neutral lives in src/cli/, and the listening
+ * picks the runtime's own server (src/cli/runtime-listen.ts).
  */
 import process from "node:process";
-import { bunListen } from "./cli/bun-listen.ts";
 import { processIO } from "./cli/io.ts";
 import { main } from "./cli/main.ts";
+import { runtimeListen } from "./cli/runtime-listen.ts";
 
 const io = processIO();
-const code = await main(process.argv.slice(2), io, bunListen);
+const args = (globalThis as { Deno?: { args: readonly string[] } }).Deno?.args ?? process.argv.slice(2);
+const code = await main(args, io, runtimeListen);
 await io.flush();
 process.exit(code);

@@ -10,6 +10,7 @@ export * from "./storage/mod.ts";
 export * from "./hash/mod.ts";
 export type { Observation, ObservationStore } from "./policy/types.ts";
 export { createMemoryObservationStore, type MemoryObservationOptions } from "./policy/memory.ts";
+export { createRedisObservationStore, type RedisObservationOptions, type RedisScripting } from "./policy/redis.ts";
 export { DEFAULT_OBSERVATION_BYTES_PER_TOKEN, observationBytes, ownedSessionKey, sessionOwner } from "./policy/share.ts";
 export * from "./tools/mod.ts";
 export { DEFAULT_LIMITS, type ToolAnnotations, type ToolCaller, type ToolContext, type ToolDef, type ToolLimits } from "./tools/types.ts";

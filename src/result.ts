@@ -28,9 +28,36 @@ export interface Notice {
  */
 export type ToolResult = ToolSuccess | ToolFailure;
 
+/** A changed range of a file: old and new spans (1-based starts) and the fresh ids of the new span's lines. */
+export interface ChangedRange {
+  readonly oldStart: number;
+  readonly oldCount: number;
+  readonly newStart: number;
+  readonly newCount: number;
+  /** `N:hh` of each added line, in order; shorter than `newCount` only when the change was too large to diff or the list was capped (`complete: false`). */
+  readonly ids: readonly string[];
+  readonly complete: boolean;
+}
+
+/**
+ * What a result says, for programs (MCP `structuredContent`), so a harness
+ * needs no text parsing. Absent fields do not apply to the result.
+ */
+export interface ResultFacts {
+  /** The path as the model should name it. */
+  readonly path?: string;
+  /** The file's version after the call (what a write's compare-and-swap is on). */
+  readonly version?: string;
+  /** A file view: the lines shown and the file's line count. */
+  readonly lines?: { readonly from: number; readonly to: number; readonly total: number };
+  /** A change: every changed range with the fresh ids of its lines. */
+  readonly changes?: readonly ChangedRange[];
+}
+
 interface ToolOutput {
   readonly content: ContentBlock[];
   readonly notices?: Notice[];
+  readonly facts?: ResultFacts;
 }
 
 /** A tool call that did what it was asked. */
@@ -48,6 +75,11 @@ export interface ToolFailure extends ToolOutput {
 /** A successful text result. */
 export function ok(text: string): ToolResult {
   return { isError: false, content: [{ type: "text", text }] };
+}
+
+/** `result` with `facts` (see {@link ResultFacts}). */
+export function withFacts(result: ToolResult, facts: ResultFacts): ToolResult {
+  return { ...result, facts };
 }
 
 /** A failed text result carrying its code. */

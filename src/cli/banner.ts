@@ -27,8 +27,12 @@ export function mcpClientConfig(url: string, token: string | undefined): unknown
 /** Everything the banner shows. */
 export interface BannerInfo {
   readonly version: string;
-  /** Real path of the served directory. */
+  /** The served workspace: a directory's real path, memory:…, s3://…. */
   readonly root: string;
+  /** Its storage kind and where the bytes are (never a credential). */
+  readonly storage?: string;
+  /** Where observations live. */
+  readonly observations?: string;
   readonly url: string;
   readonly auth: ServeAuth;
   readonly tools: readonly string[];
@@ -45,6 +49,8 @@ export function renderBanner(info: BannerInfo): string {
   const { auth } = info;
   const token = auth.mode === "none" ? undefined : auth.source === "config" ? PLACEHOLDER : auth.grants[0].token;
   const lines = [`toolwarden ${info.version} serving ${info.root}`, `  url:    ${info.url}`];
+  if (info.storage) lines.push(`  storage: ${info.storage}`);
+  if (info.observations) lines.push(`  observations: ${info.observations}`);
   if (auth.mode === "none") {
     lines.push("  auth:   none (--no-auth: anyone on this machine can call the tools)");
   } else if (auth.source === "config") {

@@ -3,16 +3,18 @@
  * same pipeline and listeners as the server, printing exactly what the
  * model would read.
  */
+import { dirname, resolve } from "node:path";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import type { ToolResult } from "../result.ts";
-import { DEFAULT_LIMITS, type ToolContext, type ToolLimits } from "../tools/types.ts";
+import type { ToolContext } from "../tools/types.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { readConfigFile } from "./config-file.ts";
+import { StartupError } from "./errors.ts";
 import { loadHasher } from "./hasher.ts";
 import type { CliIO } from "./io.ts";
 import { openSessionFile, SESSION_FILE_ENV } from "./session-file.ts";
 import { localScopes, resolveToolSettings } from "./settings.ts";
-import { buildPipeline, callTimeoutFor } from "./toolset.ts";
+import { buildPipeline, callTimeoutFor, toolLimits } from "./toolset.ts";
 import { CALL_USAGE } from "./usage.ts";
 import { openWorkspace } from "./workspaces.ts";
 
@@ -47,11 +49,15 @@ export async function runCall(argv: readonly string[], io: CliIO): Promise<numbe
   const args = parseJsonArgs(json === "-" ? await io.readStdin() : json);
 
   const config = flags.config === undefined ? undefined : await readConfigFile(flags.config as string);
-  const settings = resolveToolSettings(flags, flags.root as string | undefined, config, io.cwd);
-  const workspace = await openWorkspace(settings.root, false);
+  const configDir = flags.config === undefined ? io.cwd : dirname(resolve(io.cwd, flags.config as string));
+  const settings = resolveToolSettings(flags, flags.root as string | undefined, config, io.cwd, configDir);
+  const workspace = await openWorkspace(settings.root, { env: io.env, cwd: io.cwd, sweep: false });
+  if (settings.shell.enabled && workspace.localRoot === undefined) {
+    throw new StartupError(`the shell runs commands in a local directory; ${workspace.name} is ${workspace.kind} storage, so leave --allow-shell off`);
+  }
   const sessionPath = (flags["session-file"] as string | undefined) ?? (io.env[SESSION_FILE_ENV] || undefined);
-  const session = sessionPath === undefined ? undefined : await openSessionFile(sessionPath, workspace.real);
-  const pipeline = buildPipeline(settings, workspace.real, callTimeoutFor(settings));
+  const session = sessionPath === undefined ? undefined : await openSessionFile(sessionPath, workspace.name);
+  const pipeline = buildPipeline(settings, workspace.localRoot ?? workspace.name, callTimeoutFor(settings));
 
   const ctx: ToolContext = {
     storage: workspace.storage,
@@ -83,13 +89,4 @@ function parseJsonArgs(text: string): unknown {
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`the tool arguments are not valid JSON (${why}); pass one JSON object, e.g. '{"path": "a.txt"}'`);
   }
-}
-
-function toolLimits(limits: Partial<ToolLimits>): ToolLimits {
-  return {
-    maxFileBytes: limits.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
-    maxViewLines: limits.maxViewLines ?? DEFAULT_LIMITS.maxViewLines,
-    maxOutputBytes: limits.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
-    maxLineChars: limits.maxLineChars ?? DEFAULT_LIMITS.maxLineChars,
-  };
 }

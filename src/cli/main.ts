@@ -4,9 +4,10 @@ import { UsageError } from "./args.ts";
 import { runCall } from "./call.ts";
 import { StartupError } from "./errors.ts";
 import type { CliIO, Listen } from "./io.ts";
+import { runMcp } from "./mcp.ts";
 import { runServe } from "./serve.ts";
 import { runLog } from "./log-command.ts";
-import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, SERVE_USAGE } from "./usage.ts";
+import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, MCP_USAGE, SERVE_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 
 /**
@@ -33,6 +34,9 @@ export async function main(argv: readonly string[], io: CliIO, listen: Listen): 
       case "serve":
         usage = SERVE_USAGE;
         return await runServe(rest, io, listen);
+      case "mcp":
+        usage = MCP_USAGE;
+        return await runMcp(rest, io);
       case "log":
         usage = LOG_USAGE;
         return await runLog(rest, io);

@@ -1,5 +1,6 @@
 /**
- * `toolwarden serve`: one local directory over HTTP (REST + MCP). Everything
+ * `toolwarden serve`: one workspace (a directory, `memory:` or an S3 bucket)
+ * over HTTP (REST + MCP). Everything
  * but the listening itself is here, so Bun (src/cli.ts) and Deno
  * (src/deno.ts) serve exactly the same app.
  */
@@ -12,7 +13,6 @@ import {
   type AuthOptions,
   type Scope,
 } from "../http/mod.ts";
-import { createMemoryObservationStore } from "../policy/memory.ts";
 import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN } from "../policy/share.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
@@ -21,15 +21,16 @@ import { StartupError } from "./errors.ts";
 import { createInflight } from "./inflight.ts";
 import type { CliIO, Listen } from "./io.ts";
 import { loadHasher } from "./hasher.ts";
+import { openObservations } from "./observations.ts";
 import { formatCallLine } from "./log.ts";
 import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings } from "./settings.ts";
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
 import { deferRecording, type DeferringHistory } from "../history/mod.ts";
-import { openHistory, stateDirectory } from "./state.ts";
+import { openHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
-import { openWorkspaces } from "./workspaces.ts";
+import { openWorkspaces, type Workspace } from "./workspaces.ts";
 
 /** Flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
@@ -40,6 +41,7 @@ export const SERVE_FLAGS: FlagSpec = {
   "allow-shell": "boolean",
   config: "string",
   quiet: "boolean",
+  observations: "string",
   state: "string",
   "no-history": "boolean",
 };
@@ -74,7 +76,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     io.out(SERVE_USAGE);
     return undefined;
   }
-  if (positionals.length > 1) throw new UsageError(`serve takes one directory (got ${positionals.length}: ${positionals.join(" ")})`);
+  if (positionals.length > 1) throw new UsageError(`serve takes one workspace (a directory, memory: or s3://BUCKET[/PREFIX]; got ${positionals.length}: ${positionals.join(" ")})`);
   const configPath = flags.config as string | undefined;
   const config = configPath === undefined ? undefined : await readConfigFile(configPath);
   const settings = resolveServeSettings({
@@ -95,17 +97,20 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     throw new StartupError(`${configPath ?? "tokens"}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const workspaces = await openWorkspaces(workspaceDirs(settings));
-  const root = workspaces.get(settings.root)!.real;
+  const workspaces = await openWorkspaces(workspaceDirs(settings), { env: io.env, cwd: io.cwd });
+  const served = workspaces.get(settings.root)!;
+  if (settings.shell.enabled && served.localRoot === undefined) {
+    throw new StartupError(`the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${served.name} is ${served.kind} storage, so turn the shell off`);
+  }
   const callTimeoutMs = callTimeoutFor(settings);
-  const pipeline = buildPipeline(settings, root, callTimeoutMs);
+  const pipeline = buildPipeline(settings, served.localRoot ?? served.name, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
-  // Each token gets its own share of memory (see docs/configuration.md, "Memory ceiling").
-  const observations = createMemoryObservationStore({
+  // Each token gets its own share (see docs/configuration.md, "Memory ceiling"), in memory or in Redis alike.
+  const observations = await openObservations(settings.observations, io.err, {
     maxBytesPerOwner: config?.limits?.observationBytesPerToken ?? DEFAULT_OBSERVATION_BYTES_PER_TOKEN,
     maxOwners: settings.auth.mode === "bearer" ? settings.auth.grants.length : 1,
   });
-  const histories = await openHistories(flags, io, workspaces);
+  const histories = await openDeferredHistories(flags, io, workspaces);
   const inflight = createInflight();
   const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
 
@@ -128,13 +133,17 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       if (!opened) throw new Error(`no storage for workspace ${workspace}`);
       return opened.storage;
     },
-    observations,
+    observations: observations.store,
     historyFor: (workspace) => histories?.get(workspace),
     hasher,
     limits: settings.limits,
     version,
+    storageKind: served.kind,
     allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
-    mcp: { mode: "stateful", maxSessionsPerToken: config?.limits?.mcpSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN },
+    // Over a shared store any instance must answer any request: no session may live in one process's memory.
+    mcp: observations.shared
+      ? { mode: "stateless" }
+      : { mode: "stateful", maxSessionsPerToken: config?.limits?.mcpSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN },
     onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
     onError: (error) => io.err(`${new Date().toISOString()} internal error: ${describeError(error)}\n`),
     onAbort: (request) =>
@@ -161,7 +170,8 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
         io.err(`toolwarden: ${signal}: stopping${count > 0 ? `, waiting for ${count} call(s) in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s)` : ""}\n`);
       }
       const closed = listener.close();
-      void drain(closed).then((code) => {
+      void drain(closed).then(async (code) => {
+        await observations.close();
         unsubscribe();
         resolve(code);
       });
@@ -173,7 +183,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   io.out(
     renderBanner({
       version,
-      root,
+      root: served.name,
+      storage: `${served.kind} (${served.where})`,
+      observations: observations.describe,
       url,
       auth: settings.auth,
       tools: pipeline.tools.map((t) => t.name),
@@ -199,7 +211,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   return { url, done };
 }
 
-/** Every directory a token reaches (the served DIR first). */
+/** Every workspace a token reaches (the served one first). */
 function workspaceDirs(settings: ServeSettings): string[] {
   const dirs = [settings.root];
   if (settings.auth.mode === "bearer") for (const grant of settings.auth.grants) dirs.push(grant.workspace);
@@ -252,17 +264,18 @@ function unavailable(): Response {
   );
 }
 
-/** Each workspace's history in the state directory, unless `--no-history`. */
-async function openHistories(
+/**
+ * Each workspace's history (see state.ts), recorded after the reply (see
+ * src/history/deferred.ts): this process outlives its replies, and its
+ * shutdown waits for what is queued.
+ */
+async function openDeferredHistories(
   flags: Readonly<Record<string, unknown>>,
   io: CliIO,
-  workspaces: ReadonlyMap<string, { readonly real: string }>,
+  workspaces: ReadonlyMap<string, Workspace>,
 ): Promise<Map<string, DeferringHistory> | undefined> {
-  if (flags["no-history"] === true) return undefined;
-  const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
-  const histories = new Map<string, DeferringHistory>();
-  // Recorded after the reply (see src/history/deferred.ts); shutdown waits for what is queued.
+  const opened = await openHistories(flags, io, workspaces);
+  if (!opened) return undefined;
   const onError = (error: unknown) => io.err(`${new Date().toISOString()} internal error: recording a call: ${describeError(error)}\n`);
-  for (const [key, workspace] of workspaces) histories.set(key, deferRecording(await openHistory(stateDir, workspace.real), { onError }));
-  return histories;
+  return new Map([...opened].map(([key, history]) => [key, deferRecording(history, { onError })]));
 }

@@ -8,6 +8,7 @@ import { dirname, resolve } from "node:path";
 import type { Config, ConfigToken } from "../config/mod.ts";
 import type { HttpLimits, Scope } from "../http/mod.ts";
 import type { LoudFailureConfig } from "../rules/mod.ts";
+import { formatStorageSpec, parseStorageSpec } from "../storage/spec.ts";
 import { UsageError, type FlagValues } from "./args.ts";
 import { StartupError } from "./errors.ts";
 
@@ -20,7 +21,10 @@ export const TOKEN_ENV = "TOOLWARDEN_TOKEN";
 
 /** What both `serve` and `call` need: where, how big, and which tools. */
 export interface ToolSettings {
-  /** Absolute path of the served directory (the default workspace). */
+  /**
+   * The served workspace (the default one) as a storage spec: an absolute
+   * directory path, `memory:` (or `memory:/abs/seed`), or `s3://BUCKET[/PREFIX]`.
+   */
   readonly root: string;
   readonly limits: HttpLimits;
   readonly shell: { readonly enabled: boolean; readonly timeoutMs?: number };
@@ -31,7 +35,7 @@ export interface ToolSettings {
 export interface Grant {
   readonly token: string;
   readonly scopes: readonly Scope[];
-  /** Absolute directory path. */
+  /** A storage spec, as {@link ToolSettings.root}. */
   readonly workspace: string;
   readonly label?: string;
 }
@@ -44,8 +48,20 @@ export type ServeAuth =
   | { readonly mode: "none" }
   | { readonly mode: "bearer"; readonly grants: readonly Grant[]; readonly source: TokenSource };
 
+/** Where observations (what each session has viewed) live. */
+export type ObservationSettings =
+  | { readonly kind: "memory" }
+  | {
+      readonly kind: "redis";
+      /** redis://[user:password@]HOST:PORT[/DB] (or rediss:// for TLS). */
+      readonly url: string;
+      /** An observation (and a token's whole share) unused this long is forgotten. */
+      readonly idleSeconds?: number;
+    };
+
 /** Everything `serve` needs to start. */
 export interface ServeSettings extends ToolSettings {
+  readonly observations: ObservationSettings;
   readonly host: string;
   readonly port: number;
   readonly auth: ServeAuth;
@@ -79,17 +95,61 @@ export function isLoopbackHost(host: string): boolean {
   return name === "localhost" || name === "::1" || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
-/** The settings shared with `call`: root, limits, shell and rules. */
+/**
+ * A workspace spec with its directories made absolute against `base`
+ * (memory:'s seed too); s3:// as written. Throws StartupError for a spec
+ * that does not parse (an unknown scheme, a bad prefix).
+ */
+export function resolveSpec(text: string, base: string, where: string): string {
+  let spec;
+  try {
+    spec = parseStorageSpec(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StartupError(where === text ? message : `${where}: ${message}`);
+  }
+  if (spec.kind === "local") return resolve(base, spec.dir);
+  if (spec.kind === "memory" && spec.seed) return formatStorageSpec({ kind: "memory", seed: resolve(base, spec.seed) });
+  return formatStorageSpec(spec);
+}
+
+/** The config file's `storage` section as a spec (undefined when it has none). */
+function configStorage(config: Config | undefined): string | undefined {
+  const storage = config?.storage;
+  if (storage === undefined) return undefined;
+  switch (storage.kind) {
+    case "local":
+      return storage.path;
+    case "memory":
+      return storage.seed === undefined ? "memory:" : `memory:${storage.seed}`;
+    case "s3":
+      return formatStorageSpec({ kind: "s3", bucket: storage.bucket, prefix: storage.prefix ?? "" });
+  }
+}
+
+/**
+ * The settings shared with `call`: root, limits, shell and rules. The
+ * workspace is `dir` (relative to `cwd`), else the config's `storage`
+ * (relative to the config file's folder, `configDir`), else `cwd`.
+ */
 export function resolveToolSettings(
   flags: FlagValues,
   dir: string | undefined,
   config: Config | undefined,
   cwd: string,
+  configDir: string = cwd,
 ): ToolSettings {
   // The per-token session shares are the server's, not a call's: `serve` reads them from the config itself.
   const { observationBytesPerToken: _observations, mcpSessionsPerToken: _mcp, ...limits } = config?.limits ?? {};
+  const fromConfig = configStorage(config);
+  const root =
+    dir !== undefined
+      ? resolveSpec(dir, cwd, dir)
+      : fromConfig !== undefined
+        ? resolveSpec(fromConfig, configDir, "storage")
+        : resolve(cwd, ".");
   return {
-    root: resolve(cwd, dir ?? "."),
+    root,
     limits,
     shell: {
       enabled: flags["allow-shell"] === true || config?.shell?.enabled === true,
@@ -102,7 +162,8 @@ export function resolveToolSettings(
 /** Resolve `serve`'s settings. Throws UsageError for contradictory flags, StartupError for refused settings. */
 export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
   const { flags, config, env } = inputs;
-  const tools = resolveToolSettings(flags, inputs.dir, config, inputs.cwd);
+  const configDir = inputs.configPath ? dirname(resolve(inputs.cwd, inputs.configPath)) : inputs.cwd;
+  const tools = resolveToolSettings(flags, inputs.dir, config, inputs.cwd, configDir);
   const host = (flags.host as string | undefined) ?? config?.host ?? DEFAULT_HOST;
   const port = (flags.port as number | undefined) ?? config?.port ?? DEFAULT_PORT;
   const scopes = localScopes(tools.shell.enabled);
@@ -122,9 +183,8 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
   } else if (env[TOKEN_ENV]) {
     auth = { mode: "bearer", source: "env", grants: [{ token: checkToken(env[TOKEN_ENV]!, TOKEN_ENV), scopes, workspace: tools.root }] };
   } else if (config?.tokens) {
-    const base = inputs.configPath ? dirname(resolve(inputs.cwd, inputs.configPath)) : inputs.cwd;
     const source = inputs.configPath ?? "config";
-    const grants = config.tokens.map((t, i) => grantOf(t, i, base, tools.root, env, source));
+    const grants = config.tokens.map((t, i) => grantOf(t, i, configDir, tools.root, env, source));
     if (tools.shell.enabled) refuseForeignExec(grants, tools.root, source);
     auth = { mode: "bearer", source: "config", grants };
   } else {
@@ -133,6 +193,7 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
 
   return {
     ...tools,
+    observations: observationSettings(flags, config),
     host,
     port,
     auth,
@@ -181,7 +242,20 @@ function grantOf(
   return {
     token,
     scopes: entry.scopes,
-    workspace: entry.workspace === undefined ? root : resolve(base, entry.workspace),
+    workspace: entry.workspace === undefined ? root : resolveSpec(entry.workspace, base, `${source}: tokens[${index}].workspace`),
     ...(entry.label !== undefined ? { label: entry.label } : {}),
   };
+}
+
+/** `--observations memory|redis://…` wins over the config's `observations`; memory is the default. */
+function observationSettings(flags: FlagValues, config: Config | undefined): ObservationSettings {
+  const flag = flags.observations as string | undefined;
+  if (flag !== undefined) {
+    if (flag === "memory") return { kind: "memory" };
+    if (/^rediss?:\/\//.test(flag)) return { kind: "redis", url: flag };
+    throw new UsageError(`--observations takes memory or redis://HOST:PORT[/DB] (got ${JSON.stringify(flag)})`);
+  }
+  const section = config?.observations;
+  if (section === undefined || section.kind === "memory") return { kind: "memory" };
+  return { kind: "redis", url: section.url, ...(section.idleSeconds !== undefined ? { idleSeconds: section.idleSeconds } : {}) };
 }

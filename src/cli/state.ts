@@ -12,6 +12,8 @@ import { join, resolve, sep } from "node:path";
 import { createStateDirStorage } from "../history/state-dir.ts";
 import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
 import { StartupError } from "./errors.ts";
+import type { CliIO } from "./io.ts";
+import type { Workspace } from "./workspaces.ts";
 
 /** The state directory for `flag` (the `--state` value) and the environment. */
 export function stateDirectory(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
@@ -39,4 +41,24 @@ export async function openHistory(stateDir: string, realRoot: string): Promise<H
     throw new StartupError(`cannot use the state directory ${stateDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return createStorageHistory(createStateDirStorage(dir));
+}
+
+/**
+ * Each workspace's history, unless `--no-history`: a directory's in the
+ * state directory; an object store's under its reserved prefix in the bucket
+ * (so every instance on it shares one); a memory sandbox's in memory.
+ */
+export async function openHistories(
+  flags: Readonly<Record<string, unknown>>,
+  io: CliIO,
+  workspaces: ReadonlyMap<string, Workspace>,
+): Promise<Map<string, HistoryStore> | undefined> {
+  if (flags["no-history"] === true) return undefined;
+  const stateDir = stateDirectory(flags.state as string | undefined, io.env, io.cwd);
+  const histories = new Map<string, HistoryStore>();
+  for (const [key, workspace] of workspaces) {
+    if (workspace.localRoot !== undefined) histories.set(key, await openHistory(stateDir, workspace.localRoot));
+    else if (workspace.history) histories.set(key, createStorageHistory(workspace.history));
+  }
+  return histories;
 }

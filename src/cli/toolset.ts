@@ -10,7 +10,7 @@ import { RuleConfigError } from "../rules/mod.ts";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../http/mod.ts";
 import { createBashTool, MAX_BASH_TIMEOUT_MS } from "../tools/bash.ts";
 import { fileTools } from "../tools/mod.ts";
-import type { ToolDef } from "../tools/types.ts";
+import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
 import { StartupError } from "./errors.ts";
 import type { ToolSettings } from "./settings.ts";
 
@@ -55,4 +55,14 @@ export function buildPipeline(settings: ToolSettings, root: string, timeoutMs?: 
     throw error;
   }
   return pipeline;
+}
+
+/** Configured tool limits with the defaults filled in. */
+export function toolLimits(limits: Partial<ToolLimits>): ToolLimits {
+  return {
+    maxFileBytes: limits.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,
+    maxViewLines: limits.maxViewLines ?? DEFAULT_LIMITS.maxViewLines,
+    maxOutputBytes: limits.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+    maxLineChars: limits.maxLineChars ?? DEFAULT_LIMITS.maxLineChars,
+  };
 }

@@ -6,7 +6,8 @@ export const MAIN_USAGE = `Usage: toolwarden <command> [options]
 Guarded file tools (view, write, edit, batch_edit, and bash) for AI agents, over HTTP and MCP.
 
 Commands:
-  serve [DIR]          Serve DIR (default .) on http://127.0.0.1:7878 for agents
+  serve [WORKSPACE]    Serve a directory (default .), memory: or s3://BUCKET on http://127.0.0.1:7878
+  mcp [DIR]            Serve DIR to one MCP client over stdio (how local clients launch servers)
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
   log [DIR]            Print the recent changes agents made in DIR (from the audit log)
 
@@ -16,13 +17,16 @@ Options:
 
 Examples:
   toolwarden serve ~/src/myapp
+  claude mcp add toolwarden -- npx -y toolwarden mcp ~/src/myapp
   toolwarden call view '{"path": "README.md"}' --root ~/src/myapp
 `;
 
 /** `toolwarden serve --help`. */
-export const SERVE_USAGE = `Usage: toolwarden serve [DIR] [options]
+export const SERVE_USAGE = `Usage: toolwarden serve [WORKSPACE] [options]
 
-Serve DIR (default: the current directory) over HTTP: REST at /v1/tools/{name}, MCP at /mcp.
+Serve WORKSPACE over HTTP: REST at /v1/tools/{name}, MCP at /mcp. WORKSPACE is a directory (default:
+the current one), memory: (a sandbox gone at exit), memory:DIR (a sandbox seeded with DIR's files), or
+s3://BUCKET[/PREFIX] (endpoint and keys from AWS_* or S3_* variables; see docs/storage.md).
 Prints the URL, the token and an MCP client configuration to paste, then logs one line per call on
 stderr. Ctrl-C (SIGINT) or SIGTERM stops accepting, lets calls in flight finish (up to 10 s), and exits.
 
@@ -32,12 +36,32 @@ Options:
   --token T        Bearer token to require (default: $TOOLWARDEN_TOKEN, else the config's tokens,
                    else a random one printed at start)
   --no-auth        Require no token (only on a loopback address)
-  --allow-shell    Also serve the bash tool (commands run in DIR; the token gets the exec scope)
-  --config FILE    JSON config file (port, host, tokens, limits, shell, rules); flags win over it
+  --allow-shell    Also serve the bash tool (commands run in the directory; the token gets the exec scope)
+  --observations S Where sessions' views are kept: memory (default) or redis://HOST:PORT[/DB], shared
+                   by every instance on the same storage (MCP then runs stateless)
+  --config FILE    JSON config file (port, host, tokens, limits, shell, rules, storage, observations);
+                   flags win over it
   --state DIR      Where the audit log and file history live (default: $TOOLWARDEN_STATE, else
                    $XDG_STATE_HOME/toolwarden, else ~/.local/state/toolwarden); outside DIR
   --no-history     Record no audit log or history
   --quiet          No per-call log lines
+  -h, --help       Show this help
+`;
+
+/** `toolwarden mcp --help`. */
+export const MCP_USAGE = `Usage: toolwarden mcp [DIR] [options]
+
+Serve DIR (default: the current directory) to one MCP client over stdio: the client starts this
+command and speaks JSON-RPC on its stdin/stdout. Same tools, checks and rules as serve; the session
+lasts as long as the process. stdout carries protocol messages only; logs go to stderr. Exits when
+stdin closes or on SIGINT/SIGTERM, after calls in flight finish (up to 10 s).
+
+Options:
+  --allow-shell    Also serve the bash tool (commands run in DIR)
+  --config FILE    JSON config file (limits, shell, rules)
+  --state DIR      Where the audit log and file history live (as for serve)
+  --no-history     Record no audit log or history
+  --quiet          No start line and no per-call log lines on stderr
   -h, --help       Show this help
 `;
 
@@ -56,7 +80,7 @@ session in a file to carry it from one call to the next:
   toolwarden call edit '{"path": "a.txt", "old_string": "foo", "new_string": "bar"}' --session-file /tmp/tw.json
 
 Options:
-  --root DIR            Directory to work on (default: the current directory)
+  --root WORKSPACE      Directory (default: the current one), memory:DIR or s3://BUCKET[/PREFIX]
   --session-file FILE   Load the session (what was viewed) from FILE before the call and save it
                         after (default: $TOOLWARDEN_SESSION_FILE; without either, nothing is kept)
   --allow-shell         Make the bash tool available

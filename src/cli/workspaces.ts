@@ -1,19 +1,27 @@
 /**
- * The local directories a server reaches: each is checked, swept of temp
- * files a crashed write left behind, and opened once at start-up.
+ * The workspaces a server (or `call`) reaches, opened through the storage
+ * registry: the runtime-neutral providers (memory, s3) plus the local
+ * directory, which needs a file system. A local directory is checked, swept
+ * of temp files a crashed write left behind, and opened once at start-up;
+ * an S3 bucket is probed for conditional writes before anything is served.
  */
 import { realpath, stat } from "node:fs/promises";
+import { isCodedError } from "../errors.ts";
 import { guardStorage } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local.ts";
-import type { Storage } from "../storage/types.ts";
+import {
+  NEUTRAL_PROVIDERS,
+  openStorage,
+  StorageOpenError,
+  type OpenContext,
+  type OpenedStorage,
+  type StorageProvider,
+  type StorageRegistry,
+} from "../storage/registry.ts";
 import { StartupError } from "./errors.ts";
 
-/** One opened workspace. */
-export interface Workspace {
-  /** Real (symlink-free) path of the directory. */
-  readonly real: string;
-  readonly storage: Storage;
-}
+/** One opened workspace (see {@link OpenedStorage}). */
+export type Workspace = OpenedStorage;
 
 /** The real path of `dir`, which must be an existing directory. */
 export async function realDirectory(dir: string): Promise<string> {
@@ -34,21 +42,39 @@ export async function realDirectory(dir: string): Promise<string> {
 const TEMP_GRACE_MS = 60_000;
 
 /**
- * Open one directory as guarded local storage. With `sweep`, first remove
- * temp files a crashed write left behind (a walk of the whole tree, so the
- * server does it once at start-up, not `call` on every run).
+ * A local directory. With `sweep`, first remove temp files a crashed write
+ * left behind (a walk of the whole tree, so the server does it once at
+ * start-up, not `call` on every run).
  */
-export async function openWorkspace(dir: string, sweep: boolean): Promise<Workspace> {
-  const real = await realDirectory(dir);
-  if (sweep) await cleanTempFiles(real, { olderThanMs: TEMP_GRACE_MS });
-  return { real, storage: guardStorage(await createLocalStorage(real)) };
+const localProvider: StorageProvider<"local"> = {
+  kind: "local",
+  async open(spec, context) {
+    const real = await realDirectory(spec.dir);
+    if (context.sweep) await cleanTempFiles(real, { olderThanMs: TEMP_GRACE_MS });
+    return { kind: "local", storage: guardStorage(await createLocalStorage(real)), name: real, where: real, localRoot: real };
+  },
+};
+
+/** Every kind the command line offers: a directory, memory:, s3://. */
+export const CLI_STORAGE: StorageRegistry = { local: localProvider, memory: NEUTRAL_PROVIDERS.memory, s3: NEUTRAL_PROVIDERS.s3 };
+
+/** Open one workspace spec; a failure is one StartupError line naming the spec (and the endpoint) and the reason. */
+export async function openWorkspace(spec: string, context: OpenContext): Promise<Workspace> {
+  try {
+    return await openStorage(CLI_STORAGE, spec, context);
+  } catch (error) {
+    if (!(error instanceof StorageOpenError)) throw error;
+    // A missing directory keeps its own line; a bad spec or setting is the user's to change (2), the rest the environment's (1).
+    if (error.cause instanceof StartupError) throw error.cause;
+    throw new StartupError(error.message, isCodedError(error.cause) && error.cause.code === "INVALID_ARGUMENT" ? 2 : 1);
+  }
 }
 
-/** Open (and sweep) each distinct directory once; the map is keyed by the paths as given. */
-export async function openWorkspaces(dirs: Iterable<string>): Promise<Map<string, Workspace>> {
+/** Open (and sweep) each distinct spec once; the map is keyed by the specs as given. */
+export async function openWorkspaces(specs: Iterable<string>, context: OpenContext): Promise<Map<string, Workspace>> {
   const opened = new Map<string, Workspace>();
-  for (const dir of dirs) {
-    if (!opened.has(dir)) opened.set(dir, await openWorkspace(dir, true));
+  for (const spec of specs) {
+    if (!opened.has(spec)) opened.set(spec, await openWorkspace(spec, { ...context, sweep: true }));
   }
   return opened;
 }

@@ -91,6 +91,49 @@ const ShellSchema = strict({
   timeoutMs: v.optional(positiveInt("timeoutMs")),
 });
 
+const nonEmpty = (name: string) => v.pipe(v.string(`${name} must be a string`), v.minLength(1, `${name} must not be empty`));
+
+/** Where the served workspace's files are; the DIR argument wins over it. */
+const StorageSchema = v.variant(
+  "kind",
+  [
+    strict({
+      kind: v.literal("local"),
+      path: v.pipe(nonEmpty("path"), v.description("Directory to serve, relative to the config file.")),
+    }),
+    strict({
+      kind: v.literal("memory"),
+      seed: v.optional(v.pipe(nonEmpty("seed"), v.description("Directory copied into the sandbox at start, relative to the config file."))),
+    }),
+    strict({
+      kind: v.literal("s3"),
+      bucket: v.pipe(nonEmpty("bucket"), v.regex(/^[^/]+$/, "bucket must not contain /")),
+      prefix: v.optional(v.pipe(v.string("prefix must be a string"), v.description("Key prefix that is the workspace root."))),
+    }),
+  ],
+  (issue) =>
+    issue.received === "undefined"
+      ? "missing required field kind (local, memory or s3)"
+      : `kind must be local, memory or s3 (got ${issue.received})`,
+);
+
+/** Where observations live; `--observations` wins over it. Each token's share is `limits.observationBytesPerToken` in either. */
+const ObservationsSchema = v.variant(
+  "kind",
+  [
+    strict({ kind: v.literal("memory") }),
+    strict({
+      kind: v.literal("redis"),
+      url: v.pipe(nonEmpty("url"), v.regex(/^rediss?:\/\/./, "url must look like redis://HOST:PORT[/DB]")),
+      idleSeconds: v.optional(
+        v.pipe(positiveInt("idleSeconds"), v.description("An observation (and a token's whole share) unused this long is forgotten. Default one day.")),
+      ),
+    }),
+  ],
+  (issue) =>
+    issue.received === "undefined" ? "missing required field kind (memory or redis)" : `kind must be memory or redis (got ${issue.received})`,
+);
+
 /** The whole configuration file. */
 export const ConfigSchema = strict({
   $schema: v.optional(v.string("$schema must be a string")),
@@ -113,6 +156,8 @@ export const ConfigSchema = strict({
   limits: v.optional(LimitsSchema),
   shell: v.optional(ShellSchema),
   rules: v.optional(LoudFailureConfigSchema),
+  storage: v.optional(StorageSchema),
+  observations: v.optional(ObservationsSchema),
 });
 
 /** A configuration file as written. */

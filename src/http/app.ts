@@ -59,6 +59,8 @@ export interface AppOptions extends HostPolicy {
   readonly limits?: HttpLimits;
   /** Reported by `/healthz`, MCP initialize and `/openapi.json`. */
   readonly version: string;
+  /** The served storage's kind ("local", "memory", "s3", "r2"), reported by `/healthz`. */
+  readonly storageKind?: string;
   readonly mcp?: McpOptions;
   /** The history of a workspace, when calls are recorded (see src/history). */
   readonly historyFor?: (workspace: string) => HistoryStore | undefined;
@@ -109,7 +111,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", hostGuard(options));
 
-  app.get("/healthz", (c) => c.json({ ok: true, version: options.version }));
+  const health = { ok: true, version: options.version, ...(options.storageKind ? { storage: options.storageKind } : {}) };
+  app.get("/healthz", (c) => c.json(health));
   app.get("/openapi.json", (c) => c.json(openapi));
 
   const authenticate = requireAuth(auth);

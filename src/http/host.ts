@@ -10,7 +10,7 @@ import type { ToolResult } from "../result.ts";
 import { auditEntryOf, createRecorder, defersRecording, type HistoryStore } from "../history/mod.ts";
 import { guardStorage } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
-import type { ToolContext, ToolLimits } from "../tools/types.ts";
+import type { ProgressReporter, ToolContext, ToolLimits } from "../tools/types.ts";
 import type { Principal } from "./auth.ts";
 import { describeTool, type ToolDescriptor } from "./catalog.ts";
 
@@ -41,6 +41,12 @@ export interface ToolHostOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** A file a tool call changed: its workspace and path (as results name it). */
+export interface FileChange {
+  readonly workspace: string;
+  readonly path: string;
+}
+
 /** The authenticated call path shared by REST and MCP. */
 export interface ToolHost {
   /** Every tool, described once at start-up. */
@@ -62,7 +68,14 @@ export interface ToolHost {
     name: string,
     args: unknown,
     signal?: AbortSignal,
+    progress?: ProgressReporter,
   ): Promise<ToolResult>;
+  /**
+   * Call `listener` after every successful call of a write-scope tool that
+   * names the file it changed (write, edit, batch_edit), on any transport and
+   * session. Returns the unsubscriber.
+   */
+  onFileChange(listener: (change: FileChange) => void): () => void;
 }
 
 /** Build the shared call path. */
@@ -77,12 +90,28 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
     return wrapped;
   };
 
+  const writers = new Set(tools.filter((t) => t.scope === "write").map((t) => t.name));
+  const changeListeners = new Set<(change: FileChange) => void>();
+  const announce = (change: FileChange) => {
+    for (const listener of changeListeners) {
+      try {
+        listener(change);
+      } catch {
+        // A subscriber's failure must not turn a completed write into a failed call.
+      }
+    }
+  };
+
   return {
     tools,
     has: (name) => options.pipeline.has(name),
     storageOf: async (workspace) => guard(await options.storageFor(workspace)),
     historyOf: (workspace) => options.historyFor?.(workspace),
-    async call(transport, principal, session, name, args, signal) {
+    onFileChange(listener) {
+      changeListeners.add(listener);
+      return () => void changeListeners.delete(listener);
+    },
+    async call(transport, principal, session, name, args, signal, progress) {
       const started = performance.now();
       const guardedStorage = guard(await options.storageFor(principal.workspace));
       const history = options.historyFor?.(principal.workspace);
@@ -94,9 +123,13 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
         limits: options.limits,
         caller: { session, scopes: principal.scopes },
         signal,
+        ...(progress ? { progress } : {}),
       };
       const timeout = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
       const result = await options.pipeline.call(name, args, ctx, timeout);
+      if (!result.isError && writers.has(name) && result.facts?.path !== undefined && result.facts.version !== undefined) {
+        announce({ workspace: principal.workspace, path: result.facts.path });
+      }
       if (history && recorder) {
         const finished = { principal: principal.label, session: sessionLabel(session), tool: name, args, code: result.code, ms: performance.now() - started, time: new Date() };
         const record = async (store: HistoryStore) => {

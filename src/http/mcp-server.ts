@@ -7,14 +7,17 @@
  */
 import { Server, type ServerOptions } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types";
 import { isCodedError } from "../errors.ts";
 import { fail, type ToolResult } from "../result.ts";
 import type { Principal } from "./auth.ts";
+import { FACTS_PROPERTIES } from "./facts-schema.ts";
 import { usableTools, type ToolDescriptor } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
+import { defaultLogLevel, logCall, progressFor } from "./mcp-notify.ts";
+import { installResources } from "./mcp-resources.ts";
 
 /** `_meta` key carrying a failed result's stable error code. */
 export const META_CODE = "toolwarden/code";
@@ -40,12 +43,27 @@ export function authInfoFor(identity: McpIdentity): AuthInfo {
   };
 }
 
-function identityOf(authInfo: AuthInfo | undefined): McpIdentity {
-  const identity = authInfo?.extra?.[IDENTITY_KEY] as McpIdentity | undefined;
+function identityOf(authInfo: AuthInfo | undefined, fallback: McpIdentity | undefined): McpIdentity {
+  const identity = (authInfo?.extra?.[IDENTITY_KEY] as McpIdentity | undefined) ?? fallback;
   // Only reachable if a route forgot authInfo: a server bug, never a client's doing.
   if (!identity) throw new Error("internal: MCP request without identity");
   return identity;
 }
+
+/**
+ * The `outputSchema` of every tool: what `structuredContent` carries, `ok`
+ * and a failure's `code` plus the result's facts. Fields a result has no use
+ * for are absent: a directory listing has no version, a failure no changes.
+ */
+export const RESULT_SCHEMA = {
+  type: "object",
+  properties: {
+    ok: { type: "boolean", description: "false exactly when isError" },
+    code: { type: "string", description: "the stable error code of a failure (docs/errors.md)" },
+    ...FACTS_PROPERTIES,
+  },
+  required: ["ok"],
+} as const;
 
 /** A tool as MCP `tools/list` shows it. */
 export function toMcpTool(tool: ToolDescriptor): Tool {
@@ -53,13 +71,15 @@ export function toMcpTool(tool: ToolDescriptor): Tool {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as Tool["inputSchema"],
+    outputSchema: RESULT_SCHEMA as unknown as Tool["outputSchema"],
     annotations: { ...tool.annotations },
   };
 }
 
 /**
  * A pipeline result as an MCP `tools/call` result: `isError` and the content
- * pass through; the code travels in `_meta` (harnesses route on it); notices
+ * pass through; `structuredContent` has the code and the result's facts (path,
+ * version, lines, changes; {@link RESULT_SCHEMA}); the code also travels in `_meta`; notices
  * follow the content as extra text blocks (what the model reads) and also sit
  * in `_meta` with their sources (what UIs attribute).
  */
@@ -73,6 +93,7 @@ export function toMcpResult(result: ToolResult): CallToolResult {
       ...result.content.map((block) => ({ type: "text" as const, text: block.text })),
       ...notices.map((notice) => ({ type: "text" as const, text: notice.text })),
     ],
+    structuredContent: { ok: !result.isError, ...(result.code ? { code: result.code } : {}), ...result.facts },
     isError: result.isError,
     ...(Object.keys(meta).length ? { _meta: meta } : {}),
   };
@@ -93,6 +114,22 @@ export interface McpServerOptions {
   readonly version: string;
   /** Sent to clients at initialize (how to use the tools); optional. */
   readonly instructions?: string;
+  /**
+   * Who every request acts as when the transport carries no per-request
+   * `authInfo` (stdio: the process is the session and its user the caller).
+   */
+  readonly identity?: McpIdentity;
+  /**
+   * Offer resources/subscribe (default false): only where the server can
+   * send a notification outside any request (stdio); HTTP answers in JSON.
+   */
+  readonly resourceSubscriptions?: boolean;
+  /**
+   * Send each call's log line before the client has set a level (default
+   * true). HTTP passes false: a call with nothing to send stays one JSON body
+   * (src/http/mcp-stream.ts).
+   */
+  readonly logByDefault?: boolean;
 }
 
 /** A fresh MCP server over the tool host (connect it to one transport). */
@@ -101,23 +138,38 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: "toolwarden", version: options.version },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        logging: {},
+        resources: { listChanged: false, subscribe: options.resourceSubscriptions === true },
+      },
       jsonSchemaValidator: noSchemaValidation,
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    const { principal } = identityOf(extra.authInfo);
+    const { principal } = identityOf(extra.authInfo, options.identity);
     return { tools: usableTools(host.tools, principal.scopes).map(toMcpTool) };
   });
 
+  // One server serves one session (stateful HTTP, stdio), so the level lives here; replaces the SDK's own handler.
+  const logLevel = defaultLogLevel(options.logByDefault ?? true);
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel.current = request.params.level;
+    return {};
+  });
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { principal, session } = identityOf(extra.authInfo);
+    const { principal, session } = identityOf(extra.authInfo, options.identity);
     const { name, arguments: args } = request.params;
+    const progress = progressFor(request.params._meta?.progressToken, extra.sendNotification);
+    const started = performance.now();
     try {
       // MCP clients omit `arguments` for a call without any; the schema sees an empty object.
-      return toMcpResult(await host.call("mcp", principal, session, name, args ?? {}, extra.signal));
+      const result = await host.call("mcp", principal, session, name, args ?? {}, extra.signal, progress);
+      logCall(name, result, performance.now() - started, logLevel, extra.sendNotification);
+      return toMcpResult(result);
     } catch (error) {
       // Only storageFor can throw here (the tool did not run); the model gets it as a result it can read.
       const why = error instanceof Error ? error.message : String(error);
@@ -125,6 +177,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       return toMcpResult(fail(code, `The server could not open storage for this workspace (${why}). \`${name}\` did not run.`));
     }
   });
+
+  const dropResources = installResources(server, host, (authInfo) => identityOf(authInfo, options.identity).principal, options.resourceSubscriptions === true);
+  server.onclose = dropResources;
 
   return server;
 }

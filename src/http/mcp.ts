@@ -15,10 +15,12 @@
  *   principal id, so another token sending it is refused (404) like a
  *   stateful session would be. Nothing else is kept.
  *
- * Both answer in JSON rather than SSE (enableJsonResponse): no tool sends
- * progress, and a finished response holds no stream or keep-alive timer.
- * GET (a stream for server-initiated messages) is answered 405 for the same
- * reason; the MCP client treats that as "no such stream".
+ * Both answer in JSON rather than SSE (enableJsonResponse): a finished
+ * response holds no stream or keep-alive timer. A tools/call that has
+ * notifications to send first (progress, log lines) is answered as an SSE
+ * stream instead (src/http/mcp-stream.ts). GET (a stream for
+ * server-initiated messages) is answered 405; the MCP client treats that as
+ * "no such stream".
  */
 import type { Context, Hono } from "hono";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
@@ -28,6 +30,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan, utf8Body } from "./body.ts";
 import type { ToolHost } from "./host.ts";
 import { authInfoFor, createMcpServer } from "./mcp-server.ts";
 import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
+import { answerStreaming, streamableCall, tapNotifications, type NotificationTap } from "./mcp-stream.ts";
 import type { AppEnv } from "./middleware.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
 import { callerSession, isOwnedSessionId, isValidSessionId, MAX_SESSION_ID_CHARS, mintOwnedSessionId, principalSession } from "./sessions.ts";
@@ -60,12 +63,13 @@ const PARSE_ERROR = -32700;
 
 interface LiveSession extends SessionEntry {
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly tap: NotificationTap;
 }
 
 /** Register `/mcp` on `app` (auth and the body limit are applied by the caller). */
 export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, options: McpOptions = {}): void {
   const mode = options.mode ?? "stateful";
-  const serverOptions = { host, version, instructions: options.instructions };
+  const serverOptions = { host, version, instructions: options.instructions, logByDefault: false };
   const sessions = createSessionTable<LiveSession>({
     maxSessionsPerOwner: options.maxSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN,
     idleMs: options.idleTimeoutMs ?? 30 * 60 * 1000,
@@ -96,7 +100,13 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     const session = id === undefined ? principalSession(principal) : callerSession(principal, "mcp", id);
     const server = createMcpServer(serverOptions);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const tap = tapNotifications(transport);
     await server.connect(transport);
+    const streamed = init ? undefined : streamableCall(body, c.req.header("accept"));
+    if (streamed !== undefined) {
+      const handle = () => transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoFor({ principal, session }) });
+      return answerStreaming(tap, streamed, handle, () => void server.close().catch(() => {}));
+    }
     try {
       const response = await transport.handleRequest(c.req.raw, {
         parsedBody: body,
@@ -126,10 +136,13 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     }
     const live = sessions.get(id, principal.id);
     if (!live) return sessionNotFound();
-    return live.transport.handleRequest(c.req.raw, {
-      parsedBody: body,
-      authInfo: authInfoFor({ principal, session: callerSession(principal, "mcp", id) }),
-    });
+    const handle = () =>
+      live.transport.handleRequest(c.req.raw, {
+        parsedBody: body,
+        authInfo: authInfoFor({ principal, session: callerSession(principal, "mcp", id) }),
+      });
+    const streamed = streamableCall(body, c.req.header("accept"));
+    return streamed === undefined ? handle() : answerStreaming(live.tap, streamed, handle);
   }
 
   async function open(c: Context<AppEnv>, principal: Principal, body: unknown): Promise<Response> {
@@ -138,10 +151,11 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.add(id, { owner: principal.id, transport, close: () => void server.close().catch(() => {}) });
+        sessions.add(id, { owner: principal.id, transport, tap, close: () => void server.close().catch(() => {}) });
       },
       onsessionclosed: (id) => sessions.delete(id),
     });
+    const tap = tapNotifications(transport);
     await server.connect(transport);
     // initialize calls no tool, so the session key here is never used; the caller's own keeps it well-formed.
     return transport.handleRequest(c.req.raw, {

@@ -6,6 +6,7 @@
 import { ERROR_CODES } from "../errors.ts";
 import { SCOPES } from "../scopes.ts";
 import type { JsonSchema, ToolDescriptor } from "./catalog.ts";
+import { FACTS_PROPERTIES } from "./facts-schema.ts";
 import { MAX_SESSION_ID_CHARS, SESSION_HEADER } from "./sessions.ts";
 
 /** What the document needs to know about the host. */
@@ -197,6 +198,11 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
             code: { $ref: "#/components/schemas/ErrorCode", description: "Present iff isError." },
             content: { type: "array", items: { $ref: "#/components/schemas/TextBlock" } },
             notices: { type: "array", items: { $ref: "#/components/schemas/Notice" } },
+            facts: {
+              type: "object",
+              description: "What the result says, for programs: path, version, lines shown, changed ranges with fresh ids (absent when none apply).",
+              properties: FACTS_PROPERTIES,
+            },
           },
           required: ["isError", "content"],
         },

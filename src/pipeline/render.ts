@@ -6,12 +6,12 @@ import type { ToolResult } from "../result.ts";
 
 /**
  * `code` present iff `isError` (an error without one becomes INTERNAL_ERROR,
- * because harnesses route on the code); `notices` omitted when empty.
+ * because harnesses route on the code); `notices` omitted when empty; `facts` kept.
  */
 export function renderResult(result: ToolResult): ToolResult {
-  const notices = result.notices?.length ? { notices: result.notices } : {};
+  const extra = { ...(result.notices?.length ? { notices: result.notices } : {}), ...(result.facts ? { facts: result.facts } : {}) };
   if (result.isError) {
-    return { isError: true, code: result.code ?? "INTERNAL_ERROR", content: result.content, ...notices };
+    return { isError: true, code: result.code ?? "INTERNAL_ERROR", content: result.content, ...extra };
   }
-  return { isError: false, content: result.content, ...notices };
+  return { isError: false, content: result.content, ...extra };
 }

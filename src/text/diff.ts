@@ -202,6 +202,70 @@ function span(side: string, start: number, count: number): string {
   return `${count} ${side} line${count === 1 ? "" : "s"} (${start}-${start + count - 1})`;
 }
 
+/** A run of removed/added lines (no context) with the fresh ids of the added ones; see `ChangedRange` in src/result.ts. */
+export interface ChangedRun {
+  readonly oldStart: number;
+  readonly oldCount: number;
+  readonly newStart: number;
+  readonly newCount: number;
+  readonly ids: readonly string[];
+  readonly complete: boolean;
+}
+
+/**
+ * The changed runs of `hunks` (context lines split them), each with the
+ * fresh `N:hh` of its added lines. At most `maxIds` ids in all; a run past
+ * the budget, or one too large to diff, has `complete: false`.
+ */
+export function changedRuns(hunks: readonly DiffHunk[], maxIds = 200): ChangedRun[] {
+  const runs: ChangedRun[] = [];
+  let budget = maxIds;
+  for (const hunk of hunks) {
+    let oldAt = hunk.oldStart;
+    let newAt = hunk.newStart;
+    let run: { oldStart: number; oldCount: number; newStart: number; newCount: number; ids: string[]; complete: boolean } | undefined;
+    const open = () => (run ??= { oldStart: oldAt, oldCount: 0, newStart: newAt, newCount: 0, ids: [], complete: true });
+    const flush = () => {
+      if (run) runs.push(run);
+      run = undefined;
+    };
+    for (const line of hunk.lines) {
+      switch (line.kind) {
+        case "context":
+          flush();
+          oldAt++;
+          newAt++;
+          break;
+        case "removed":
+          open().oldCount++;
+          oldAt++;
+          break;
+        case "added": {
+          const r = open();
+          r.newCount++;
+          if (budget > 0) {
+            r.ids.push(idOf(newAt, line.text));
+            budget--;
+          } else r.complete = false;
+          newAt++;
+          break;
+        }
+        case "elided": {
+          const r = open();
+          r.oldCount += line.removed;
+          r.newCount += line.added;
+          r.complete = false;
+          oldAt += line.removed;
+          newAt += line.added;
+          break;
+        }
+      }
+    }
+    flush();
+  }
+  return runs;
+}
+
 function idOf(n: number, text: string): string {
   return formatId(n, lineHash(text));
 }

@@ -93,6 +93,7 @@ export function createBashTool(options: BashToolOptions): ToolDef<BashSchema> {
           maxOutputBytes: maxOutputBytes ?? ctx.limits.maxOutputBytes,
           env,
           signal: ctx.signal,
+          ...(ctx.progress ? { onOutput: outputProgress(ctx.progress) } : {}),
         });
         // An empty result reads like a lost one; say there was nothing to show.
         return ok(outcome.text === "" ? "(no output)" : outcome.text);
@@ -100,6 +101,18 @@ export function createBashTool(options: BashToolOptions): ToolDef<BashSchema> {
         return notRun(error, root);
       }
     },
+  };
+}
+
+/** Output bytes as progress, at most one report per {@link PROGRESS_STEP_BYTES} of output, so a chatty command does not flood the client. */
+const PROGRESS_STEP_BYTES = 4096;
+
+function outputProgress(report: (progress: number, message: string) => void): (bytes: number) => void {
+  let next = 1;
+  return (bytes) => {
+    if (bytes < next) return;
+    next = bytes + PROGRESS_STEP_BYTES;
+    report(bytes, `${bytes} bytes of output so far`);
   };
 }
 

@@ -5,10 +5,10 @@
  * both, the next edit can name its lines without another view.
  */
 
-import { type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../text/diff.ts";
+import { changedRuns, type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../text/diff.ts";
 import type { LineEdit } from "../text/line-edits.ts";
 import { utf8Length } from "../text/render.ts";
-import { ok, type ToolResult } from "../result.ts";
+import { ok, withFacts, type ChangedRange, type ToolResult } from "../result.ts";
 import { shownPath } from "./support/remedy.ts";
 import type { ToolLimits } from "./types.ts";
 
@@ -17,10 +17,11 @@ export const MAX_DIFF_LINES = 200;
 /** Most shifted regions the id-shift note names. */
 const MAX_SHIFT_REGIONS = 4;
 
-/** A rendered change: the diff text and the note on moved ids ("" when none moved). */
+/** A rendered change: the diff text, the note on moved ids ("" when none moved), and the changed ranges for programs. */
 export interface ChangeReport {
   readonly diff: string;
   readonly shifts: string;
+  readonly changes: readonly ChangedRange[];
 }
 
 /**
@@ -37,6 +38,7 @@ export function reportChange(
   return {
     diff: renderDiff(hunks, { maxLines: MAX_DIFF_LINES, maxLineChars: limits.maxLineChars }),
     shifts: shiftNote(hunks, oldLines.length),
+    changes: changedRuns(hunks, MAX_DIFF_LINES),
   };
 }
 
@@ -104,16 +106,19 @@ export function capOutput(text: string, maxBytes: number): string {
 /**
  * A mutation's success result: the `before` lines (what was done), the
  * diff, the id-shift note, then the `after` notes; empty and absent parts
- * are left out, and the whole is kept within the output limit.
+ * are left out, and the whole is kept within the output limit. Its facts:
+ * the path, the new version and the changed ranges.
  */
 export function changeResult(
   before: readonly (string | undefined)[],
   report: ChangeReport,
   after: readonly (string | undefined)[],
   limits: ToolLimits,
+  written: { readonly path: string; readonly version: string },
 ): ToolResult {
   const parts = [...before, report.diff, report.shifts, ...after].filter((p): p is string => p !== undefined && p !== "");
-  return ok(capOutput(parts.join("\n"), limits.maxOutputBytes));
+  const result = ok(capOutput(parts.join("\n"), limits.maxOutputBytes));
+  return withFacts(result, { path: shownPath(written.path), version: written.version, changes: report.changes });
 }
 
 /**

@@ -103,7 +103,7 @@ function success(
   const since = landed.changedSinceView
     ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current")
     : undefined;
-  return changeResult([heading, r.hint && `Note: ${r.hint}`], report, [since], ctx.limits);
+  return changeResult([heading, r.hint && `Note: ${r.hint}`], report, [since], ctx.limits, { path, version: landed.version });
 }
 
 function stop(result: ToolResult): Plan {

@@ -45,7 +45,16 @@ export interface ToolContext {
   readonly limits: ToolLimits;
   readonly caller: ToolCaller;
   readonly signal?: AbortSignal;
+  /**
+   * Report how far a long call has got (files searched, output bytes of a
+   * command); `progress` only grows. Present when the client asked for
+   * progress (an MCP progressToken); the transport forwards each report.
+   */
+  readonly progress?: ProgressReporter;
 }
+
+/** See {@link ToolContext.progress}. */
+export type ProgressReporter = (progress: number, message: string) => void;
 
 /** MCP tool annotations (hints to clients). */
 export interface ToolAnnotations {

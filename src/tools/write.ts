@@ -9,12 +9,12 @@
 import * as v from "valibot";
 import { decideWrite, type CurrentFile, type WriteDecision } from "../policy/decide.ts";
 import type { Observation } from "../policy/types.ts";
-import { fail, ok, type ToolResult } from "../result.ts";
+import { fail, ok, withFacts, type ChangedRange, type ToolResult } from "../result.ts";
 import { isFsError } from "../storage/errors.ts";
 import { Cond, type Version } from "../storage/types.ts";
-import { diffLines } from "../text/diff.ts";
+import { changedRuns, diffLines } from "../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../text/document.ts";
-import { changeResult, lineCount, reportChange } from "./change-report.ts";
+import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "./change-report.ts";
 import { argPath } from "./support/paths.ts";
 import { loadTextFile } from "./support/load.ts";
 import { observed, observeAbsent, observePresent } from "./support/observe.ts";
@@ -88,15 +88,18 @@ async function act(
 async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision): Promise<ToolResult> {
   // A new file has no style to keep: the content's own bytes are the file.
   const bytes = encoder.encode(content);
+  let version: Version;
   try {
-    const written = await ctx.storage.write(path, bytes, Cond.ifAbsent);
-    await observePresent(ctx, path, written.version);
+    version = (await ctx.storage.write(path, bytes, Cond.ifAbsent)).version;
+    await observePresent(ctx, path, version);
   } catch (error) {
     if (isFsError(error) && error.code === "FS_ALREADY_EXISTS") return alreadyExists(path, decision);
     throw error;
   }
   const lines = countLines(content);
-  return ok(`Created \`${shownPath(path)}\` (${lineCount(lines)}, ${bytes.length} bytes).`);
+  const result = ok(`Created \`${shownPath(path)}\` (${lineCount(lines)}, ${bytes.length} bytes).`);
+  // The whole file is new: one range, with the ids the model would see in a view (up to the diff cap).
+  return withFacts(result, { path: shownPath(path), version, changes: [createdRange(content)] });
 }
 
 async function overwrite(
@@ -125,11 +128,11 @@ async function overwrite(
     return ok(`\`${shownPath(path)}\` already has exactly this content; nothing was written.`);
   }
   const landed = await casWrite(ctx, path, next.bytes, observation, version);
-  if (landed !== undefined) return landed;
+  if (!("written" in landed)) return landed;
 
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
-  return changeResult([heading], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits);
+  return changeResult([heading], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
 }
 
 async function replaceBlind(
@@ -141,14 +144,15 @@ async function replaceBlind(
   why: "FS_NOT_TEXT" | "FS_TOO_LARGE",
 ): Promise<ToolResult> {
   const landed = await casWrite(ctx, path, encoder.encode(content), observation, version);
-  if (landed !== undefined) return landed;
+  if (!("written" in landed)) return landed;
   const old = why === "FS_NOT_TEXT" ? "its old content was not UTF-8 text" : "its old content was too large to load";
-  return ok(`Replaced \`${shownPath(path)}\` (now ${lineCount(countLines(content))}); ${old}, so no diff is shown.`);
+  const result = ok(`Replaced \`${shownPath(path)}\` (now ${lineCount(countLines(content))}); ${old}, so no diff is shown.`);
+  return withFacts(result, { path: shownPath(path), version: landed.written });
 }
 
 /**
  * Compare-and-swap on the version the session saw. On success records the
- * new version and returns undefined; a lost race becomes the refusal the
+ * new version and returns it; a lost race becomes the refusal the
  * policy gives for what is there now (changed, or deleted).
  */
 async function casWrite(
@@ -157,11 +161,11 @@ async function casWrite(
   bytes: Uint8Array,
   observation: Observation | undefined,
   version: Version,
-): Promise<ToolResult | undefined> {
+): Promise<ToolResult | { readonly written: Version }> {
   try {
     const written = await ctx.storage.write(path, bytes, Cond.ifVersion(version));
     await observePresent(ctx, path, written.version);
-    return undefined;
+    return { written: written.version };
   } catch (error) {
     if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) throw error;
   }
@@ -231,6 +235,13 @@ function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | u
   else if (crlf && lf) notes.push(`kept each unchanged line's own ending (the file mixes CRLF and LF); new lines got ${eol === "\r\n" ? "CRLF" : "LF"}`);
   if (old.bom && next.bom) notes.push("kept its byte-order mark");
   return notes.length ? `Line endings: ${notes.join("; ")}.` : "";
+}
+
+/** A new file as one changed range: every line added, with its id (a BOM and "\r" before "\n" are not part of a line). */
+function createdRange(content: string): ChangedRange {
+  const lines = content === "" ? [] : content.replace(/^\uFEFF/, "").split("\n").map((l) => l.replace(/\r$/, ""));
+  if (content.endsWith("\n")) lines.pop();
+  return changedRuns(diffLines([], lines), MAX_DIFF_LINES)[0] ?? { oldStart: 1, oldCount: 0, newStart: 1, newCount: 0, ids: [], complete: true };
 }
 
 function countLines(content: string): number {

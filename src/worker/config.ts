@@ -14,6 +14,10 @@
  * - `TOOLWARDEN_RULES` (optional): JSON loud-failure rule configuration.
  * - `TOOLWARDEN_MAX_PATHS_PER_SESSION`, `TOOLWARDEN_SESSION_IDLE_SECONDS`
  *   (optional): observation bounds, see src/policy/durable.ts.
+ * - `TOOLWARDEN_STORAGE` (optional): `r2` (default: the FILES binding) or
+ *   `s3://BUCKET[/PREFIX]` (any S3 API, R2's included), with the endpoint
+ *   and keys in the AWS_* / S3_* vars and secrets that `s3ConfigFromSpec`
+ *   reads. A workspace is then the key prefix `[PREFIX/]<workspace>/`.
  *
  * Error messages never quote a token: they name the entry and the field.
  */
@@ -21,6 +25,8 @@ import * as v from "valibot";
 import type { Scope, TokenGrant } from "../http/auth.ts";
 import { SCOPES } from "../scopes.ts";
 import { observationLimitsFromEnv, type ObservationEnv, type ObservationLimits } from "../policy/durable.ts";
+import { s3ConfigFromSpec, type S3Config } from "../storage/s3/config.ts";
+import { parseStorageSpec } from "../storage/spec.ts";
 
 /** The Worker's string vars and secrets. */
 export interface WorkerVars extends ObservationEnv {
@@ -29,7 +35,24 @@ export interface WorkerVars extends ObservationEnv {
   readonly TOOLWARDEN_ALLOWED_ORIGINS?: string;
   readonly TOOLWARDEN_MAX_FILE_BYTES?: string;
   readonly TOOLWARDEN_RULES?: string;
+  readonly TOOLWARDEN_STORAGE?: string;
+  readonly AWS_ACCESS_KEY_ID?: string;
+  readonly AWS_SECRET_ACCESS_KEY?: string;
+  readonly AWS_SESSION_TOKEN?: string;
+  readonly AWS_REGION?: string;
+  readonly AWS_DEFAULT_REGION?: string;
+  readonly AWS_ENDPOINT_URL_S3?: string;
+  readonly AWS_ENDPOINT_URL?: string;
+  readonly S3_ENDPOINT?: string;
+  readonly S3_REGION?: string;
+  readonly S3_ACCESS_KEY_ID?: string;
+  readonly S3_SECRET_ACCESS_KEY?: string;
+  readonly S3_SESSION_TOKEN?: string;
+  readonly S3_PATH_STYLE?: string;
 }
+
+/** Where the Worker's files are. */
+export type WorkerStorage = { readonly kind: "r2" } | { readonly kind: "s3"; readonly spec: string; readonly config: S3Config };
 
 /** The validated configuration. */
 export interface WorkerConfig {
@@ -40,6 +63,7 @@ export interface WorkerConfig {
   /** Parsed `TOOLWARDEN_RULES`, or `{}` (the built-in rules). */
   readonly rules: unknown;
   readonly observations: ObservationLimits;
+  readonly storage: WorkerStorage;
 }
 
 /** A configuration the Worker cannot serve with; the message says which setting and how to fix it. */
@@ -147,6 +171,23 @@ function parseRules(raw: string | undefined): unknown {
   }
 }
 
+function parseStorage(vars: WorkerVars): WorkerStorage {
+  const raw = vars.TOOLWARDEN_STORAGE?.trim();
+  if (raw === undefined || raw === "" || raw === "r2" || raw === "r2:") return { kind: "r2" };
+  let spec;
+  try {
+    spec = parseStorageSpec(raw);
+  } catch (error) {
+    throw new WorkerConfigError(`TOOLWARDEN_STORAGE: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+  if (spec.kind !== "s3") throw new WorkerConfigError(`TOOLWARDEN_STORAGE must be r2 or s3://BUCKET[/PREFIX] on a Worker, got ${JSON.stringify(raw)}.`);
+  try {
+    return { kind: "s3", spec: raw, config: s3ConfigFromSpec(spec.bucket, spec.prefix, { ...vars }) };
+  } catch (error) {
+    throw new WorkerConfigError(`TOOLWARDEN_STORAGE ${raw}: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+}
+
 /** Validate the vars; throws {@link WorkerConfigError} naming the first broken setting. */
 export function parseWorkerConfig(vars: WorkerVars): WorkerConfig {
   let observations: ObservationLimits;
@@ -162,5 +203,6 @@ export function parseWorkerConfig(vars: WorkerVars): WorkerConfig {
     maxFileBytes: parseMaxFileBytes(vars.TOOLWARDEN_MAX_FILE_BYTES),
     rules: parseRules(vars.TOOLWARDEN_RULES),
     observations,
+    storage: parseStorage(vars),
   };
 }

@@ -6,9 +6,11 @@
  * A broken configuration never yields an open or half-configured server:
  * every request is answered 500 with a JSON error body, and the reason goes
  * to the log (once per isolate), without any token in it. The same holds for
- * an R2 bucket that does not enforce conditional puts (probed once per
- * isolate, see src/storage/r2-probe.ts); a probe that merely could not reach
- * R2 answers 503 and is retried by the next request.
+ * a bucket that does not enforce conditional writes (R2: probed once per
+ * isolate, see src/storage/r2/probe.ts; S3 chosen by TOOLWARDEN_STORAGE:
+ * src/storage/s3/probe.ts), and for an S3 bucket that is missing or refuses
+ * the keys; a probe that merely could not reach the storage answers 503 and
+ * is retried by the next request.
  */
 import type { Hono } from "hono";
 import { createHasher } from "../hash/loader.ts";
@@ -18,19 +20,18 @@ import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
+import { type R2BucketLike, probeR2Conditions, R2ConditionsIgnoredError, createR2Storage } from "../storage/r2/mod.ts";
+import { connectS3Bucket, S3ConditionsIgnoredError, S3ResponseError, type S3Bucket } from "../storage/s3/mod.ts";
 import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
 import { RESERVED_SEGMENT } from "../storage/guard.ts";
-import type { R2BucketLike } from "../storage/r2-bucket.ts";
-import { probeR2Conditions, R2ConditionsIgnoredError } from "../storage/r2-probe.ts";
-import { createR2Storage } from "../storage/r2.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
-import { parseWorkerConfig, WorkerConfigError, type WorkerVars } from "./config.ts";
+import { parseWorkerConfig, WorkerConfigError, type WorkerConfig, type WorkerVars } from "./config.ts";
 
 /** The Worker's environment: the two bindings plus the vars of {@link WorkerVars}. */
 export interface WorkerEnv extends WorkerVars {
-  /** The R2 bucket holding every workspace under `<workspace>/`. */
-  readonly FILES: R2BucketLike;
+  /** The R2 bucket holding every workspace under `<workspace>/` (not needed with TOOLWARDEN_STORAGE=s3://…). */
+  readonly FILES?: R2BucketLike;
   /** The Durable Object namespace of `ObservationsDO`. */
   readonly OBSERVATIONS: DurableObjectNamespaceLike;
 }
@@ -50,6 +51,8 @@ export interface WorkerFetchOptions {
   /** Reported by `/healthz`, MCP initialize and `/openapi.json`. */
   readonly version: string;
   readonly log?: WorkerLog;
+  /** The fetch S3 requests go through (tests). Default: the global fetch. */
+  readonly fetch?: typeof fetch;
 }
 
 /** A Worker `fetch` handler. */
@@ -69,7 +72,36 @@ function configKey(env: WorkerEnv): string {
     env.TOOLWARDEN_RULES,
     env.TOOLWARDEN_MAX_PATHS_PER_SESSION,
     env.TOOLWARDEN_SESSION_IDLE_SECONDS,
+    env.TOOLWARDEN_STORAGE,
+    env.AWS_ACCESS_KEY_ID,
+    env.AWS_SECRET_ACCESS_KEY,
+    env.AWS_SESSION_TOKEN,
+    env.AWS_REGION,
+    env.AWS_DEFAULT_REGION,
+    env.AWS_ENDPOINT_URL_S3,
+    env.AWS_ENDPOINT_URL,
+    env.S3_ENDPOINT,
+    env.S3_REGION,
+    env.S3_ACCESS_KEY_ID,
+    env.S3_SECRET_ACCESS_KEY,
+    env.S3_SESSION_TOKEN,
+    env.S3_PATH_STYLE,
   ]);
+}
+
+/** An app and the storage it serves, which must be reachable (and proven) before a request is served. */
+interface Built {
+  readonly app: Hono<AppEnv>;
+  /** "R2" or "S3", for the 503 text. */
+  readonly storageName: string;
+  ready(): Promise<void>;
+}
+
+/** A storage failure no retry will fix: a bucket that ignores conditions, a missing bucket, refused keys. */
+function isPermanent(error: unknown): boolean {
+  if (error instanceof R2ConditionsIgnoredError || error instanceof S3ConditionsIgnoredError) return true;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof S3ResponseError && cause.status >= 400 && cause.status < 500;
 }
 
 /** Build the Worker's `fetch`. Does no I/O until the first request, so it is safe at module scope. */
@@ -80,7 +112,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
   };
   let hasher: Promise<LineHasher> | undefined;
   let probed: Promise<void> | undefined;
-  let built: { readonly key: string; readonly app: Promise<Hono<AppEnv>> } | undefined;
+  let built: { readonly key: string; readonly app: Promise<Built> } | undefined;
 
   /** The R2 probe, once per isolate; a failure to reach R2 is forgotten so the next request retries. */
   function probe(bucket: R2BucketLike): Promise<void> {
@@ -99,34 +131,79 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
     return probed;
   }
 
-  async function build(env: WorkerEnv): Promise<Hono<AppEnv>> {
-    if (!env.FILES) throw new WorkerConfigError("The R2 binding FILES is missing: add [[r2_buckets]] binding = \"FILES\" to wrangler.toml.");
+  /** The S3 bucket, probed once per built app; a failure that a retry may fix is forgotten. */
+  function s3Source(config: Extract<WorkerConfig["storage"], { kind: "s3" }>) {
+    let connected: Promise<S3Bucket> | undefined;
+    let bucket: S3Bucket | undefined;
+    const storages = new Map<string, Storage>();
+    return {
+      ready(): Promise<void> {
+        if (!connected) {
+          const attempt = connectS3Bucket({ ...config.config, ...(options.fetch ? { fetch: options.fetch } : {}) });
+          connected = attempt;
+          attempt.then(
+            (b) => {
+              bucket = b;
+            },
+            (error: unknown) => {
+              const reason = error instanceof Error ? error.message : String(error);
+              if (isPermanent(error)) {
+                log.error(`toolwarden: storage refused, answering every request with 500: ${config.spec}: ${reason}`);
+              } else {
+                if (connected === attempt) connected = undefined;
+                log.error(`toolwarden: the S3 start-up probe could not reach ${config.spec}; the next request retries: ${reason}`);
+              }
+            },
+          );
+        }
+        return connected.then(() => undefined);
+      },
+      storageFor(workspace: string): Storage {
+        let storage = storages.get(workspace);
+        if (!storage) storages.set(workspace, (storage = bucket!.storage(workspace)));
+        return storage;
+      },
+      /** A storage at `prefix` below the bucket's, for the reserved history prefix no tool reaches. */
+      rawStorage(prefix: string): Storage {
+        return bucket!.storage(prefix);
+      },
+    };
+  }
+
+  async function build(env: WorkerEnv): Promise<Built> {
+    const config = parseWorkerConfig(env);
+    if (config.storage.kind === "r2" && !env.FILES) {
+      throw new WorkerConfigError("The R2 binding FILES is missing: add [[r2_buckets]] binding = \"FILES\" to wrangler.toml (or set TOOLWARDEN_STORAGE to s3://BUCKET).");
+    }
     if (!env.OBSERVATIONS) {
       throw new WorkerConfigError("The Durable Object binding OBSERVATIONS is missing: add it under [[durable_objects.bindings]] in wrangler.toml.");
     }
-    const config = parseWorkerConfig(env);
     // createHasher never rejects: a module that fails to load or to self-test falls back to the JS hasher.
     const lineHasher = await (hasher ??= createHasher({ wasm: options.wasm }));
     try {
       const pipeline = createPipeline(options.tools);
       installLoudFailure(pipeline, config.rules);
       const storages = new Map<string, Storage>();
+      const r2 = env.FILES!;
+      const s3 = config.storage.kind === "s3" ? s3Source(config.storage) : undefined;
       const histories = new Map<string, HistoryStore>();
-      const bucket = env.FILES;
       const app = createApp({
         pipeline,
         auth: { mode: "bearer", tokens: config.tokens },
         storageFor(workspace) {
+          if (s3) return s3.storageFor(workspace);
           let storage = storages.get(workspace);
-          if (!storage) storages.set(workspace, (storage = createR2Storage(bucket, `${workspace}/`)));
+          if (!storage) storages.set(workspace, (storage = createR2Storage(r2, `${workspace}/`)));
           return storage;
         },
+        storageKind: config.storage.kind,
         observations: createDurableObservationStore(env.OBSERVATIONS),
         // Each workspace's audit log and history live under its reserved prefix, which no tool reaches.
         historyFor(workspace) {
           let history = histories.get(workspace);
           if (!history) {
-            histories.set(workspace, (history = createStorageHistory(createR2Storage(bucket, `${workspace}/${RESERVED_SEGMENT}/history/`))));
+            const place = `${workspace}/${RESERVED_SEGMENT}/history`;
+            histories.set(workspace, (history = createStorageHistory(s3 ? s3.rawStorage(place) : createR2Storage(r2, `${place}/`))));
           }
           return history;
         },
@@ -149,9 +226,12 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           hasher: lineHasher.backend,
           tools: options.tools.map((tool) => tool.name),
           tokens: config.tokens.length,
+          storage: config.storage.kind === "s3" ? config.storage.spec : "r2",
         }),
       );
-      return app;
+      return s3
+        ? { app, storageName: "S3", ready: () => s3.ready() }
+        : { app, storageName: "R2", ready: () => probe(r2) };
     } catch (error) {
       // createApp and the rule loader throw on inconsistent settings (duplicate token, bad host entry, bad rule).
       throw new WorkerConfigError(error instanceof Error ? error.message : String(error));
@@ -168,20 +248,23 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         log.error(`toolwarden: configuration error, answering every request with 500: ${reason}`);
       });
     }
-    let app: Hono<AppEnv>;
+    let current: Built;
     try {
-      app = await built.app;
+      current = await built.app;
     } catch {
       return errorResponse(500, "INTERNAL_ERROR", MISCONFIGURED);
     }
     try {
-      await probe(env.FILES);
+      await current.ready();
     } catch (error) {
-      if (error instanceof R2ConditionsIgnoredError) return errorResponse(500, "INTERNAL_ERROR", MISCONFIGURED);
-      return errorResponse(503, "FS_IO_ERROR", "File storage (R2) is unreachable at the moment, so nothing was done. Retry in a few seconds.", {
-        "retry-after": "5",
-      });
+      if (isPermanent(error)) return errorResponse(500, "INTERNAL_ERROR", MISCONFIGURED);
+      return errorResponse(
+        503,
+        "FS_IO_ERROR",
+        `File storage (${current.storageName}) is unreachable at the moment, so nothing was done. Retry in a few seconds.`,
+        { "retry-after": "5" },
+      );
     }
-    return app.fetch(request, env);
+    return current.app.fetch(request, env);
   };
 }

@@ -270,7 +270,7 @@ describe("command line mistakes", () => {
     const [first, second, third] = r.stderr.split("\n");
     expect(first).toBe("toolwarden: unknown option --prot (did you mean --port?)");
     expect(second).toBe("");
-    expect(third).toBe("Usage: toolwarden serve [DIR] [options]");
+    expect(third).toBe("Usage: toolwarden serve [WORKSPACE] [options]");
   });
 
   test("a bad port value is named", async () => {

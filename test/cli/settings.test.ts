@@ -95,3 +95,39 @@ describe("callTimeoutFor", () => {
     expect(callTimeoutFor({ ...base, limits: { callTimeoutMs: 5_000 } })).toBe(5_000);
   });
 });
+
+describe("workspace specs and observations", () => {
+  test("the argument may be a directory (made absolute), memory:[DIR] (its seed made absolute) or s3:// (as written)", () => {
+    expect(settings({}, { dir: "sub" }).root).toBe("/work/sub");
+    expect(settings({}, { dir: "memory:" }).root).toBe("memory:");
+    expect(settings({}, { dir: "memory:seed" }).root).toBe("memory:/work/seed");
+    expect(settings({}, { dir: "s3://b/p/" }).root).toBe("s3://b/p");
+  });
+
+  test("the config's storage is relative to the config file; the argument wins over it", () => {
+    const config = loadConfig('{"storage": {"kind": "memory", "seed": "seed"}}', "c.json");
+    expect(settings({}, { config, configPath: "etc/tw.json" }).root).toBe("memory:/work/etc/seed");
+    expect(settings({}, { config, configPath: "etc/tw.json", dir: "." }).root).toBe("/work");
+    const s3 = loadConfig('{"storage": {"kind": "s3", "bucket": "b", "prefix": "team"}}', "c.json");
+    expect(settings({}, { config: s3 }).root).toBe("s3://b/team");
+  });
+
+  test("a token's workspace may be any spec too", () => {
+    const config = loadConfig('{"tokens": [{"token": "t1", "scopes": ["read"], "workspace": "s3://b/ws1"}, {"token": "t2", "scopes": ["read"], "workspace": "w2"}]}', "c.json");
+    const s = settings({}, { config, configPath: "c.json" });
+    expect(s.auth.mode === "bearer" && s.auth.grants.map((g) => g.workspace)).toEqual(["s3://b/ws1", "/work/w2"]);
+  });
+
+  test("an unknown scheme is a StartupError naming it", () => {
+    expect(() => settings({}, { dir: "gs://b" })).toThrow(StartupError);
+  });
+
+  test("observations: memory by default; --observations wins over the config", () => {
+    expect(settings({}).observations).toEqual({ kind: "memory" });
+    const config = loadConfig('{"observations": {"kind": "redis", "url": "redis://r:6379/1", "idleSeconds": 60}}', "c.json");
+    expect(settings({}, { config }).observations).toEqual({ kind: "redis", url: "redis://r:6379/1", idleSeconds: 60 });
+    expect(settings({ observations: "memory" }, { config }).observations).toEqual({ kind: "memory" });
+    expect(settings({ observations: "redis://h:1/2" }).observations).toEqual({ kind: "redis", url: "redis://h:1/2" });
+    expect(() => settings({ observations: "mongo://x" })).toThrow(UsageError);
+  });
+});

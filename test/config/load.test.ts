@@ -64,7 +64,7 @@ describe("loadConfig refuses, naming the field", () => {
 
   test("an unknown top-level field, listing the known ones", () => {
     expect(refusal({ prot: 8080 })).toBe(
-      "tw.json: prot: unknown field (known fields: $schema, port, host, allowedHosts, tokens, limits, shell, rules)",
+      "tw.json: prot: unknown field (known fields: $schema, port, host, allowedHosts, tokens, limits, shell, rules, storage, observations)",
     );
   });
 
@@ -123,5 +123,26 @@ describe("loadConfig refuses a broken rule table, naming the rule id", () => {
   test("a rule without an id is named by its position; a bad setting by its field", () => {
     expect(refusal({ rules: { rules: [{ pattern: "x", action: "error", message: "m" }] } })).toStartWith('tw.json: rules: rule "rules[0]": ');
     expect(refusal({ rules: { excerptChars: -1 } })).toBe("tw.json: rules.excerptChars: excerptChars must be 0 or more");
+  });
+});
+
+describe("the storage and observations sections", () => {
+  test("each storage kind and each observations kind is accepted", () => {
+    for (const storage of [{ kind: "local", path: "work" }, { kind: "memory" }, { kind: "memory", seed: "seed" }, { kind: "s3", bucket: "b", prefix: "team/ws1" }]) {
+      expect(loadConfig(JSON.stringify({ storage }), "tw.json").storage).toEqual(storage as never);
+    }
+    const redis = { kind: "redis", url: "redis://127.0.0.1:6379/0", idleSeconds: 3600 };
+    expect(loadConfig(JSON.stringify({ observations: redis }), "tw.json").observations).toEqual(redis as never);
+    expect(loadConfig(JSON.stringify({ observations: { kind: "memory" } }), "tw.json").observations).toEqual({ kind: "memory" });
+  });
+
+  test("refusals name the field", () => {
+    expect(refusal({ storage: { kind: "ftp" } })).toBe('tw.json: storage.kind: kind must be local, memory or s3 (got "ftp")');
+    expect(refusal({ storage: { path: "x" } })).toBe("tw.json: storage.kind: missing required field kind (local, memory or s3)");
+    expect(refusal({ storage: { kind: "s3" } })).toBe('tw.json: storage.bucket: missing required field "bucket"');
+    expect(refusal({ storage: { kind: "s3", bucket: "a/b" } })).toBe("tw.json: storage.bucket: bucket must not contain /");
+    expect(refusal({ storage: { kind: "local", path: "x", accessKey: "k" } })).toBe("tw.json: storage.accessKey: unknown field (known fields: kind, path)");
+    expect(refusal({ observations: { kind: "redis", url: "http://x" } })).toBe("tw.json: observations.url: url must look like redis://HOST:PORT[/DB]");
+    expect(refusal({ observations: { kind: "redis", url: "redis://x", idleSeconds: 0 } })).toBe("tw.json: observations.idleSeconds: idleSeconds must be 1 or more");
   });
 });

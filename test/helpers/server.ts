@@ -10,7 +10,7 @@ import { createApp, type AppOptions } from "../../src/http/mod.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { fail, ok, type ToolResult } from "../../src/result.ts";
 import { isFsError } from "../../src/storage/errors.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
 import type { ToolDef } from "../../src/tools/types.ts";
 

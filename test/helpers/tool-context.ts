@@ -9,7 +9,7 @@ import type { LineHasher } from "../../src/hash/types.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import type { ObservationStore } from "../../src/policy/types.ts";
 import { guardStorage } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import { DEFAULT_LIMITS, type ToolContext, type ToolLimits } from "../../src/tools/types.ts";
 

@@ -13,7 +13,7 @@ import type {
   R2ObjectBodyLike,
   R2ObjectLike,
   R2ObjectsLike,
-} from "../../src/storage/r2-bucket.ts";
+} from "../../src/storage/r2/mod.ts";
 
 const encoder = new TextEncoder();
 

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { deferRecording } from "../../src/history/deferred.ts";
 import { createStorageHistory } from "../../src/history/store.ts";
 import type { NewAuditEntry } from "../../src/history/types.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 
 function entry(tool: string): NewAuditEntry {
   return { time: new Date(0).toISOString(), principal: "p", session: "s", tool, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 };

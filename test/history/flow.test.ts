@@ -5,7 +5,7 @@ import { createStorageHistory } from "../../src/history/mod.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { prefixedStorage } from "../../src/storage/prefixed.ts";
 import { fileTools } from "../../src/tools/mod.ts";
 import {

@@ -1,7 +1,7 @@
 /** The pure parts of history: what a revert restores, what a prune drops, which entries a query matches. */
 import { describe, expect, test } from "bun:test";
 import { auditEntryOf, type AuditEntry, createStorageHistory, type FileState, matchesQuery, pageLimit, planPrune, planRevert } from "../../src/history/mod.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 
 const s = (blob: string, size = 10): FileState => ({ version: `v-${blob}`, blob, size });
 

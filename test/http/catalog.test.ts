@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { annotationsOf, inputSchemaOf, toMcpResult } from "../../src/http/mod.ts";
-import { fail, ok } from "../../src/result.ts";
+import { fail, ok, withFacts } from "../../src/result.ts";
 
 describe("inputSchemaOf", () => {
   test("an object schema converts as is, from the input side (defaults shown, not required)", () => {
@@ -44,16 +44,24 @@ describe("annotationsOf", () => {
 });
 
 describe("toMcpResult", () => {
-  test("success: content and isError pass through, no _meta", () => {
-    expect(toMcpResult(ok("fine"))).toEqual({ content: [{ type: "text", text: "fine" }], isError: false });
+  test("success: content and isError pass through, structuredContent says ok, no _meta", () => {
+    expect(toMcpResult(ok("fine"))).toEqual({ content: [{ type: "text", text: "fine" }], structuredContent: { ok: true }, isError: false });
   });
 
-  test("failure: the code travels in _meta", () => {
+  test("failure: the code travels in structuredContent and _meta", () => {
     expect(toMcpResult(fail("EDIT_STALE_LINE_ID", "stale"))).toEqual({
       content: [{ type: "text", text: "stale" }],
+      structuredContent: { ok: false, code: "EDIT_STALE_LINE_ID" },
       isError: true,
       _meta: { "toolwarden/code": "EDIT_STALE_LINE_ID" },
     });
+  });
+
+  test("a result's facts become structuredContent next to the text", () => {
+    const changes = [{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 1, ids: ["2:ab"], complete: true }];
+    const result = toMcpResult(withFacts(ok("Edited"), { path: "a.txt", version: "v2", changes }));
+    expect(result.structuredContent).toEqual({ ok: true, path: "a.txt", version: "v2", changes });
+    expect(result.content).toEqual([{ type: "text", text: "Edited" }]);
   });
 
   test("notices become trailing text blocks and _meta entries", () => {

@@ -5,7 +5,7 @@ import { jsHasher } from "../../src/hash/js.ts";
 import { createApp, toolLimitsOf } from "../../src/http/app.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { ok } from "../../src/result.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { DEFAULT_LIMITS } from "../../src/tools/types.ts";
 import { fakeTool } from "../helpers/pipeline-fakes.ts";
 

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpMode } from "../../src/http/mod.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
 
 type CallResult = {
@@ -143,6 +143,19 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       });
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    });
+
+    test("workspace files are resources: listed and read in the token's own workspace, no subscriptions over HTTP", async () => {
+      const { client } = await connect(server.url, TOKENS.full);
+      expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: false });
+      await callTool(client, "write", { path: `${mode}/res.txt`, content: "resource text\n" });
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toContain(`file:///${mode}/res.txt`);
+      const read = await client.readResource({ uri: `file:///${mode}/res.txt` });
+      expect(read.contents).toEqual([{ uri: `file:///${mode}/res.txt`, mimeType: "text/plain", text: "resource text\n" }]);
+      const other = await connect(server.url, TOKENS.other);
+      expect((await other.client.listResources()).resources.map((r) => r.uri)).not.toContain(`file:///${mode}/res.txt`);
+      await expect(other.client.readResource({ uri: `file:///${mode}/res.txt` })).rejects.toThrow(/Resource not found/);
     });
 
     test("GET is 405: there is no server-initiated stream", async () => {

@@ -4,7 +4,7 @@ import { jsHasher } from "../../src/hash/js.ts";
 import { createApp, type HttpCallInfo } from "../../src/http/mod.ts";
 import { addNotices, createPipeline } from "../../src/pipeline/mod.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { fakeTools, jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;

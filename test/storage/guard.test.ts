@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { guardStorage, RESERVED_SEGMENT } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { Cond, type Storage, type WriteCondition } from "../../src/storage/types.ts";
 import { HOSTILE_PATHS } from "../helpers/storage-conformance.ts";
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { storageConformance } from "../helpers/storage-conformance.ts";
 

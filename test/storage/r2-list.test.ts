@@ -7,9 +7,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { guardStorage } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
-import { pathFloor } from "../../src/storage/r2-list.ts";
-import { createR2Storage } from "../../src/storage/r2.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+import { pathFloor } from "../../src/storage/r2/list.ts";
+import { createR2Storage } from "../../src/storage/r2/mod.ts";
 import { createFakeR2 } from "../helpers/worker-fake-r2.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);

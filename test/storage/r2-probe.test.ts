@@ -1,6 +1,6 @@
 /** The R2 start-up probe refuses a bucket that ignores or reverses conditional puts, and leaves no key behind. */
 import { describe, expect, test } from "bun:test";
-import { probeR2Conditions, R2ConditionsIgnoredError } from "../../src/storage/r2-probe.ts";
+import { probeR2Conditions, R2ConditionsIgnoredError } from "../../src/storage/r2/mod.ts";
 import { createFakeR2 } from "../helpers/worker-fake-r2.ts";
 
 describe("probeR2Conditions", () => {

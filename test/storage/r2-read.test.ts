@@ -8,8 +8,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { BODY_CHUNK_BYTES } from "../../src/storage/body-stream.ts";
-import type { R2ObjectBodyLike } from "../../src/storage/r2-bucket.ts";
-import { createR2Storage } from "../../src/storage/r2.ts";
+import type { R2ObjectBodyLike } from "../../src/storage/r2/mod.ts";
+import { createR2Storage } from "../../src/storage/r2/mod.ts";
 import { createFakeR2, FAKE_R2_CHUNK, type FakeR2 } from "../helpers/worker-fake-r2.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { guardStorage } from "../../src/storage/guard.ts";
 import { createLocalStorage } from "../../src/storage/local.ts";
 import { handleStream } from "../../src/storage/local-stream.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { ReadStreamResult, Storage } from "../../src/storage/types.ts";
 
 const encoder = new TextEncoder();

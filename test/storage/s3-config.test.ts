@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { resolveS3Config, s3ConfigFromEnv, type S3Config } from "../../src/storage/s3/config.ts";
+import { resolveS3Config, s3ConfigFromEnv, s3ConfigFromSpec, type S3Config } from "../../src/storage/s3/config.ts";
 import { createS3Storage } from "../../src/storage/s3/provider.ts";
 import { recordingFetch } from "../helpers/s3-env.ts";
 
@@ -130,5 +130,43 @@ describe("requests on the wire", () => {
     await storage.list("a b+c").catch(() => undefined);
     expect(requests[0].url.search).toBe("?list-type=2&prefix=ws%2F&max-keys=1000");
     expect(requests[1].url.search).toBe("?list-type=2&prefix=ws%2Fa%20b%2Bc%2F&max-keys=1000&delimiter=%2F");
+  });
+});
+
+describe("s3ConfigFromSpec: the AWS variables and the S3_* ones", () => {
+  const aws = { AWS_ACCESS_KEY_ID: "AWSKEY", AWS_SECRET_ACCESS_KEY: "awssecret", AWS_SESSION_TOKEN: "awstoken", AWS_REGION: "eu-west-1" };
+
+  test("the standard AWS variables alone: AWS itself in that region", () => {
+    expect(s3ConfigFromSpec("b", "p/q", aws)).toEqual({
+      endpoint: "https://s3.eu-west-1.amazonaws.com",
+      region: "eu-west-1",
+      bucket: "b",
+      accessKeyId: "AWSKEY",
+      secretAccessKey: "awssecret",
+      sessionToken: "awstoken",
+      prefix: "p/q",
+    });
+    expect(s3ConfigFromSpec("b", "", { ...aws, AWS_REGION: undefined, AWS_DEFAULT_REGION: "ap-south-1" }).region).toBe("ap-south-1");
+    expect(s3ConfigFromSpec("b", "", { ...aws, AWS_REGION: undefined }).region).toBe("us-east-1");
+  });
+
+  test("endpoint: S3_ENDPOINT, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL", () => {
+    const all = { ...aws, S3_ENDPOINT: "http://s3-endpoint", AWS_ENDPOINT_URL_S3: "http://aws-s3", AWS_ENDPOINT_URL: "http://aws-any" };
+    expect(s3ConfigFromSpec("b", "", all).endpoint).toBe("http://s3-endpoint");
+    expect(s3ConfigFromSpec("b", "", { ...all, S3_ENDPOINT: undefined }).endpoint).toBe("http://aws-s3");
+    expect(s3ConfigFromSpec("b", "", { ...all, S3_ENDPOINT: undefined, AWS_ENDPOINT_URL_S3: undefined }).endpoint).toBe("http://aws-any");
+  });
+
+  test("S3_* wins, and keys come as one set: an S3_ key is never signed with an AWS_ secret", () => {
+    const both = { ...aws, S3_ACCESS_KEY_ID: "S3KEY", S3_SECRET_ACCESS_KEY: "s3secret", S3_REGION: "us-west-2" };
+    const config = s3ConfigFromSpec("b", "", both);
+    expect([config.accessKeyId, config.secretAccessKey, config.sessionToken, config.region]).toEqual(["S3KEY", "s3secret", undefined, "us-west-2"]);
+    expect(() => s3ConfigFromSpec("b", "", { ...aws, S3_ACCESS_KEY_ID: "S3KEY" })).toThrow(/set S3_SECRET_ACCESS_KEY/);
+  });
+
+  test("no keys at all names both sets of variables", () => {
+    expect(() => s3ConfigFromSpec("b", "", {})).toThrow(
+      "S3 config: no credentials for s3://b: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)",
+    );
   });
 });

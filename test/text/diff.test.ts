@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { formatHash, lineHash } from "../../src/hash/fnv.ts";
-import { type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../../src/text/diff.ts";
+import { changedRuns, type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../../src/text/diff.ts";
 import { applyLineEdits, type LineEdit } from "../../src/text/line-edits.ts";
 import { applyStringEdit } from "../../src/text/match.ts";
 
@@ -330,5 +330,42 @@ describe("diffFromEdits", () => {
     const hunks = diffFromEdits(big, after, edits, { maxCost: 10 });
     expect(hunks).toHaveLength(1);
     expect(hunks[0].lines.map((l) => l.kind)).toEqual(["context", "context", "removed", "added", "context", "context"]);
+  });
+});
+
+describe("changedRuns", () => {
+  test("context splits a hunk into runs; each run has its spans and the fresh ids of its added lines", () => {
+    const oldLines = ["a", "b", "c", "d", "e"];
+    const newLines = ["a", "B", "c", "d", "e", "f"];
+    const runs = changedRuns(diffLines(oldLines, newLines));
+    expect(runs).toEqual([
+      { oldStart: 2, oldCount: 1, newStart: 2, newCount: 1, ids: [id(2, "B")], complete: true },
+      { oldStart: 6, oldCount: 0, newStart: 6, newCount: 1, ids: [id(6, "f")], complete: true },
+    ]);
+  });
+
+  test("a pure deletion is a run with no new lines", () => {
+    expect(changedRuns(diffLines(["a", "b", "c"], ["a", "c"]))).toEqual([
+      { oldStart: 2, oldCount: 1, newStart: 2, newCount: 0, ids: [], complete: true },
+    ]);
+  });
+
+  test("past the id budget a run says it is incomplete", () => {
+    const runs = changedRuns(diffLines([], ["x", "y", "z"]), 2);
+    expect(runs).toEqual([{ oldStart: 1, oldCount: 0, newStart: 1, newCount: 3, ids: [id(1, "x"), id(2, "y")], complete: false }]);
+  });
+
+  test("the ids are the ones the rendered diff shows on its added lines", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 12 }), fc.array(fc.constantFrom("a", "b", "c", "e"), { maxLength: 12 }), (oldLines, newLines) => {
+        const hunks = diffLines(oldLines, newLines);
+        const shown = renderDiff(hunks, { maxLines: 1000 })
+          .split("\n")
+          .filter((l) => l.startsWith("+ "))
+          .map((l) => l.slice(2, l.indexOf("|")));
+        expect(changedRuns(hunks, 1000).flatMap((r) => r.ids)).toEqual(shown);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

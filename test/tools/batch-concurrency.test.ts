@@ -9,7 +9,7 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalStorage } from "../../src/storage/local.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import { batchEditTool } from "../../src/tools/batch-edit/tool.ts";
 import { editTool } from "../../src/tools/edit.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { batchEditTool } from "../../src/tools/batch-edit/tool.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { validateArgs } from "../../src/pipeline/validate.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { editTool } from "../../src/tools/edit.ts";
 import { MAX_ATTEMPTS } from "../../src/tools/mutate.ts";
 import { writeTool } from "../../src/tools/write.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { resultText } from "../../src/result.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { batchEditTool, editTool, viewTool, writeTool } from "../../src/tools/mod.ts";
 import { asSession, makeContext, readText, seed } from "../helpers/tool-context.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { ReadResult, Storage } from "../../src/storage/types.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { COUNT_CAP } from "../../src/tools/view/search.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { view } from "../helpers/tool-view.ts";

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { MAX_SHOWN_MATCHES, PER_FILE_MATCHES } from "../../src/tools/view/search.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+import type { ReadOptions } from "../../src/storage/types.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { id, row, view } from "../helpers/tool-view.ts";
 
@@ -345,11 +347,54 @@ describe("view search: directories it does not enter", () => {
     const out = await view(ctx, { path: ".", content: "foo" });
     expect(out.text.split("\n").slice(0, 2)).toEqual([
       '[search "foo" (literal, case-sensitive) in ./: 1 matching line in 1 file; 1 file searched]',
-      '[not searched: node_modules/ (search it by naming it as "path")]',
+      '[not searched: node_modules/ (search it by naming it as "path", or add "gitignore": false)]',
     ]);
     const inside = await view(ctx, { path: "node_modules", content: "foo" });
     expect(inside.text.split("\n")[0]).toBe(
       '[search "foo" (literal, case-sensitive) in node_modules/: 1 matching line in 1 file; 1 file searched]',
     );
+    // gitignore: false asks for everything, as ripgrep's --no-ignore: nested dependency folders included.
+    const everything = await view(ctx, { path: ".", content: "foo", gitignore: false });
+    expect(everything.text.split("\n")[0]).toBe('[search "foo" (literal, case-sensitive) in ./: 2 matching lines in 2 files; 2 files searched]');
+  });
+});
+
+describe("view search: binaries and the read budget", () => {
+  test("a large binary is judged from its first chunk and never read whole; a search still finds the text files", async () => {
+    const inner = createMemoryStorage({ streamChunkBytes: 64 * 1024 });
+    const big = new Uint8Array(8 * 1024 * 1024);
+    big.set(new TextEncoder().encode("createServer"), 4096); // a NUL-padded binary with the text inside
+    await inner.write("bin/tool", big);
+    await inner.write("src/a.ts", new TextEncoder().encode("createServer()\n"));
+    let delivered = 0;
+    const counting = {
+      ...inner,
+      async readStream(path: string) {
+        const opened = await inner.readStream!(path);
+        const counted = opened.stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform(chunk, out) { delivered += chunk.length; out.enqueue(chunk); } }));
+        return { ...opened, stream: counted };
+      },
+      read: (path: string, options?: ReadOptions) => (path === "bin/tool" ? Promise.reject(new Error("read whole")) : inner.read(path, options)),
+    };
+    const ctx = makeContext({ storage: counting });
+    const out = await view(ctx, { path: ".", content: "createServer" });
+    expect(out.text.split("\n").slice(0, 2)).toEqual([
+      '[search "createServer" (literal, case-sensitive) in ./: 1 matching line in 1 file; 1 file searched]',
+      "[skipped: 1 binary or non-UTF-8 file]",
+    ]);
+    expect(delivered).toBeLessThanOrEqual(2 * 64 * 1024);
+  });
+
+  test("files that cannot match are searched without being decoded; invalid UTF-8 in a matching file is still refused", async () => {
+    const ctx = makeContext();
+    const bad = new Uint8Array([...new TextEncoder().encode("createServer here\n"), 0xff, 0x0a]);
+    await ctx.storage.write("bad.txt", bad);
+    await seed(ctx.storage, { "a.ts": "nothing\n", "b.ts": "createServer()\n" });
+    const out = await view(ctx, { path: ".", content: "createServer" });
+    expect(out.text.split("\n").slice(0, 2)).toEqual([
+      '[search "createServer" (literal, case-sensitive) in ./: 1 matching line in 1 file; 2 files searched]',
+      "[skipped: 1 binary or non-UTF-8 file]",
+    ]);
+    expect(out.text).not.toContain("bad.txt");
   });
 });

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { jsHasher } from "../../src/hash/js.ts";
 import { loadDocument, type TextDocument, validateText } from "../../src/text/document.ts";
 import type { Storage } from "../../src/storage/types.ts";
-import { createMemoryStorage } from "../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { type LineBatch, LineScanner } from "../../src/tools/view/line-scan.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { row, rows, view } from "../helpers/tool-view.ts";

@@ -99,7 +99,7 @@ describe("the Worker bundle", () => {
   test("ships fnv.wasm as its own module, which workerd instantiates as the hasher", async () => {
     expect(bundle.modules.some((m) => m.endsWith("fnv.wasm"))).toBe(true);
     const health = await fetch(new URL("/healthz", worker.url));
-    expect(await health.json()).toEqual({ ok: true, version: pkg.version });
+    expect(await health.json()).toEqual({ ok: true, version: pkg.version, storage: "r2" });
     const logs = await worker.waitForLog(/"event":"toolwarden\.start"/);
     const start = JSON.parse(/\{"event":"toolwarden\.start".*\}/.exec(logs)![0]);
     expect(start).toMatchObject({ hasher: "wasm", tools: ["view", "write", "edit", "batch_edit"], tokens: 3 });
@@ -273,6 +273,17 @@ describe("MCP over the official client", () => {
     const stale = await callTool(other.client, "write", { path: "mcp.txt", content: "four\n" });
     expect(stale._meta?.["toolwarden/code"]).toBe("FS_STALE_VERSION");
     expect(await contentOf("mcp.txt")).toBe("two");
+  });
+
+  test("structuredContent and resources work on R2: an edit's fresh ids, then the file listed and read as a resource", async () => {
+    const { client } = await connect();
+    await callTool(client, "write", { path: "res/r.txt", content: "a\nb\n" });
+    const edit = await client.callTool({ name: "edit", arguments: { path: "res/r.txt", old_string: "b", new_string: "B" } });
+    expect(edit.structuredContent).toMatchObject({ ok: true, path: "res/r.txt", changes: [{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 1, complete: true }] });
+    expect((edit.structuredContent as { changes: { ids: string[] }[] }).changes[0].ids).toEqual([expect.stringMatching(/^2:[0-9a-f]{2}$/)]);
+    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: false });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toContain("file:///res/r.txt");
+    expect((await client.readResource({ uri: "file:///res/r.txt" })).contents).toEqual([{ uri: "file:///res/r.txt", mimeType: "text/plain", text: "a\nB\n" }]);
   });
 });
 

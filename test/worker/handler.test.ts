@@ -8,6 +8,7 @@ import { fileTools } from "../../src/tools/mod.ts";
 import { createWorkerFetch, type WorkerEnv, type WorkerLog } from "../../src/worker/handler.ts";
 import { createFakeNamespace } from "../helpers/worker-fake-do.ts";
 import { createFakeR2 } from "../helpers/worker-fake-r2.ts";
+import { createFakeS3, type FakeS3Options } from "../helpers/s3-fake.ts";
 
 const TOKEN = "handler-token-0123456789-SECRET";
 const GOOD = JSON.stringify([{ token: TOKEN, workspace: "ws1", scopes: ["read", "write"] }]);
@@ -79,7 +80,7 @@ describe("createWorkerFetch", () => {
     const files = createFakeR2();
     expect((await handle(get("/healthz"), env({ FILES: files }))).status).toBe(500);
     const fixed = await handle(get("/healthz"), env({ FILES: files, TOOLWARDEN_TOKENS: GOOD }));
-    expect(await fixed.json()).toEqual({ ok: true, version: "1.2.3-test" });
+    expect(await fixed.json()).toEqual({ ok: true, version: "1.2.3-test", storage: "r2" });
   });
 
   test("serves the file tools over R2 and the Durable Object, logging each call", async () => {
@@ -102,5 +103,78 @@ describe("createWorkerFetch", () => {
     expect(calls.length).toBe(3);
     expect(lines.some((l) => /"event":"toolwarden\.start".*"hasher":"js"/.test(l))).toBe(true);
     expect(lines.join("\n")).not.toContain("SECRET");
+  });
+
+  describe("TOOLWARDEN_STORAGE=s3://…: the Worker serves an S3 bucket chosen by vars", () => {
+    const S3_SECRET = "s3-key-xyzzy-7731";
+    function s3Setup(options: FakeS3Options = {}) {
+      const fake = createFakeS3(options, "files");
+      const lines: string[] = [];
+      const log: WorkerLog = { log: (m) => lines.push(`log ${m}`), error: (m) => lines.push(`error ${m}`) };
+      const handle = createWorkerFetch({ tools: fileTools, version: "1.2.3-test", log, fetch: fake.fetch });
+      const environment: WorkerEnv = {
+        OBSERVATIONS: createFakeNamespace(),
+        TOOLWARDEN_TOKENS: GOOD,
+        TOOLWARDEN_STORAGE: "s3://files/team",
+        AWS_ENDPOINT_URL_S3: fake.endpoint,
+        AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+        AWS_SECRET_ACCESS_KEY: S3_SECRET,
+      };
+      return { fake, handle, environment, lines };
+    }
+    const post = (handle: (r: Request, e: WorkerEnv) => Promise<Response>, environment: WorkerEnv, tool: string, args: unknown) =>
+      handle(
+        new Request(`https://tools.example.com/v1/tools/${tool}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "x-session-id": "s1" },
+          body: JSON.stringify(args),
+        }),
+        environment,
+      ).then((r) => r.json() as Promise<{ isError: boolean; code?: string }>);
+
+    test("a workspace is the key prefix PREFIX/<workspace>/; no R2 binding is needed; /healthz names s3", async () => {
+      const { fake, handle, environment, lines } = s3Setup();
+      expect(await (await handle(get("/healthz"), environment)).json()).toEqual({ ok: true, version: "1.2.3-test", storage: "s3" });
+      expect((await post(handle, environment, "write", { path: "a.txt", content: "one\n" })).isError).toBe(false);
+      expect((await post(handle, environment, "view", { path: "a.txt" })).isError).toBe(false);
+      expect((await post(handle, environment, "write", { path: "a.txt", content: "two\n" })).isError).toBe(false);
+      expect(new TextDecoder().decode(fake.objects.get("team/ws1/a.txt")!.bytes)).toBe("two\n");
+      expect([...fake.objects.keys()].filter((k) => !k.startsWith("team/ws1/"))).toEqual([]);
+      for (const secret of [TOKEN, S3_SECRET]) expect(lines.join("\n")).not.toContain(secret);
+    });
+
+    test("a server that ignores conditional writes: every request is a 500, logged once, no key in the log", async () => {
+      const { handle, environment, lines } = s3Setup({ ignoreConditions: true });
+      for (let i = 0; i < 3; i++) expect((await handle(get("/healthz"), environment)).status).toBe(500);
+      const errors = lines.filter((l) => l.startsWith("error "));
+      expect(errors).toEqual([expect.stringMatching(/storage refused.*s3:\/\/files\/team.*cannot be used/)]);
+      for (const secret of [TOKEN, S3_SECRET]) expect(lines.join("\n")).not.toContain(secret);
+    });
+
+    test("unreachable at the first request: 503 naming S3, and the next request probes again and serves", async () => {
+      const { fake, handle, environment } = s3Setup();
+      let down = true;
+      fake.intercept = () => (down ? Promise.reject(new TypeError("connection refused")) : undefined);
+      const first = await handle(get("/healthz"), environment);
+      expect(first.status).toBe(503);
+      expect(((await first.json()) as { error: { message: string } }).error.message).toContain("File storage (S3)");
+      down = false;
+      expect((await handle(get("/healthz"), environment)).status).toBe(200);
+    });
+
+    const badVars: Array<[string, Partial<WorkerEnv>, RegExp]> = [
+      ["a spec the Worker cannot serve", { TOOLWARDEN_STORAGE: "memory:" }, /TOOLWARDEN_STORAGE must be r2 or s3:\/\/BUCKET/],
+      ["an unknown scheme", { TOOLWARDEN_STORAGE: "gs://files" }, /unknown storage scheme gs:/],
+      ["no keys", { AWS_ACCESS_KEY_ID: undefined }, /no credentials for s3:\/\/files: set AWS_ACCESS_KEY_ID/],
+    ];
+    for (const [label, vars, reason] of badVars) {
+      test(`${label}: a configuration error, logged once without a key`, async () => {
+        const { handle, environment, lines } = s3Setup();
+        expect((await handle(get("/healthz"), { ...environment, ...vars })).status).toBe(500);
+        const errors = lines.filter((l) => l.startsWith("error "));
+        expect(errors).toEqual([expect.stringMatching(reason)]);
+        for (const secret of [TOKEN, S3_SECRET]) expect(lines.join("\n")).not.toContain(secret);
+      });
+    }
   });
 });

@@ -63,7 +63,7 @@ function isAwsHost(hostname: string): boolean {
 }
 
 /** Turn a prefix into "" or "segment/.../" (refusing "..", "\\" and the rest, as workspace paths do). */
-function resolvePrefix(prefix: string | undefined): string {
+export function resolvePrefix(prefix: string | undefined): string {
   if (prefix === undefined || prefix === "") return "";
   let normalized: string;
   try {
@@ -141,6 +141,48 @@ export function s3ConfigFromEnv(env: Record<string, string | undefined>): S3Conf
     secretAccessKey: env.S3_SECRET_ACCESS_KEY as string,
     ...(env.S3_SESSION_TOKEN ? { sessionToken: env.S3_SESSION_TOKEN } : {}),
     ...(env.S3_PREFIX ? { prefix: env.S3_PREFIX } : {}),
+    ...(pathStyle !== undefined ? { pathStyle } : {}),
+  };
+}
+
+/**
+ * An {@link S3Config} for `s3://BUCKET[/PREFIX]`: the bucket and prefix from
+ * the spec, the rest from the environment. Both the standard AWS variables
+ * and toolwarden's `S3_*` ones are read; where both are set, `S3_*` wins
+ * (it names this server's bucket, while the AWS ones are often set for other
+ * tools):
+ *
+ * - endpoint: S3_ENDPOINT, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL,
+ *   else AWS itself (`https://s3.<region>.amazonaws.com`);
+ * - region: S3_REGION, else AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1;
+ * - keys, as one set: S3_ACCESS_KEY_ID + S3_SECRET_ACCESS_KEY (+ S3_SESSION_TOKEN)
+ *   when S3_ACCESS_KEY_ID is set, else AWS_ACCESS_KEY_ID +
+ *   AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN), so a key of one set is never
+ *   signed with the secret of the other;
+ * - S3_PATH_STYLE (optional) as in {@link s3ConfigFromEnv}.
+ *
+ * Throws INVALID_ARGUMENT naming the missing variables.
+ */
+export function s3ConfigFromSpec(bucket: string, prefix: string, env: Record<string, string | undefined>): S3Config {
+  const region = env.S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1";
+  const endpoint = env.S3_ENDPOINT || env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || `https://s3.${region}.amazonaws.com`;
+  const set = env.S3_ACCESS_KEY_ID ? "S3" : "AWS";
+  const accessKeyId = env[`${set}_ACCESS_KEY_ID`];
+  const secretAccessKey = env[`${set}_SECRET_ACCESS_KEY`];
+  const sessionToken = env[`${set}_SESSION_TOKEN`];
+  if (!accessKeyId || !secretAccessKey) {
+    const missing = !accessKeyId ? "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)" : `${set}_SECRET_ACCESS_KEY`;
+    throw invalid(`no credentials for s3://${bucket}: set ${missing}`);
+  }
+  const pathStyle = env.S3_PATH_STYLE ? parseBoolean(env.S3_PATH_STYLE, "S3_PATH_STYLE") : undefined;
+  return {
+    endpoint,
+    region,
+    bucket,
+    accessKeyId,
+    secretAccessKey,
+    ...(sessionToken ? { sessionToken } : {}),
+    ...(prefix ? { prefix } : {}),
     ...(pathStyle !== undefined ? { pathStyle } : {}),
   };
 }

@@ -8,6 +8,7 @@
 import { FsError, isFsError } from "../errors.ts";
 import type { S3Client, S3Request } from "./client.ts";
 import { randomHex, versionFromEtag } from "./keys.ts";
+import { conditionFailed, drain, isOk } from "./response.ts";
 
 /** What the probe learned. */
 export interface ProbeResult {
@@ -15,15 +16,15 @@ export interface ProbeResult {
   readonly conditionalDelete: boolean;
 }
 
-const encoder = new TextEncoder();
-
-/** Release a response body we do not read (keeps the connection reusable). */
-async function drain(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => undefined);
+/** The server does not enforce conditional writes: guarded writes cannot be offered (a setting to change, not a passing fault). */
+export class S3ConditionsIgnoredError extends FsError {
+  constructor(where: string, reason: string) {
+    super("FS_IO_ERROR", `S3 storage at ${where} cannot be used: ${reason}; guarded writes cannot be offered`);
+    this.name = "S3ConditionsIgnoredError";
+  }
 }
 
-const isOk = (status: number) => status >= 200 && status < 300;
-const conditionFailed = (status: number) => status === 412 || status === 409;
+const encoder = new TextEncoder();
 
 /**
  * Run the probe on `<prefix>.toolwarden-probe-<random>` (removed again):
@@ -35,8 +36,7 @@ const conditionFailed = (status: number) => status === 412 || status === 409;
  */
 export async function probeConditionalWrites(client: S3Client, prefix: string): Promise<ProbeResult> {
   const key = `${prefix}.toolwarden-probe-${randomHex(8)}`;
-  const refuse = (reason: string) =>
-    new FsError("FS_IO_ERROR", `S3 storage at ${client.where} cannot be used: ${reason}; guarded writes cannot be offered`);
+  const refuse = (reason: string) => new S3ConditionsIgnoredError(client.where, reason);
   /** Send one probe step; a network failure names the step. */
   const step = async (name: string, request: Omit<S3Request, "key" | "retry">): Promise<Response> => {
     try {

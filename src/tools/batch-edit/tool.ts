@@ -125,5 +125,5 @@ function success(
   const since = landed.changedSinceView
     ? changedSinceViewNote(path, "every line id was verified against the current content, so the operations landed on the lines you named")
     : undefined;
-  return changeResult([heading], report, [since], ctx.limits);
+  return changeResult([heading], report, [since], ctx.limits, { path, version: landed.version });
 }

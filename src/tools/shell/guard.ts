@@ -30,41 +30,25 @@
  *   a here-document, which belongs in the `write` tool. The same holds for
  *   shells nested deeper than {@link MAX_SHELL_NESTING}.
  */
-import { adviseFor, FILE_PROGRAMS, fileTargets, renderCall } from "./advice.ts";
+import { FILE_PROGRAMS, type FileFamily, fileTargets } from "./advice.ts";
 import { expandWords } from "./braces.ts";
 import { isAssignmentWord, parseCommands, SUBSTITUTION, type ShellWord, type SimpleCommand } from "./lex.ts";
 import { type OptionSpec, parseArgs } from "./options.ts";
-import { isOutsideProject, isStreamPath, toProjectPath } from "./paths.ts";
+import { isOutsideProject, isStreamPath } from "./paths.ts";
+import { type Finding, MAX_COMMAND_BYTES, MAX_SEGMENT_CHARS, renderRefusal, type ShellRefusal } from "./refusal.ts";
 import { redirectedStdin } from "./stdin.ts";
 import { RUNS_ON_FILE_NAMES, WRAPPERS, type Wrapper } from "./wrappers.ts";
 
 export { isOutsideProject } from "./paths.ts";
+export type { ShellRefusal } from "./refusal.ts";
 
-/** Longest command the guard checks, in UTF-8 bytes; longer ones are refused. */
-export const MAX_COMMAND_BYTES = 64 * 1024;
+export { MAX_COMMAND_BYTES } from "./refusal.ts";
 /**
  * Deepest `bash -c` / `eval` / `env -S` nesting the guard follows; deeper
  * ones are refused (as are quotes and substitutions nested deeper than the
  * scanner's `MAX_NESTING`).
  */
 export const MAX_SHELL_NESTING = 8;
-
-/** A refused command and what to do instead. */
-export interface ShellRefusal {
-  readonly allowed: false;
-  /** `file-tool`: a file program was found; `too-long` / `too-deep`: the command could not be checked. */
-  readonly reason: "file-tool" | "too-long" | "too-deep";
-  /** Base name of the refused program (`grep` for `/usr/bin/grep`); the shell for `too-deep`; "" for `too-long`. */
-  readonly program: string;
-  /** Source text of the refused simple command (shortened when long). */
-  readonly segment: string;
-  /** The tool to use instead. */
-  readonly tool: "view" | "edit" | "write";
-  /** The first worked example call, e.g. `view {"path": "src/x.ts"}`. */
-  readonly suggestion: string;
-  /** The whole model-facing explanation, with worked example calls. */
-  readonly message: string;
-}
 
 /** What the guard may know about the workspace. */
 export interface ShellGuardOptions {
@@ -80,7 +64,6 @@ export interface ShellGuardOptions {
 export type ShellGuardVerdict = { readonly allowed: true } | ShellRefusal;
 
 const ALLOWED: ShellGuardVerdict = Object.freeze({ allowed: true });
-const MAX_SEGMENT_CHARS = 200;
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "ash", "mksh"]);
 const SHELL_SPEC: OptionSpec = { withArg: "oO", longWithArg: ["rcfile", "init-file"], plus: true };
 /** Reserved words that may stand before a command's program. */
@@ -98,8 +81,14 @@ const NON_COMMAND_KEYWORDS = new Set(["for", "case", "select", "in"]);
  */
 export function checkShellCommand(command: string, options: ShellGuardOptions = {}): ShellGuardVerdict {
   const bytes = utf8LengthUpTo(command, MAX_COMMAND_BYTES + 1);
-  if (bytes > MAX_COMMAND_BYTES) return tooLong();
-  return checkScript(command, { projectRoot: options.projectRoot, depth: 0 }) ?? ALLOWED;
+  if (bytes > MAX_COMMAND_BYTES) return renderRefusal({ kind: "too-long" }, options.projectRoot);
+  const finding = checkScript(command, { projectRoot: options.projectRoot, depth: 0 });
+  return finding === null ? ALLOWED : renderRefusal(finding, options.projectRoot);
+}
+
+/** A file program found at work on project files: what the renderer needs. */
+function fileTool(program: string, segment: string, args: readonly ShellWord[], inputFiles: readonly ShellWord[], family: FileFamily): Finding {
+  return { kind: "file-tool", program, segment, args, inputFiles, family };
 }
 
 /** Where the check stands: the project root and how deep in nested shells. */
@@ -108,7 +97,7 @@ interface CheckContext {
   readonly depth: number;
 }
 
-function checkScript(script: string, ctx: CheckContext): ShellRefusal | null {
+function checkScript(script: string, ctx: CheckContext): Finding | null {
   const parsed = parseCommands(script);
   const isProjectFile = (word: ShellWord): boolean => !isOutsideProject(word, ctx.projectRoot);
   const stdin = redirectedStdin(parsed.commands, isProjectFile);
@@ -117,11 +106,11 @@ function checkScript(script: string, ctx: CheckContext): ShellRefusal | null {
     const refusal = checkCommand(cmd, script, ctx, stdin[i]);
     if (refusal !== null) return refusal;
   }
-  return parsed.tooDeep ? tooDeep("", script) : null;
+  return parsed.tooDeep ? { kind: "too-deep", shell: "", segment: script } : null;
 }
 
-function checkNested(script: string, shell: string, segment: string, ctx: CheckContext): ShellRefusal | null {
-  if (ctx.depth + 1 > MAX_SHELL_NESTING) return tooDeep(shell, segment);
+function checkNested(script: string, shell: string, segment: string, ctx: CheckContext): Finding | null {
+  if (ctx.depth + 1 > MAX_SHELL_NESTING) return { kind: "too-deep", shell, segment };
   return checkScript(script, { ...ctx, depth: ctx.depth + 1 });
 }
 
@@ -155,12 +144,12 @@ function isFunctionHead(word: ShellWord): boolean {
  * `while ...; done < f`) or an earlier `exec 3< f`; a reader with no file
  * operand reads it.
  */
-function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext, stdinFile: ShellWord | undefined): ShellRefusal | null {
+function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext, stdinFile: ShellWord | undefined): Finding | null {
   const words = expandWords(cmd.words);
   // `$(< f)` is bash's shorthand for `$(cat f)`.
   if (words.length === 0 && cmd.inSubstitution && cmd.groupFrom === undefined) {
     const file = cmd.inputFiles.find((w) => !isOutsideProject(w, ctx.projectRoot));
-    return file === undefined ? null : fileToolRefusal("$(<file)", segmentText(source, cmd), [], [file], "read", ctx);
+    return file === undefined ? null : fileTool("$(<file)", segmentText(source, cmd), [], [file], "read");
   }
   let k = 0;
   let viaXargs = false;
@@ -220,12 +209,12 @@ function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext, std
       // Files the file tools cannot serve anyway (`cat /proc/cpuinfo`, `ls ~/.cache`).
       if (targets.length > 0 && targets.every((w) => isOutsideProject(w, ctx.projectRoot))) return null;
     }
-    return fileToolRefusal(program, segmentText(source, cmd), args, inputFiles, family, ctx);
+    return fileTool(program, segmentText(source, cmd), args, inputFiles, family);
   }
 }
 
 /** `trap 'cmd' SIGNAL...`: the action is a command line run later in this shell. */
-function checkTrap(words: readonly ShellWord[], from: number, source: string, cmd: SimpleCommand, ctx: CheckContext): ShellRefusal | null {
+function checkTrap(words: readonly ShellWord[], from: number, source: string, cmd: SimpleCommand, ctx: CheckContext): Finding | null {
   const parsed = parseArgs(words, from, {}, false);
   const action = parsed.operands[0];
   // One operand is a signal to reset; "-" resets too.
@@ -247,7 +236,7 @@ function stepWrapper(
   source: string,
   cmd: SimpleCommand,
   ctx: CheckContext,
-): { verdict?: ShellRefusal | null; next: number } {
+): { verdict?: Finding | null; next: number } {
   const parsed = parseArgs(words, from, wrapper.spec, true);
   if (program === "command" && /[vV]/.test(parsed.flags)) return { verdict: null, next: 0 }; // `command -v x` only looks x up
   const segment = segmentText(source, cmd);
@@ -260,7 +249,7 @@ function stepWrapper(
     // `xargs -a FILE` prints (or passes on) the words of FILE.
     const file = parsed.values.get("a") ?? parsed.values.get("arg-file");
     if (file !== undefined && !isOutsideProject(valueWord(file), ctx.projectRoot)) {
-      return { verdict: fileToolRefusal(program, segment, [valueWord(file)], [], "read", ctx), next: 0 };
+      return { verdict: fileTool(program, segment, [valueWord(file)], [], "read"), next: 0 };
     }
   }
   let next = parsed.end + (wrapper.positionals ?? 0);
@@ -293,7 +282,7 @@ function checkShell(
   from: number,
   source: string,
   ctx: CheckContext,
-): ShellRefusal | null {
+): Finding | null {
   const parsed = parseArgs(words, from, SHELL_SPEC, true);
   const operand = words[parsed.end];
   const segment = segmentText(source, cmd);
@@ -306,70 +295,6 @@ function checkShell(
     if (refusal !== null) return refusal;
   }
   return null;
-}
-
-const STILL_ALLOWED =
-  "bash remains the tool for builds, tests, git and other programs, and a filter on another command's output is fine: `make 2>&1 | grep error`.";
-
-function fileToolRefusal(
-  program: string,
-  segment: string,
-  args: readonly ShellWord[],
-  inputFiles: readonly ShellWord[],
-  family: Parameters<typeof adviseFor>[1],
-  ctx: CheckContext,
-): ShellRefusal {
-  // Example calls name paths the file tools take (`/proc/self/cwd/x` and `<root>/x` are `x`).
-  const relative = (w: ShellWord): ShellWord => toProjectPath(w, ctx.projectRoot);
-  const advice = adviseFor(program, family, args.map(relative), inputFiles.map(relative));
-  const calls = advice.calls.map((c) => `  ${renderCall(c)}${c.note === undefined ? "" : `   (${c.note})`}`);
-  const message = [`bash refused \`${segment}\`: ${advice.reason}`, "Do this instead:", ...calls, ...advice.extra, STILL_ALLOWED].join("\n");
-  return {
-    allowed: false,
-    reason: "file-tool",
-    program,
-    segment,
-    tool: advice.tool,
-    suggestion: renderCall(advice.calls[0]),
-    message,
-  };
-}
-
-const SCRIPT_CALL = renderCall({ tool: "write", args: [["path", "scripts/task.sh"], ["content", "#!/usr/bin/env bash\n..."]] });
-
-function tooLong(): ShellRefusal {
-  return {
-    allowed: false,
-    reason: "too-long",
-    program: "",
-    segment: "",
-    tool: "write",
-    suggestion: SCRIPT_CALL,
-    message: [
-      `bash refused this command: it is longer than ${MAX_COMMAND_BYTES} bytes, the most the command check reads.`,
-      "Put file contents in place with the `write` tool instead of a here-document, or write the script to a file and run it:",
-      `  ${SCRIPT_CALL}`,
-      "  then bash with: bash scripts/task.sh",
-    ].join("\n"),
-  };
-}
-
-function tooDeep(shell: string, source: string): ShellRefusal {
-  const segment = source.length > MAX_SEGMENT_CHARS ? `${source.slice(0, MAX_SEGMENT_CHARS)}...` : source;
-  return {
-    allowed: false,
-    reason: "too-deep",
-    program: shell,
-    segment,
-    tool: "write",
-    suggestion: SCRIPT_CALL,
-    message: [
-      `bash refused \`${segment}\`: it nests shells, quotes or substitutions deeper than the command check follows.`,
-      "Write the script to a file and run it:",
-      `  ${SCRIPT_CALL}`,
-      "  then bash with: bash scripts/task.sh",
-    ].join("\n"),
-  };
 }
 
 /** UTF-8 length of `text`, counting no further than `limit` (so a huge string costs no more than the limit). */

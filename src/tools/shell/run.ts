@@ -16,6 +16,8 @@ export interface RunShellOptions {
   readonly signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL when ending the group (default 2000 ms). */
   readonly killGraceMs?: number;
+  /** Called with the output bytes so far after each chunk. */
+  readonly onOutput?: (bytes: number) => void;
 }
 
 /** A finished command: the text for the model and the facts behind it. */
@@ -51,6 +53,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     headBytes,
     tailBytes: budget - headBytes,
     signal: options.signal,
+    onOutput: options.onOutput,
   });
   const fitted = fitOutputs(
     { bytes: spawned.stdout, cut: spawned.stdoutTruncated },

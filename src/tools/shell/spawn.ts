@@ -32,6 +32,8 @@ export interface SpawnShellOptions {
   readonly tailBytes?: number;
   /** Aborting ends the process group like a timeout. */
   readonly signal?: AbortSignal;
+  /** Called with the output bytes so far (stdout and stderr) after each chunk. */
+  readonly onOutput?: (bytes: number) => void;
 }
 
 /** What happened to the command. */
@@ -172,8 +174,19 @@ function runIn(shell: string, command: string, options: SpawnShellOptions): Prom
       terminate();
     };
 
-    child.stdout?.on("data", (chunk: Uint8Array) => stdout.push(chunk));
-    child.stderr?.on("data", (chunk: Uint8Array) => stderr.push(chunk));
+    let outputBytes = 0;
+    const seen = (chunk: Uint8Array): void => {
+      outputBytes += chunk.length;
+      options.onOutput?.(outputBytes);
+    };
+    child.stdout?.on("data", (chunk: Uint8Array) => {
+      stdout.push(chunk);
+      seen(chunk);
+    });
+    child.stderr?.on("data", (chunk: Uint8Array) => {
+      stderr.push(chunk);
+      seen(chunk);
+    });
     child.on("error", (error) => {
       if (child.pid !== undefined || done) return; // a failed kill after start changes nothing
       done = true;

@@ -6,7 +6,7 @@
  * gives the exact call that continues from there.
  */
 
-import { fail, ok, type ToolResult } from "../../result.ts";
+import { fail, ok, withFacts, type ToolResult } from "../../result.ts";
 import { type LineEndingCounts, lineEndingCounts } from "../../text/document.ts";
 import { renderLines } from "../../text/render.ts";
 import { loadTextFile } from "../support/load.ts";
@@ -96,7 +96,8 @@ function formatFileView(ctx: ToolContext, path: string, rows: FileRows, extraNot
   const notes = [...extraNotes, ...range.notes];
   const noteLine = notes.length > 0 ? [`[note: ${notes.join("; ")}]`] : [];
   if (total === 0) {
-    return ok([`[${name}: empty file (0 lines)${traits.map((t) => `, ${t}`).join("")}]`, ...noteLine].join("\n"));
+    const empty = ok([`[${name}: empty file (0 lines)${traits.map((t) => `, ${t}`).join("")}]`, ...noteLine].join("\n"));
+    return withFacts(empty, { path: name, version: rows.version, lines: { from: 0, to: 0, total: 0 } });
   }
 
   const { limits } = ctx;
@@ -120,7 +121,8 @@ function formatFileView(ctx: ToolContext, path: string, rows: FileRows, extraNot
   }
   // Concatenated, not joined: the rows may be a rope of many pieces that a join would copy whole.
   const foot = tail.length > 0 ? `\n${tail.join("\n")}` : "";
-  return ok(head + "\n" + rendered.text + foot);
+  const facts = { path: name, version: rows.version, lines: { from: rendered.from, to: rendered.to, total } };
+  return withFacts(ok(head + "\n" + rendered.text + foot), facts);
 }
 
 function tooLargeToView(path: string, size: number, limit: number): ToolResult {

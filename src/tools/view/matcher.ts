@@ -17,6 +17,7 @@
  *   at whole-text speed.
  */
 
+import { compileNeedle, containsBytes } from "../../text/bytes-find.ts";
 import { RE2JS } from "re2js";
 
 /** Where each line of a normalised text starts. */
@@ -78,6 +79,8 @@ export interface Searcher {
   readonly label: string;
   /** Cheap whole-text check: false means no line can match. */
   mayMatch(text: string): boolean;
+  /** Cheaper still, on the file's bytes before decoding: false means no line can match. */
+  mayMatchBytes(bytes: Uint8Array): boolean;
   /** 0-based indices of the matching lines, ascending, each once. */
   matchLines(text: string, index: LineIndex): number[];
   /** UTF-16 column of the first match inside one line, or -1 (for showing a long line around its match). */
@@ -101,8 +104,12 @@ function literalSearcher(spec: SearchSpec): Searcher {
   const fold = !spec.caseSensitive;
   const lowNeedle = needle.toLowerCase();
   const multiline = needle.includes("\n");
+  // Only a needle whose bytes are the same in every file can be looked for before decoding:
+  // case-sensitive, and without a line break (a CRLF file holds "\r\n" where the needle says "\n").
+  const inBytes = fold || multiline || needle.includes("\r") ? undefined : compileNeedle(new TextEncoder().encode(needle));
   return {
     label: `literal, ${fold ? "case-insensitive" : "case-sensitive"}`,
+    mayMatchBytes: (bytes) => (inBytes ? containsBytes(bytes, inBytes) : true),
     mayMatch: (text) => (fold ? text.toLowerCase().includes(lowNeedle) : text.includes(needle)),
     matchLines(text, index) {
       if (!fold) return scanLiteral(text, needle, index, multiline);
@@ -170,6 +177,7 @@ function regexSearcher(spec: SearchSpec): { ok: true; searcher: Searcher } | { o
     searcher: {
       label: `regex, ${spec.caseSensitive ? "case-sensitive" : "case-insensitive"}`,
       mayMatch: (text) => (chunk ? chunk.test(text) : true),
+      mayMatchBytes: () => true,
       matchLines(text, index) {
         const out: number[] = [];
         const { starts, count } = index;

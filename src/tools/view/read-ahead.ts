@@ -43,11 +43,11 @@ export function rewindWalk(stats: WalkStats, mark: WalkMark): void {
 }
 
 /** One file of the walk, with its read started (or not, when `read` was not wanted). */
-export interface AheadItem {
+export interface AheadItem<T = ReadResult> {
   readonly entry: WalkEntry;
   readonly mark: WalkMark;
   /** Settles with the read or the error it failed with; undefined when no read was started. */
-  readonly read: Promise<ReadResult | { readonly failed: unknown }> | undefined;
+  readonly read: Promise<T | { readonly failed: unknown }> | undefined;
 }
 
 /**
@@ -55,14 +55,14 @@ export interface AheadItem {
  * started ahead when `shouldRead` says so. Stop consuming at any time; reads
  * still in flight then finish unobserved.
  */
-export async function* readAhead(
+export async function* readAhead<T = ReadResult>(
   walk: AsyncIterable<WalkEntry>,
   stats: WalkStats,
   wanted: (entry: WalkEntry) => boolean,
   shouldRead: (entry: WalkEntry) => boolean,
-  read: (path: string) => Promise<ReadResult>,
-): AsyncGenerator<AheadItem> {
-  const queue: AheadItem[] = [];
+  read: (entry: WalkEntry) => Promise<T>,
+): AsyncGenerator<AheadItem<T>> {
+  const queue: AheadItem<T>[] = [];
   let bytesInFlight = 0;
   const iterator = walk[Symbol.asyncIterator]();
   let exhausted = false;
@@ -79,7 +79,7 @@ export async function* readAhead(
         if (!wanted(entry)) continue;
         const started = shouldRead(entry);
         // The failure is kept as a value: a read nobody awaits must not become an unhandled rejection.
-        const pending = started ? read(entry.path).catch((failed: unknown) => ({ failed })) : undefined;
+        const pending = started ? read(entry).catch((failed: unknown) => ({ failed })) : undefined;
         if (started) bytesInFlight += entry.size;
         queue.push({ entry, mark: markWalk(stats), read: pending });
       }

@@ -39,6 +39,7 @@ import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
+import { binaryStart, readForSearch } from "./search-read.ts";
 import { streamMatches } from "./stream-search.ts";
 import { readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
@@ -53,6 +54,9 @@ export const COUNT_CAP = 10_000;
 export const SEARCH_WALK_ENTRIES = 50_000;
 /** Most bytes one search reads in all. */
 export const SEARCH_READ_BYTES = 512 * 1024 * 1024;
+/** A search over a directory reports progress (when asked) after every this many files. */
+const PROGRESS_EVERY_FILES = 25;
+
 /** A file may be this many times `maxFileBytes` and still be searched (search never renders it whole). */
 export const SEARCH_SIZE_FACTOR = 4;
 const META_RESERVE_BYTES = 2048;
@@ -313,7 +317,7 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     stats,
     (entry) => entry.kind === "file" && (!filter || filter.test(entry.path)),
     (entry) => entry.size <= run.sizeLimit,
-    (path) => ctx.storage.read(path),
+    (entry) => readForSearch(ctx.storage, entry.path, entry.size),
   );
   for await (const { entry, mark, read: reading } of files) {
     const stopAt = (reason: string) => {
@@ -342,9 +346,19 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
       tally.unreadable++;
       continue;
     }
+    // A binary is judged from its first bytes and costs nothing of the read budget: that is for text searched.
+    if ("binary" in read || binaryStart(read.bytes)) {
+      tally.notText++;
+      continue;
+    }
     tally.bytesRead += read.bytes.length;
     if (read.bytes.length > run.sizeLimit) {
       tally.tooLarge++;
+      continue;
+    }
+    if (!searcher.mayMatchBytes(read.bytes)) {
+      // Cannot match: not worth decoding (so invalid UTF-8 past the first bytes goes unnoticed, as in ripgrep).
+      tally.filesSearched++;
       continue;
     }
     const decoded = decodeText(read.bytes);
@@ -354,18 +368,22 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     }
     tally.filesSearched++;
     const text = normalizeEndings(decoded.text);
-    if (!searcher.mayMatch(text)) continue;
-    const index = indexLines(text);
-    await showFile(run, entry.path, read.version, textLines(text, index), searcher.matchLines(text, index), {
-      cap: PER_FILE_MATCHES,
-      more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
-    });
+    if (searcher.mayMatch(text)) {
+      const index = indexLines(text);
+      await showFile(run, entry.path, read.version, textLines(text, index), searcher.matchLines(text, index), {
+        cap: PER_FILE_MATCHES,
+        more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
+      });
+    }
+    if (ctx.progress && tally.filesSearched % PROGRESS_EVERY_FILES === 0) {
+      ctx.progress(tally.filesSearched, `${tally.filesSearched} files searched, ${tally.matched} matching lines so far`);
+    }
   }
   if (!stats.complete && tally.complete) stop(`the walk stopped after ${SEARCH_WALK_ENTRIES} entries`);
   const skipped: string[] = [];
   if (stats.hidden > 0) skipped.push(`${stats.hidden} hidden (add "hidden": true)`);
   if (stats.ignored > 0) skipped.push(`${stats.ignored} gitignored (add "gitignore": false)`);
-  for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path")`);
+  for (const dir of stats.unexpanded.slice(0, 3)) skipped.push(`${dir}/ (search it by naming it as "path", or add "gitignore": false)`);
   if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
   return ok(render(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory"));
 }

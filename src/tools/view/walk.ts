@@ -10,10 +10,10 @@ import type { ListEntry, Storage } from "../../storage/types.ts";
 import { type IgnoreLayer, ignoreLayer, isIgnored } from "./gitignore.ts";
 
 /**
- * Directories whose contents are never walked unless named as the path:
- * VCS metadata and installed dependencies are huge and rarely what a model
- * is looking for. They are still listed (and marked) so their existence is
- * not hidden.
+ * Directories whose contents are not walked unless named as the path, or
+ * unless `gitignore: false` asks for everything: VCS metadata and installed
+ * dependencies are huge and rarely what a model is looking for. They are
+ * still listed (and marked) so their existence is not hidden.
  */
 export const UNEXPANDED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 
@@ -131,7 +131,7 @@ export async function* walkTree(
           continue;
         }
         const enter = isDir && depth < options.depth;
-        const unexpanded = enter && UNEXPANDED_DIRS.has(entry.name);
+        const unexpanded = enter && options.gitignore && UNEXPANDED_DIRS.has(entry.name);
         if (unexpanded) stats.unexpanded.push(entry.path);
         yield { ...entry, depth, unexpanded };
         if (enter && !unexpanded) yield* visit(entry.path, depth + 1);

@@ -7,7 +7,7 @@
 import { jsHasher } from "../../../src/hash/js.ts";
 import { createApp } from "../../../src/http/mod.ts";
 import { createMemoryObservationStore } from "../../../src/policy/memory.ts";
-import { createMemoryStorage } from "../../../src/storage/memory.ts";
+import { createMemoryStorage } from "../../../src/storage/memory/mod.ts";
 import { fileTools } from "../../../src/tools/mod.ts";
 import { startServe, tempDir } from "../cli.ts";
 import { buildWorkerBundle, startWorker } from "../worker-e2e.ts";

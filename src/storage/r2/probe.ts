@@ -5,8 +5,8 @@
  * before serving, the Worker proves on a sentinel key that a failed condition
  * writes nothing and a correct one writes.
  */
-import { FsError } from "./errors.ts";
-import type { R2BucketLike } from "./r2-bucket.ts";
+import { FsError } from "../errors.ts";
+import type { R2BucketLike } from "./bucket.ts";
 
 /** The bucket does not enforce conditional puts: guarded writes cannot be offered. */
 export class R2ConditionsIgnoredError extends FsError {

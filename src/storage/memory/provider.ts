@@ -6,9 +6,9 @@
  * Every method body runs to completion without an `await`, so a condition
  * check and the write it guards can never interleave with another call.
  */
-import { FileTooLargeError, FsError } from "./errors.ts";
-import { checkListOptions, finishListing, listDepth } from "./listing.ts";
-import { baseName } from "./path.ts";
+import { FileTooLargeError, FsError } from "../errors.ts";
+import { checkListOptions, finishListing, listDepth } from "../listing.ts";
+import { baseName } from "../path.ts";
 import type {
   ListEntry,
   ListOptions,
@@ -21,7 +21,7 @@ import type {
   Version,
   WriteCondition,
   WriteResult,
-} from "./types.ts";
+} from "../types.ts";
 
 interface FileRecord {
   readonly bytes: Uint8Array;

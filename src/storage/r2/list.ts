@@ -12,10 +12,10 @@
  * only for astral characters against U+E000..U+FFFF, and the early stop
  * guards against exactly that case.
  */
-import { FsError } from "./errors.ts";
-import { compareCodeUnits, finishListing } from "./listing.ts";
-import type { R2BucketLike, R2ObjectsLike } from "./r2-bucket.ts";
-import type { ListEntry, ListResult } from "./types.ts";
+import { FsError } from "../errors.ts";
+import { compareCodeUnits, finishListing } from "../listing.ts";
+import type { R2BucketLike, R2ObjectsLike } from "./bucket.ts";
+import type { ListEntry, ListResult } from "../types.ts";
 
 /** What {@link listR2} lists. */
 export interface R2ListRequest {

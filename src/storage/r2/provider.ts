@@ -31,11 +31,11 @@
  *
  * No `node:` imports: this runs inside workerd.
  */
-import { bodyStream } from "./body-stream.ts";
-import { FileTooLargeError, FsError } from "./errors.ts";
-import { listDepth } from "./listing.ts";
-import type { R2BucketLike, R2ObjectBodyLike, R2ObjectLike } from "./r2-bucket.ts";
-import { listR2 } from "./r2-list.ts";
+import { bodyStream } from "../body-stream.ts";
+import { FileTooLargeError, FsError } from "../errors.ts";
+import { listDepth } from "../listing.ts";
+import type { R2BucketLike, R2ObjectBodyLike, R2ObjectLike } from "./bucket.ts";
+import { listR2 } from "./list.ts";
 import type {
   ListOptions,
   ListResult,
@@ -47,9 +47,8 @@ import type {
   Version,
   WriteCondition,
   WriteResult,
-} from "./types.ts";
+} from "../types.ts";
 
-export type { R2BucketLike } from "./r2-bucket.ts";
 
 /** R2's longest object key, in UTF-8 bytes. */
 export const R2_MAX_KEY_BYTES = 1024;

@@ -4,7 +4,7 @@
  * alike (the real `R2Bucket` from @cloudflare/workers-types is assignable to
  * {@link R2BucketLike}; tsconfig.worker.json proves it by passing `env.FILES`).
  */
-import type { BodySource } from "./body-stream.ts";
+import type { BodySource } from "../body-stream.ts";
 
 /** What R2 knows about one object (`R2Object`). */
 export interface R2ObjectLike {

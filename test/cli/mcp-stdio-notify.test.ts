@@ -1,0 +1,111 @@
+/** Progress, per-call log messages and cancellation over `toolwarden mcp` (stdio), with the official SDK client. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LoggingMessageNotificationSchema, type LoggingMessageNotification, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CLI, cleanEnv, tempDir } from "../helpers/cli.ts";
+
+function textOf(result: unknown): string {
+  return (result as { content: { text: string }[] }).content.map((b) => b.text).join("\n");
+}
+
+/** Whether process `pid` exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("toolwarden mcp: progress, logging, cancellation", () => {
+  const dir = tempDir();
+  let client: Client;
+  const messages: LoggingMessageNotification["params"][] = [];
+
+  beforeAll(async () => {
+    mkdirSync(join(dir.path, "many"));
+    for (let i = 0; i < 60; i++) writeFileSync(join(dir.path, "many", `f${String(i).padStart(2, "0")}.txt`), `line ${i}\nneedle ${i}\n`);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", dir.path, "--allow-shell", "--quiet"], env: cleanEnv(), stderr: "pipe" });
+    client = new Client({ name: "notify-test", version: "1.0.0" });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+    dir.remove();
+  });
+
+  test("the server declares the logging capability", () => {
+    expect(client.getServerCapabilities()?.logging).toEqual({});
+  });
+
+  test("a search over many files reports progress that only grows", async () => {
+    const reports: Progress[] = [];
+    const result = await client.callTool({ name: "view", arguments: { path: "many", content: "needle" } }, undefined, {
+      onprogress: (p) => void reports.push(p),
+    });
+    expect(result.isError).toBe(false);
+    expect(reports.map((r) => r.progress)).toEqual([25, 50]);
+    expect(reports[1].message).toBe("50 files searched, 50 matching lines so far");
+  });
+
+  test("bash reports its output as progress", async () => {
+    const reports: Progress[] = [];
+    const result = await client.callTool({ name: "bash", arguments: { command: "printf 'a%.0s' $(seq 1 5000)" } }, undefined, {
+      onprogress: (p) => void reports.push(p),
+    });
+    expect(textOf(result)).toContain("aaaa");
+    expect(reports.length).toBeGreaterThanOrEqual(1);
+    const values = reports.map((r) => r.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(values.at(-1)!).toBeLessThanOrEqual(5000);
+  });
+
+  test("each call is logged as notifications/message, and logging/setLevel filters them", async () => {
+    messages.length = 0;
+    await client.callTool({ name: "view", arguments: { path: "many/f01.txt" } });
+    await client.callTool({ name: "view", arguments: { path: "missing.txt" } });
+    // The notifications precede their responses on the same pipe, so both are here.
+    expect(messages.map((m) => [m.level, (m.data as { tool: string; outcome: string }).outcome])).toEqual([
+      ["info", "ok"],
+      ["warning", "FS_NOT_FOUND"],
+    ]);
+    expect(messages[0].logger).toBe("toolwarden");
+
+    await client.setLoggingLevel("warning");
+    messages.length = 0;
+    await client.callTool({ name: "view", arguments: { path: "many/f01.txt" } });
+    await client.callTool({ name: "view", arguments: { path: "missing.txt" } });
+    expect(messages.map((m) => m.level)).toEqual(["warning"]);
+    await client.setLoggingLevel("info");
+  });
+
+  test("notifications/cancelled stops a running command and kills its whole process group", async () => {
+    const pidFile = join(dir.path, "child.pid");
+    const doneFile = join(dir.path, "done.txt");
+    const controller = new AbortController();
+    // A grandchild in the background, then output that tells the test both are running.
+    const command = `sleep 300 & echo $! > child.pid; echo started; wait; echo finished > done.txt`;
+    const call = client.callTool({ name: "bash", arguments: { command } }, undefined, {
+      signal: controller.signal,
+      onprogress: () => {
+        if (existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "") controller.abort("test cancels");
+      },
+    });
+    await expect(call).rejects.toThrow();
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(pid).toBeGreaterThan(0);
+    // The group gets SIGTERM at once; wait for it by count, not by a clock budget.
+    let checks = 0;
+    while (alive(pid) && checks++ < 3000) await Bun.sleep(10);
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(doneFile)).toBe(false);
+    // The session still works after a cancelled call.
+    const after = await client.callTool({ name: "bash", arguments: { command: "echo still here" } });
+    expect(textOf(after)).toContain("still here");
+  });
+});
