@@ -63,9 +63,10 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
 
   const local = await inProcess(work);
   const hasher = await loadHasher();
-  const workspace = await openWorkspace(work, false);
-  const history = await openHistory(join(state, "inline"), workspace.real);
-  const deferred = deferRecording(await openHistory(join(state, "deferred"), workspace.real));
+  const workspace = await openWorkspace(work, { env: process.env });
+  const real = workspace.localRoot!;
+  const history = await openHistory(join(state, "inline"), real);
+  const deferred = deferRecording(await openHistory(join(state, "deferred"), real));
   const hostWith = (history: HistoryStore) =>
     createToolHost({
       pipeline: buildPipeline({ root: work, limits: {}, shell: { enabled: false }, rules: {} }, work),
