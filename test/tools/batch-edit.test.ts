@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { batchEditTool } from "../../src/tools/batch-edit/tool.ts";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { validateArgs } from "../../src/pipeline/validate.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { editTool } from "../../src/tools/edit.ts";
-import { MAX_ATTEMPTS } from "../../src/tools/mutate.ts";
-import { writeTool } from "../../src/tools/write.ts";
+import { editTool } from "../../src/tools/edit/run.ts";
+import { MAX_ATTEMPTS } from "../../src/tools/support/mutate.ts";
+import { writeTool } from "../../src/tools/write/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { lineHash } from "../../src/hash/fnv.ts";
 import { describeTool } from "../../src/http/catalog.ts";
 import { formatId } from "../../src/text/ids.ts";
-import { viewTool } from "../../src/tools/view/view.ts";
+import { viewTool } from "../../src/tools/view/run.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { id, row, rows, view } from "../helpers/tool-view.ts";
 

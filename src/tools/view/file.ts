@@ -15,7 +15,7 @@ import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { formatSize, plural, viewCall } from "./format.ts";
 import { resolveRange } from "./range.ts";
-import { invalidArgument } from "./errors.ts";
+import { invalidArgument } from "./messages.ts";
 import { type FileRows, lineCapOf, rowBudgetOf, streamView, type StreamedView } from "./stream-view.ts";
 
 /** Line endings and the other facts about a file's bytes worth a model's attention. */

@@ -7,16 +7,16 @@
  */
 
 import * as v from "valibot";
-import { fail, type ToolResult } from "../result.ts";
-import { documentFromLines } from "../text/document.ts";
-import { spliceLineEdits } from "../text/line-edits.ts";
-import { applyStringEdit, type EditApplied } from "../text/match.ts";
-import { changedSinceViewNote, changeResult, reportChange } from "./change-report.ts";
-import { ambiguousText, noChangeText, noMatchText } from "./edit-messages.ts";
-import { type FileSnapshot, type Landed, mutateFile, type Plan } from "./mutate.ts";
-import { argPath } from "./support/paths.ts";
-import { shownPath } from "./support/remedy.ts";
-import type { ToolContext, ToolDef } from "./types.ts";
+import { fail, type ToolResult } from "../../result.ts";
+import { documentFromLines } from "../../text/document.ts";
+import { spliceLineEdits } from "../../text/line-edits.ts";
+import { applyStringEdit, type EditApplied } from "../../text/match.ts";
+import { changedSinceViewNote, changeResult, reportChange } from "../support/change-report.ts";
+import { ambiguousText, noChangeText, noMatchText } from "./messages.ts";
+import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
+import { argPath } from "../support/paths.ts";
+import { shownPath } from "../support/remedy.ts";
+import type { ToolContext, ToolDef } from "../types.ts";
 
 const schema = v.strictObject({
   path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),

@@ -8,9 +8,9 @@ import type { ToolResult } from "../../result.ts";
 import { argPath } from "../support/paths.ts";
 import { toolError } from "../support/remedy.ts";
 import type { ToolContext, ToolDef } from "../types.ts";
-import { type ViewArgs, ViewArgsSchema } from "./args.ts";
+import { type ViewArgs, ViewArgsSchema } from "./schema.ts";
 import { listDirectory } from "./directory.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "./messages.ts";
 import { viewFile } from "./file.ts";
 import { search } from "./search.ts";
 

@@ -5,15 +5,15 @@
  * retry without another view).
  */
 
-import type { TextDocument } from "../text/document.ts";
-import { textToLines } from "../text/line-edits.ts";
-import { interpretEscapes } from "../text/match-escapes.ts";
-import type { EditNoChange, MatchAmbiguous, MatchMissing } from "../text/match.ts";
-import { renderLine, renderLines } from "../text/render.ts";
-import type { Difference, WindowCandidate } from "../text/similarity.ts";
-import { formatId } from "../text/ids.ts";
-import { shownPath } from "./support/remedy.ts";
-import type { ToolLimits } from "./types.ts";
+import type { TextDocument } from "../../text/document.ts";
+import { textToLines } from "../../text/line-edits.ts";
+import { interpretEscapes } from "../../text/match-escapes.ts";
+import type { EditNoChange, MatchAmbiguous, MatchMissing } from "../../text/match.ts";
+import { renderLine, renderLines } from "../../text/render.ts";
+import type { Difference, WindowCandidate } from "../../text/similarity.ts";
+import { formatId } from "../../text/ids.ts";
+import { shownPath } from "../support/remedy.ts";
+import type { ToolLimits } from "../types.ts";
 
 /** Longest line content quoted in a list of matches. */
 const LISTED_LINE_CHARS = 160;

@@ -6,17 +6,17 @@
  * with the current content instead of being written blind.
  */
 
-import { decideEdit, type EditDecision } from "../policy/decide.ts";
-import type { Observation } from "../policy/types.ts";
-import { fail, type ToolResult } from "../result.ts";
-import { isFsError } from "../storage/errors.ts";
-import { parentPath } from "../storage/path.ts";
-import { Cond, type Version } from "../storage/types.ts";
-import type { TextDocument } from "../text/document.ts";
-import { loadTextFile } from "./support/load.ts";
-import { observed, observePresent } from "./support/observe.ts";
-import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
-import type { ToolContext } from "./types.ts";
+import { decideEdit, type EditDecision } from "../../policy/decide.ts";
+import type { Observation } from "../../policy/types.ts";
+import { fail, type ToolResult } from "../../result.ts";
+import { isFsError } from "../../storage/errors.ts";
+import { parentPath } from "../../storage/path.ts";
+import { Cond, type Version } from "../../storage/types.ts";
+import type { TextDocument } from "../../text/document.ts";
+import { loadTextFile } from "./load.ts";
+import { observed, observePresent } from "./observe.ts";
+import { remedyFor, shownPath, toolError } from "./remedy.ts";
+import type { ToolContext } from "../types.ts";
 
 /**
  * Fewest read-plan-write rounds before a mutation gives up on a file other

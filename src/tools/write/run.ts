@@ -7,20 +7,20 @@
  */
 
 import * as v from "valibot";
-import { decideWrite, type CurrentFile, type WriteDecision } from "../policy/decide.ts";
-import type { Observation } from "../policy/types.ts";
-import { fail, ok, withFacts, type ChangedRange, type ToolResult } from "../result.ts";
-import { isFsError } from "../storage/errors.ts";
-import { Cond, type Version } from "../storage/types.ts";
-import { changedRuns, diffLines } from "../text/diff.ts";
-import { documentFromLines, type TextDocument } from "../text/document.ts";
-import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "./change-report.ts";
-import { argPath } from "./support/paths.ts";
-import { loadTextFile } from "./support/load.ts";
-import { observed, observeAbsent, observePresent } from "./support/observe.ts";
-import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
-import type { ToolContext, ToolDef } from "./types.ts";
-import { contentLines, styleLike } from "./write-style.ts";
+import { decideWrite, type CurrentFile, type WriteDecision } from "../../policy/decide.ts";
+import type { Observation } from "../../policy/types.ts";
+import { fail, ok, withFacts, type ChangedRange, type ToolResult } from "../../result.ts";
+import { isFsError } from "../../storage/errors.ts";
+import { Cond, type Version } from "../../storage/types.ts";
+import { changedRuns, diffLines } from "../../text/diff.ts";
+import { documentFromLines, type TextDocument } from "../../text/document.ts";
+import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
+import { argPath } from "../support/paths.ts";
+import { loadTextFile } from "../support/load.ts";
+import { observed, observeAbsent, observePresent } from "../support/observe.ts";
+import { remedyFor, shownPath, toolError } from "../support/remedy.ts";
+import type { ToolContext, ToolDef } from "../types.ts";
+import { contentLines, styleLike } from "./style.ts";
 
 const schema = v.strictObject({
   path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
