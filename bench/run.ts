@@ -1,7 +1,7 @@
 /**
  * The benchmark suite: `npm run bench` (= `bun bench/run.ts`).
  *
- *   bun bench/run.ts [--quick] [--only tools,throughput,reference,memory,hash] [--out bench/results.json]
+ *   bun bench/run.ts [--quick] [--only tools,floor,throughput,reference,memory,hash] [--out bench/results.json]
  *
  * Runs each section in a fresh Bun process (so one section's JIT state,
  * heap and cached files cannot flatter or burden the next), prints one
@@ -23,6 +23,7 @@ import { renderMarkdown, renderTable, row, type Section } from "./lib/report.ts"
 /** The sections, each a script that writes one Section as JSON with `--json FILE`. */
 const SECTIONS: Record<string, string> = {
   tools: "bench/tools.ts",
+  floor: "bench/edit-floor.ts",
   throughput: "bench/http.ts",
   reference: "bench/vs-reference.ts",
   memory: "bench/memory.ts",

@@ -11,12 +11,13 @@
  *   bun bench/tools.ts [--quick] [--json out.json]
  */
 import { join } from "node:path";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { guardStorage } from "../src/storage/guard.ts";
 import { createLocalStorage } from "../src/storage/local/mod.ts";
 import { createMemoryStorage } from "../src/storage/memory/mod.ts";
 import { Cond } from "../src/storage/types.ts";
 import { codeText, MARKER, SEARCH_TREE, tempDir, writeTree } from "./lib/fixtures.ts";
+import { floorWrite } from "./lib/floor.ts";
 import { expectOk, inProcess } from "./lib/inproc.ts";
 import { alternate } from "./lib/measure.ts";
 import { row, type Row, type Section, renderTable } from "./lib/report.ts";
@@ -155,7 +156,12 @@ export async function runTools(options: SectionOptions): Promise<Section> {
             };
           }),
         );
-        const writes = await alternate(floor, { rounds: rounds(60), warmup: STEADY_WARMUP });
+        // The floor itself: the same bytes to a temp file, fdatasync, rename (no lock, no version, no re-read).
+        const floorDir = join(dir.path, "floor");
+        mkdirSync(floorDir, { recursive: true });
+        const floorBytes = new TextEncoder().encode(codeText(1_000, 20));
+        const writes = await alternate([...floor, { name: "write.floor", run: floorWrite(floorDir, floorBytes) }], { rounds: rounds(60), warmup: STEADY_WARMUP });
+        rows.push(row("write.floor", "write floor: temp write + fdatasync + rename, same bytes", "ms", summarise(writes["write.floor"])));
         rows.push(row("write.cas.fsync", "local write alone (compare-and-swap, 1k-line file), with fdatasync", "ms", summarise(writes["write.cas.fsync"])));
         rows.push(row("write.cas.nosync", "local write alone, without fdatasync", "ms", summarise(writes["write.cas.nosync"])));
       }

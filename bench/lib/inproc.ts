@@ -32,7 +32,7 @@ export interface InProcessOptions {
 export async function inProcess(root: string, options: InProcessOptions = {}): Promise<InProcess> {
   const limits = options.limits ?? {};
   const pipeline = buildPipeline({ root, limits, shell: { enabled: false }, rules: {} }, root);
-  const storage = options.storage ? guardStorage(options.storage) : (await openWorkspace(root, false)).storage;
+  const storage = options.storage ? guardStorage(options.storage) : (await openWorkspace(root, { env: process.env })).storage;
   const hasher = await loadHasher();
   const observations = createMemoryObservationStore();
   const toolLimits = { ...DEFAULT_LIMITS, ...limits };

@@ -27,14 +27,14 @@ function command(runtime: Runtime): string[] {
   return [DENO, "run", "--unstable-no-legacy-abort", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-sys", join(ROOT, "src", "deno.ts")];
 }
 
-/** Start `serve DIR` on `runtime` with `limits`; resolves once the banner names the URL. */
-export function startServer(runtime: Runtime, dir: string, limits: HttpLimits = {}): Promise<ServerProcess> {
+/** Start `serve DIR` on `runtime` with `limits` (and `extra` flags); resolves once the banner names the URL. */
+export function startServer(runtime: Runtime, dir: string, limits: HttpLimits = {}, extra: readonly string[] = []): Promise<ServerProcess> {
   const config = join(dir, "..", `tw-bench-config-${runtime}-${process.pid}-${Date.now()}.json`);
   writeFileSync(config, JSON.stringify({ limits }));
   const [cmd, ...args] = command(runtime);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOOLWARDEN_")) env[k] = v;
-  const child = spawn(cmd, [...args, dir, "--port", "0", "--no-auth", "--quiet", "--config", config], {
+  const child = spawn(cmd, [...args, dir, "--port", "0", "--no-auth", "--quiet", "--config", config, ...extra], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

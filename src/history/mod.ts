@@ -2,6 +2,7 @@
 export * from "./types.ts";
 export { createStorageHistory, sha256Hex, type StorageHistoryOptions } from "./store.ts";
 export { createRecorder, type Recorder } from "./recorder.ts";
+export { deferRecording, defersRecording, type DeferOptions, type DeferringHistory } from "./deferred.ts";
 export { auditEntryOf, bounded, namedPaths, type FinishedCall } from "./record.ts";
 export { planRevert, type RevertStep } from "./plan.ts";
 export { revertEntries, revertStep, type RevertConflict, type RevertedFile, type RevertOutcome } from "./revert.ts";

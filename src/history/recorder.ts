@@ -3,7 +3,9 @@
  * use: the only place every write and delete passes, whatever the tool.
  * Before a write it knows the bytes being replaced (from a read earlier in
  * the same call, or by reading them now); after it, the new version. The
- * bytes of both go to the blob store only once the write has landed.
+ * bytes of both go to the blob store only when the call's changes are asked
+ * for, after the call: hashing and storing them is no part of the write, so
+ * the host can do it after the reply.
  */
 import { isCodedError } from "../errors.ts";
 import type { ReadOptions, Storage, Version, WriteCondition } from "../storage/types.ts";
@@ -12,8 +14,8 @@ import type { FileChange, FileState, HistoryStore } from "./types.ts";
 /** A storage that records changes, and what it recorded. */
 export interface Recorder {
   readonly storage: Storage;
-  /** The changes of the call so far, one per path (first `before`, last `after`). */
-  changes(): FileChange[];
+  /** The changes of the call so far, one per path (first `before`, last `after`), their bytes stored as blobs. */
+  changes(): Promise<FileChange[]>;
   /** Bytes written through it. */
   bytesWritten(): number;
 }
@@ -26,7 +28,8 @@ interface Seen {
 /** Wrap `storage` (already guarded) for one call. */
 export function createRecorder(storage: Storage, history: HistoryStore): Recorder {
   const seen = new Map<string, Seen>();
-  const changes = new Map<string, FileChange>();
+  /** Per path: the state before the call's first change and after its last (null: absent). */
+  const changes = new Map<string, { before: Seen | null; after: Seen | null }>();
   let written = 0;
 
   async function current(path: string, expected?: Version): Promise<Seen | null> {
@@ -41,13 +44,13 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
     }
   }
 
-  async function state(s: Seen): Promise<FileState> {
-    return { version: s.version, blob: await history.putBlob(s.bytes), size: s.bytes.byteLength };
+  async function state(s: Seen | null): Promise<FileState | null> {
+    return s && { version: s.version, blob: await history.putBlob(s.bytes), size: s.bytes.byteLength };
   }
 
-  function note(path: string, before: FileState | null, after: FileState | null): void {
+  function note(path: string, before: Seen | null, after: Seen | null): void {
     const earlier = changes.get(path);
-    changes.set(path, { path, before: earlier ? earlier.before : before, after });
+    changes.set(path, { before: earlier ? earlier.before : before, after });
   }
 
   const recording: Storage = {
@@ -66,22 +69,26 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
       const prior = condition.kind === "ifAbsent" ? null : await current(path, condition.kind === "ifVersion" ? condition.version : undefined);
       const result = await storage.write(path, bytes, condition);
       written += bytes.byteLength;
-      const before = result.created || !prior ? null : await state(prior);
-      note(path, before, await state({ version: result.version, bytes }));
-      seen.set(path, { version: result.version, bytes });
+      const after = { version: result.version, bytes };
+      note(path, result.created ? null : prior, after);
+      seen.set(path, after);
       return result;
     },
     async delete(path: string, options?: { ifVersion?: Version }) {
       const prior = await current(path, options?.ifVersion);
       await storage.delete(path, options);
-      note(path, prior ? await state(prior) : null, null);
+      note(path, prior, null);
       seen.delete(path);
     },
   };
 
   return {
     storage: recording,
-    changes: () => [...changes.values()],
+    async changes() {
+      const out: FileChange[] = [];
+      for (const [path, change] of changes) out.push({ path, before: await state(change.before), after: await state(change.after) });
+      return out;
+    },
     bytesWritten: () => written,
   };
 }

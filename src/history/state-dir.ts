@@ -5,11 +5,17 @@
  * the local provider's containment proofs; files are created with `wx`
  * (never replaced) and not flushed: history is a record, not the files.
  */
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { open, readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { FsError } from "../storage/errors.ts";
 import type { ListResult, ReadResult, StatResult, Storage, WriteCondition, WriteResult } from "../storage/types.ts";
-import { sha256Hex } from "./store.ts";
+
+/** Hex SHA-256, computed in place: an async digest costs a round trip per call, and every call appends an entry. */
+function sha256Sync(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
 
 function codeOf(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -22,14 +28,20 @@ function fsError(error: unknown, path: string): FsError {
   return new FsError("FS_IO_ERROR", `state directory: ${codeOf(error) ?? "error"} on ${path}`, { path, cause: error });
 }
 
+/** Writes up to this size are made with blocking calls (see `write`). */
+const SYNC_WRITE_BYTES = 1024 * 1024;
+
 /** A storage rooted at `root` (created on first write). */
 export function createStateDirStorage(root: string): Storage {
   const at = (path: string) => join(root, path);
+  // Directories made by this process: each append would otherwise repeat a recursive mkdir.
+  const made = new Set<string>();
   return {
     kind: "state",
     async stat(path): Promise<StatResult | null> {
       try {
-        const s = await stat(at(path));
+        // Blocking: one stat per blob stored, and an async call is a thread-pool round trip (slow on Deno).
+        const s = statSync(at(path));
         return { path, kind: s.isDirectory() ? "directory" : "file", size: s.isDirectory() ? 0 : s.size, mtimeMs: s.mtimeMs };
       } catch (error) {
         if (codeOf(error) === "ENOENT") return null;
@@ -39,29 +51,51 @@ export function createStateDirStorage(root: string): Storage {
     async read(path): Promise<ReadResult> {
       try {
         const bytes = new Uint8Array(await readFile(at(path)));
-        return { bytes, version: await sha256Hex(bytes) };
+        return { bytes, version: sha256Sync(bytes) };
       } catch (error) {
         throw fsError(error, path);
       }
     },
     async write(path, bytes, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       if (condition.kind === "ifVersion") throw new FsError("FS_IO_ERROR", "the state directory takes no versioned writes", { path });
-      await mkdir(dirname(at(path)), { recursive: true });
-      try {
-        if (condition.kind === "ifAbsent") {
-          const handle = await open(at(path), "wx");
+      const dir = dirname(at(path));
+      // Blocking I/O, as local storage does for small files: an entry is a few hundred bytes, every
+      // call appends one, and each async call is a thread-pool round trip (several per file).
+      const put = async () => {
+        if (bytes.byteLength > SYNC_WRITE_BYTES) {
+          // A large blob (a whole file) is written without holding up the event loop.
+          const handle = await open(at(path), condition.kind === "ifAbsent" ? "wx" : "w", 0o644);
           try {
             await handle.writeFile(bytes);
           } finally {
             await handle.close();
           }
-        } else {
-          await writeFile(at(path), bytes);
+          return;
+        }
+        const fd = openSync(at(path), condition.kind === "ifAbsent" ? "wx" : "w", 0o644);
+        try {
+          for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done);
+        } finally {
+          closeSync(fd);
+        }
+      };
+      try {
+        if (!made.has(dir)) {
+          mkdirSync(dir, { recursive: true });
+          made.add(dir);
+        }
+        try {
+          await put();
+        } catch (error) {
+          // The directory was removed behind our back (an operator cleaning up): make it again, once.
+          if (codeOf(error) !== "ENOENT") throw error;
+          mkdirSync(dir, { recursive: true });
+          await put();
         }
       } catch (error) {
         throw fsError(error, path);
       }
-      return { version: await sha256Hex(bytes), created: true };
+      return { version: sha256Sync(bytes), created: true };
     },
     async list(path): Promise<ListResult> {
       try {

@@ -190,7 +190,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
       }
       outcome = await revertEntries(recorder.storage, history, entries);
     }
-    const changes = recorder.changes();
+    const changes = await recorder.changes();
     const entry =
       changes.length === 0
         ? undefined

@@ -7,7 +7,7 @@ import type { LineHasher } from "../hash/types.ts";
 import type { CallInfo, Pipeline } from "../pipeline/mod.ts";
 import type { ObservationStore } from "../policy/types.ts";
 import type { ToolResult } from "../result.ts";
-import { auditEntryOf, createRecorder, type HistoryStore } from "../history/mod.ts";
+import { auditEntryOf, createRecorder, defersRecording, type HistoryStore } from "../history/mod.ts";
 import { guardStorage } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ProgressReporter, ToolContext, ToolLimits } from "../tools/types.ts";
@@ -131,20 +131,14 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
         announce({ workspace: principal.workspace, path: result.facts.path });
       }
       if (history && recorder) {
-        const entry = auditEntryOf({
-          principal: principal.label,
-          session: sessionLabel(session),
-          tool: name,
-          args,
-          code: result.code,
-          changes: recorder.changes(),
-          result: modelText(result),
-          bytes: recorder.bytesWritten(),
-          ms: performance.now() - started,
-          time: new Date(),
-        });
+        const finished = { principal: principal.label, session: sessionLabel(session), tool: name, args, code: result.code, result: modelText(result), ms: performance.now() - started, time: new Date() };
+        const record = async (store: HistoryStore) => {
+          const changes = await recorder.changes();
+          await store.append(auditEntryOf({ ...finished, changes, bytes: recorder.bytesWritten() }));
+        };
         // The call has finished (a write may have landed): a failure to record it is the operator's, not the model's.
-        await history.append(entry).catch((error: unknown) => options.onError?.(error));
+        if (defersRecording(history)) await history.later(record);
+        else await record(history).catch((error: unknown) => options.onError?.(error));
       }
       if (options.onCall) {
         const info: HttpCallInfo = {

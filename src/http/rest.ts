@@ -7,6 +7,7 @@ import type { Context, Hono } from "hono";
 import { closestName } from "../pipeline/suggest.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan, utf8Body } from "./body.ts";
 import { usableTools } from "./catalog.ts";
+import { holdsLongString, jsonStream } from "./json-stream.ts";
 import type { ToolHost } from "./host.ts";
 import type { AppEnv } from "./middleware.ts";
 import { errorResponse } from "./responses.ts";
@@ -74,7 +75,8 @@ export function mountRest(app: Hono<AppEnv>, host: ToolHost): void {
 
     const principal = c.get("principal");
     const result = await host.call("rest", principal, session, name, args, c.req.raw.signal);
-    return c.json(result);
+    // A large result (a whole-file view) is written as it is read rather than stringified whole first.
+    return holdsLongString(result) ? c.body(jsonStream(result), 200, { "content-type": "application/json" }) : c.json(result);
   });
 
   app.on(["GET", "PUT", "PATCH", "DELETE"], "/v1/tools/:name", (c) =>

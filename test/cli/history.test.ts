@@ -92,3 +92,36 @@ describe("history on a local serve", () => {
     await expectScopes(target);
   });
 });
+
+describe("recording after the reply", () => {
+  test("a call answered just before SIGTERM is in the log once the server has exited", async () => {
+    const dir = tempDir("tw-history-stop-");
+    try {
+      const ws = join(dir.path, "ws");
+      const stateDir = join(dir.path, "state");
+      mkdirSync(ws);
+      const serve = await startServe([ws, "--port", "0", "--no-auth", "--quiet", "--state", stateDir]);
+      try {
+        const writes = await Promise.all(
+          [1, 2, 3].map((k) =>
+            fetch(`${serve.url}/v1/tools/write`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ path: `f${k}.txt`, content: `file ${k}\n` }),
+            }).then((r) => r.json() as Promise<{ isError: boolean }>),
+          ),
+        );
+        expect(writes.map((w) => w.isError)).toEqual([false, false, false]);
+        serve.signal("SIGTERM");
+        expect(await serve.exited).toBe(0);
+      } finally {
+        serve.kill();
+      }
+      const r = await runCli(["log", ws, "--state", stateDir]);
+      expect(r.code).toBe(0);
+      for (const k of [1, 2, 3]) expect(r.stdout).toContain(`write f${k}.txt  OK`);
+    } finally {
+      dir.remove();
+    }
+  });
+});

@@ -73,6 +73,8 @@ export interface ServeProcess {
   exited: Promise<number | null>;
   /** SIGKILL if still running (cleanup). */
   kill(): void;
+  /** Send a stop signal (as Ctrl-C or a service manager would). */
+  signal(signal: NodeJS.Signals): void;
 }
 
 /** The banner is complete once the MCP configuration's JSON has closed. */
@@ -147,6 +149,9 @@ export function startServe(
         exited,
         kill() {
           if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+        },
+        signal(signal) {
+          child.kill(signal);
         },
       });
     });

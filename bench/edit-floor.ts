@@ -1,0 +1,134 @@
+/**
+ * Small edits against the durable-write floor, side by side in one run:
+ *   - floor: a temp write of the same bytes (a 1k-line file), `fdatasync`,
+ *     rename: what any flushed atomic write costs on this disk;
+ *   - in-process: the pipeline alone (local storage, no audit log);
+ *   - in-process + audit: the host's call path (every call recorded in a
+ *     state directory), minus HTTP, recording before the reply (as before)
+ *     and after it (as `serve` now does);
+ *   - MCP HTTP: a `toolwarden serve` process (Bun), Streamable HTTP, the
+ *     SDK client, audit log on (state directory in the bench's temp dir),
+ *     and the same with `--no-history`.
+ * Each round runs every contender once; "over floor" rows are the
+ * differences within a round.
+ *
+ *   bun bench/edit-floor.ts [--quick] [--json out.json]
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { buildPipeline } from "../src/cli/toolset.ts";
+import { loadHasher } from "../src/cli/hasher.ts";
+import { openHistory } from "../src/cli/state.ts";
+import { openWorkspace } from "../src/cli/workspaces.ts";
+import { deferRecording, type HistoryStore } from "../src/history/mod.ts";
+import { createToolHost } from "../src/http/host.ts";
+import { principalSession } from "../src/http/sessions.ts";
+import { createMemoryObservationStore } from "../src/policy/memory.ts";
+import type { ToolResult } from "../src/result.ts";
+import { DEFAULT_LIMITS } from "../src/tools/types.ts";
+import { tempDir } from "./lib/fixtures.ts";
+import { floorWrite } from "./lib/floor.ts";
+import { expectOk, inProcess } from "./lib/inproc.ts";
+import { alternate } from "./lib/measure.ts";
+import { row, type Row, type Section, renderTable } from "./lib/report.ts";
+import { startServer } from "./lib/server.ts";
+import { summarise } from "./lib/stats.ts";
+import { batchEditCalls, type CallTool, editCalls, writeEditFile } from "./lib/workloads.ts";
+import type { SectionOptions } from "./tools.ts";
+
+const STEADY_WARMUP = 50;
+
+async function mcpClient(url: string): Promise<{ call: CallTool; close(): Promise<void> }> {
+  const client = new Client({ name: "toolwarden-bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  return { call: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult, close: () => client.close() };
+}
+
+/** Run the edit-floor section. */
+export async function runEditFloor(options: SectionOptions): Promise<Section> {
+  const rounds = options.quick ? 20 : 80;
+  const dir = tempDir("tw-bench-floor-");
+  const work = join(dir.path, "ws");
+  const state = join(dir.path, "state");
+  mkdirSync(work, { recursive: true });
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const names = ["inproc", "audit", "deferred", "mcp", "mcpbare"] as const;
+  const files = Object.fromEntries(names.map((n) => [n, writeEditFile(work, `e1k-${n}.txt`, 1_000)]));
+  const floorDir = join(dir.path, "floor");
+  mkdirSync(floorDir);
+  const bytes = new Uint8Array(readFileSync(join(work, files.inproc.path)));
+
+  const local = await inProcess(work);
+  const hasher = await loadHasher();
+  const workspace = await openWorkspace(work, { env: process.env });
+  const real = workspace.localRoot!;
+  const history = await openHistory(join(state, "inline"), real);
+  const deferred = deferRecording(await openHistory(join(state, "deferred"), real));
+  const hostWith = (history: HistoryStore) =>
+    createToolHost({
+      pipeline: buildPipeline({ root: work, limits: {}, shell: { enabled: false }, rules: {} }, work),
+      storageFor: () => workspace.storage,
+      observations: createMemoryObservationStore(),
+      hasher,
+      limits: DEFAULT_LIMITS,
+      historyFor: () => history,
+    });
+  const hosts = { audit: hostWith(history), deferred: hostWith(deferred) };
+  const principal = { id: "local", label: "local", workspace: "ws", scopes: new Set(["read", "write"] as const) };
+  const viaHost = (which: keyof typeof hosts): CallTool => (tool, args) => hosts[which].call("rest", principal, principalSession(principal), tool, args);
+
+  const server = await startServer("bun", work, {}, ["--state", join(dir.path, "server-state")]);
+  const bare = await startServer("bun", work, {}, ["--no-history"]);
+  const mcp = await mcpClient(server.url);
+  const mcpBare = await mcpClient(bare.url);
+  try {
+    const calls: Record<(typeof names)[number], CallTool> = {
+      inproc: (tool, args) => local.call(tool, args),
+      audit: viaHost("audit"),
+      deferred: viaHost("deferred"),
+      mcp: mcp.call,
+      mcpbare: mcpBare.call,
+    };
+    for (const n of names) expectOk(await calls[n]("view", { path: files[n].path, start: 1, end: 1 }), "view");
+    const floor = floorWrite(floorDir, bytes);
+    for (const [kind, make] of [["edit", editCalls], ["batch_edit", batchEditCalls]] as const) {
+      const samples = await alternate(
+        [{ name: "floor", run: floor }, ...names.map((n) => ({ name: n, run: make(files[n], calls[n]) }))],
+        { rounds, warmup: STEADY_WARMUP },
+      );
+      const label = {
+        inproc: "in-process, no audit log",
+        audit: "in-process + audit log recorded before the reply",
+        deferred: "in-process + audit log recorded after the reply",
+        mcp: "MCP over HTTP (serve, Bun, audit log)",
+        mcpbare: "MCP over HTTP (serve --no-history)",
+      };
+      if (kind === "edit") rows.push(row("floor", "write floor: temp write + fdatasync + rename, 1k-line file", "ms", summarise(samples.floor)));
+      for (const n of names) {
+        rows.push(row(`${kind}.${n}`, `${kind}, 1k-line file, ${label[n]}`, "ms", summarise(samples[n])));
+        const over = samples[n].map((ms, i) => ms - samples.floor[i]!);
+        const target = n.startsWith("mcp") ? 1 : 0.5;
+        rows.push(row(`${kind}.${n}.over`, `  ${kind} ${label[n]} minus the floor (same round)`, "ms", summarise(over), target ? { target: { kind: "max", value: target } } : {}));
+      }
+    }
+  } finally {
+    await mcp.close();
+    await mcpBare.close();
+    await server.stop();
+    await bare.stop();
+    dir.remove();
+  }
+  notes.push("floor and edits alternate call by call; 'minus the floor' is taken within each round");
+  return { name: "edit-floor", rows, notes };
+}
+
+if (import.meta.main) {
+  const quick = process.argv.includes("--quick");
+  const jsonAt = process.argv.indexOf("--json");
+  const section = await runEditFloor({ quick });
+  console.log(renderTable([section]));
+  if (jsonAt !== -1) writeFileSync(process.argv[jsonAt + 1], JSON.stringify(section, null, 2));
+}

@@ -1,0 +1,82 @@
+/**
+ * Recording after the reply. A call's change is durable once its write has
+ * landed; storing its before/after bytes and appending its audit entry is
+ * bookkeeping that need not hold up the answer (on local disk it cost more
+ * than the edit's own flushed write). Recordings run one at a time in call
+ * order; every read of the history waits for those queued before it, so a
+ * reader in this process never misses a finished call. The queue is
+ * bounded: past `maxPending` recordings, a call waits for room.
+ *
+ * For a process that outlives its replies (a local server): a Worker's
+ * isolate may stop once the response is sent, so it records inline.
+ */
+import type { AuditEntry, AuditPage, AuditQuery, HistoryStore, NewAuditEntry } from "./types.ts";
+
+/** A history store that can record finished calls after the reply. */
+export interface DeferringHistory extends HistoryStore {
+  /**
+   * Queue `task` (given the underlying store) after the recordings queued
+   * before it. Resolves at once, or once there is room when the queue is full.
+   * A failing task is reported to `onError` and does not stop the queue.
+   */
+  later(task: (store: HistoryStore) => Promise<void>): Promise<void>;
+  /** Resolves once every recording queued so far has finished. */
+  settled(): Promise<void>;
+}
+
+/** Options of {@link deferRecording}. */
+export interface DeferOptions {
+  /** Most recordings waiting at once before a call waits for room (default 32). */
+  readonly maxPending?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Whether `history` takes recordings after the reply. */
+export function defersRecording(history: HistoryStore): history is DeferringHistory {
+  return typeof (history as Partial<DeferringHistory>).later === "function";
+}
+
+/** Wrap `store` so recordings run after the reply; see the module comment. */
+export function deferRecording(store: HistoryStore, options: DeferOptions = {}): DeferringHistory {
+  const maxPending = Math.max(1, options.maxPending ?? 32);
+  let tail: Promise<void> = Promise.resolve();
+  let pending = 0;
+
+  const settled = () => tail;
+  return {
+    later(task) {
+      pending++;
+      tail = tail
+        .then(() => task(store))
+        .catch((error: unknown) => {
+          try {
+            options.onError?.(error);
+          } catch {
+            // A log hook's failure must not stall the queue.
+          }
+        })
+        .finally(() => {
+          pending--;
+        });
+      return pending > maxPending ? tail : Promise.resolve();
+    },
+    settled,
+    async append(entry: NewAuditEntry): Promise<AuditEntry> {
+      await settled();
+      return store.append(entry);
+    },
+    async query(query: AuditQuery): Promise<AuditPage> {
+      await settled();
+      return store.query(query);
+    },
+    async get(id: string): Promise<AuditEntry | undefined> {
+      await settled();
+      return store.get(id);
+    },
+    putBlob: (bytes) => store.putBlob(bytes),
+    async getBlob(hash: string): Promise<Uint8Array | undefined> {
+      await settled();
+      return store.getBlob(hash);
+    },
+  };
+}

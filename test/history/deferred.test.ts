@@ -1,0 +1,79 @@
+/** Recording after the reply: order, readers wait for what is queued, failures reported, a bounded queue. */
+import { describe, expect, test } from "bun:test";
+import { deferRecording } from "../../src/history/deferred.ts";
+import { createStorageHistory } from "../../src/history/store.ts";
+import type { NewAuditEntry } from "../../src/history/types.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+
+function entry(tool: string): NewAuditEntry {
+  return { time: new Date(0).toISOString(), principal: "p", session: "s", tool, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 };
+}
+
+/** A promise and its resolver, to hold a recording open. */
+function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => (open = r));
+  return { wait, open };
+}
+
+describe("deferRecording", () => {
+  test("later returns before the recording runs; query, get and getBlob wait for it", async () => {
+    const history = deferRecording(createStorageHistory(createMemoryStorage()));
+    const held = gate();
+    let ran = false;
+    await history.later(async (store) => {
+      await held.wait;
+      await store.append(entry("edit"));
+      ran = true;
+    });
+    expect(ran).toBe(false);
+    const page = history.query({});
+    held.open();
+    expect((await page).entries.map((e) => e.tool)).toEqual(["edit"]);
+    expect(ran).toBe(true);
+  });
+
+  test("recordings land in call order, and an append through the wrapper comes after them", async () => {
+    const history = deferRecording(createStorageHistory(createMemoryStorage()));
+    const held = gate();
+    await history.later(async (store) => {
+      await held.wait;
+      await store.append(entry("first"));
+    });
+    await history.later(async (store) => void (await store.append(entry("second"))));
+    const third = history.append(entry("third"));
+    held.open();
+    await third;
+    expect((await history.query({})).entries.map((e) => e.tool)).toEqual(["first", "second", "third"]);
+  });
+
+  test("a failing recording is reported and the ones after it still land", async () => {
+    const errors: unknown[] = [];
+    const history = deferRecording(createStorageHistory(createMemoryStorage()), { onError: (e) => errors.push(e) });
+    await history.later(async () => {
+      throw new Error("disk full");
+    });
+    await history.later(async (store) => void (await store.append(entry("after"))));
+    await history.settled();
+    expect(errors.map((e) => (e as Error).message)).toEqual(["disk full"]);
+    expect((await history.query({})).entries.map((e) => e.tool)).toEqual(["after"]);
+  });
+
+  test("past maxPending queued recordings, a call waits for room", async () => {
+    const history = deferRecording(createStorageHistory(createMemoryStorage()), { maxPending: 2 });
+    const held = gate();
+    const task = async () => {
+      await held.wait;
+    };
+    let full = false;
+    await history.later(task);
+    await history.later(task);
+    const third = history.later(task).then(() => (full = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(full).toBe(false);
+    held.open();
+    await third;
+    expect(full).toBe(true);
+  });
+});
