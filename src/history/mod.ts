@@ -1,6 +1,6 @@
 /** Audit log, file history and revert: a layer beside policy, used by the host. */
 export * from "./types.ts";
-export { createStorageHistory, sha256Hex, type StorageHistoryOptions } from "./store.ts";
+export { createStorageHistory, isEntryId, sha256Hex, type StorageHistoryOptions } from "./store.ts";
 export { createRecorder, type Recorder } from "./recorder.ts";
 export { auditEntryOf, namedPaths, type FinishedCall } from "./record.ts";
 export { planRevert, type RevertStep } from "./plan.ts";

@@ -24,7 +24,11 @@ function fsError(error: unknown, path: string): FsError {
 
 /** A storage rooted at `root` (created on first write). */
 export function createStateDirStorage(root: string): Storage {
-  const at = (path: string) => join(root, path);
+  // Paths come from the history store, but an id that slipped through must never climb out of the root.
+  const at = (path: string) => {
+    if (path.split("/").some((segment) => segment === ".." || segment === ".")) throw new FsError("FS_INVALID_PATH", `invalid state path: ${path}`, { path });
+    return join(root, path);
+  };
   return {
     kind: "state",
     async stat(path): Promise<StatResult | null> {
