@@ -51,6 +51,7 @@ function auditQuery(c: Context<AppEnv>): AuditQuery | Response {
     query.limit = limit;
   }
   if (q.session !== undefined) query.session = q.session;
+  if (q.principal !== undefined) query.principal = q.principal;
   if (q.cursor !== undefined) query.cursor = q.cursor;
   if (q.changes === "1" || q.changes === "true") query.changesOnly = true;
   if (q.path !== undefined) {
@@ -75,7 +76,7 @@ async function everyEntry(history: HistoryStore, query: AuditQuery): Promise<Aud
 
 const RevertBody = v.union([
   v.strictObject({ change: v.pipe(v.string(), v.minLength(1)) }),
-  v.strictObject({ session: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({ session: v.pipe(v.string(), v.minLength(1)), principal: v.optional(v.pipe(v.string(), v.minLength(1))) }),
 ]);
 
 /** Register the routes (auth is applied by the caller). */
@@ -143,14 +144,27 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
     if (history instanceof Response) return history;
     const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
     if (!parsed.success) {
-      return errorResponse(400, "INVALID_ARGUMENT", 'The body must be {"change": ID} (an id from GET /v1/audit) or {"session": S}.');
+      return errorResponse(400, "INVALID_ARGUMENT", 'The body must be {"change": ID} (an id from GET /v1/audit) or {"session": S} (optionally with "principal": P).');
     }
     const started = performance.now();
     const target = parsed.output;
-    const entries = "change" in target ? [await history.get(target.change)].filter((e) => e !== undefined) : await everyEntry(history, { session: target.session, changesOnly: true });
+    const entries =
+      "change" in target
+        ? [await history.get(target.change)].filter((e) => e !== undefined)
+        : await everyEntry(history, { session: target.session, changesOnly: true, ...(target.principal ? { principal: target.principal } : {}) });
     if (entries.length === 0) {
-      const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}`;
+      const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}${"principal" in target && target.principal ? ` of ${target.principal}` : ""}`;
       return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
+    }
+    const principals = [...new Set(entries.map((e) => e.principal))];
+    if (principals.length > 1) {
+      // Session ids are the clients' choice: another token may have used the same one. Never undo both unasked.
+      const session = JSON.stringify("session" in target ? target.session : "");
+      return errorResponse(
+        409,
+        "EDIT_CONFLICT",
+        `Session ${session} has changes by ${principals.length} principals (${principals.join(", ")}); nothing was reverted. Name one: {"session": ${session}, "principal": ${JSON.stringify(principals[0])}}.`,
+      );
     }
     const principal = c.get("principal");
     const recorder = createRecorder(await host.storageOf(principal.workspace), history);

@@ -15,6 +15,7 @@ import { createFakeS3 } from "../helpers/s3-fake.ts";
 const AGENT_A = "agent-a-token-0123456789";
 const ADMIN_A = "admin-a-token-0123456789";
 const AGENT_B = "agent-b-token-0123456789";
+const INTRUDER_A = "intruder-a-token-0123456";
 
 const work = tempDir("tw-history-attacks-");
 const wsA = join(work.path, "wsA");
@@ -33,6 +34,7 @@ beforeAll(async () => {
         { token: AGENT_A, scopes: ["read", "write"], label: "agent-a", workspace: wsA },
         { token: ADMIN_A, scopes: ["admin"], label: "admin-a", workspace: wsA },
         { token: AGENT_B, scopes: ["read", "write"], label: "agent-b", workspace: wsB },
+        { token: INTRUDER_A, scopes: ["read", "write"], label: "intruder-a", workspace: wsA },
       ],
     }),
   );
@@ -129,6 +131,26 @@ describe("change ids are ids, never paths", () => {
     const before = fake.requests.length;
     expect(await history.get("../../evil")).toBeUndefined();
     expect(fake.requests.slice(before).filter((r) => r.key?.includes("evil"))).toEqual([]);
+  });
+});
+
+describe("session ids are the clients' choice", () => {
+  test("another token reusing a session id: reverting that session refuses until a principal is named, then undoes only that one's changes", async () => {
+    expect((await tool(AGENT_A, "write", { path: "mine.txt", content: "agent work\n" }, "shared")).isError).toBe(false);
+    expect((await tool(INTRUDER_A, "write", { path: "theirs.txt", content: "intruder work\n" }, "shared")).isError).toBe(false);
+    const mixed = await api("/v1/revert", { session: "shared" });
+    expect(mixed.status).toBe(409);
+    expect(mixed.json.error.message).toContain("agent-a, intruder-a");
+    expect(mixed.json.error.message).toContain('{"session": "shared", "principal": "agent-a"}');
+    expect(readFileSync(join(wsA, "mine.txt"), "utf8")).toBe("agent work\n");
+    expect(readFileSync(join(wsA, "theirs.txt"), "utf8")).toBe("intruder work\n");
+
+    const audit = await api("/v1/audit?changes=1&session=shared&principal=intruder-a");
+    expect(audit.json.entries.map((e: any) => e.paths)).toEqual([["theirs.txt"]]);
+    const reverted = await api("/v1/revert", { session: "shared", principal: "intruder-a" });
+    expect(reverted.json).toMatchObject({ ok: true, reverted: [{ path: "theirs.txt", action: "deleted" }] });
+    expect(existsSync(join(wsA, "theirs.txt"))).toBe(false);
+    expect(readFileSync(join(wsA, "mine.txt"), "utf8")).toBe("agent work\n");
   });
 });
 
