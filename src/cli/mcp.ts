@@ -26,6 +26,7 @@ import { MCP_USAGE } from "./usage.ts";
 import { openHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspace } from "./workspaces.ts";
+import { gateRequests } from "./stdio-gate.ts";
 
 /** Flags of `mcp`. */
 export const MCP_FLAGS: FlagSpec = {
@@ -123,6 +124,9 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   });
 
   await server.connect(transport);
+  gateRequests(transport, stdin);
+  // Each answer waiting for the client to read adds a drain listener; the gate allows 16 of them.
+  (streams?.stdout ?? process.stdout).setMaxListeners?.(64);
   if (!quiet) {
     io.err(
       `toolwarden ${version} mcp over stdio on ${workspace.where} (tools: ${pipeline.tools.map((t) => t.name).join(", ")}; hasher: ${hasher.backend})\n`,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_SUBSCRIPTIONS } from "../../src/http/mcp-resources.ts";
 import { CLI, cleanEnv, tempDir } from "../helpers/cli.ts";
@@ -119,6 +119,32 @@ describe("toolwarden mcp (stdio) under attack", () => {
     expect((await rpc.request("resources/unsubscribe", { uri: uri(0) })).result).toEqual({});
     expect((await rpc.request("resources/subscribe", { uri: uri(MAX_SUBSCRIPTIONS) })).result).toEqual({});
   });
+});
+
+/** The resident set of a process, in MiB. */
+function rssMiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+}
+
+describe("a client that sends and never reads", () => {
+  test("the server's memory stays bounded (at most 16 answers wait), and every answer arrives once the client reads", async () => {
+    writeFileSync(join(ws, "big.txt"), "y".repeat(2 * 1024 * 1024));
+    const reader = await startMcp([ws, "--quiet", "--no-history"]);
+    reader.child.stdout.pause();
+    const answers: Promise<any>[] = [];
+    for (let i = 0; i < 100; i++) answers.push(reader.request("resources/read", { uri: "file:///big.txt" }));
+    // Sample while nothing is read (bounded count of samples); unbounded, 100 answers of 2 MiB took 700+ MiB.
+    let peak = 0;
+    for (let i = 0; i < 30; i++) {
+      await Bun.sleep(100);
+      peak = Math.max(peak, rssMiB(reader.child.pid!));
+    }
+    expect(peak).toBeLessThan(350);
+    reader.child.stdout.resume();
+    const all = await Promise.all(answers);
+    expect(all.every((a) => a.result?.contents[0].text.length === 2 * 1024 * 1024)).toBe(true);
+    reader.child.kill("SIGKILL");
+  }, 60_000);
 });
 
 describe("a message over the stdio buffer", () => {
