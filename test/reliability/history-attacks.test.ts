@@ -5,7 +5,7 @@
  * whose file became a directory. Every check reads the bytes on disk.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createStorageHistory } from "../../src/history/mod.ts";
 import { createS3Storage } from "../../src/storage/s3/mod.ts";
@@ -151,6 +151,22 @@ describe("session ids are the clients' choice", () => {
     expect(reverted.json).toMatchObject({ ok: true, reverted: [{ path: "theirs.txt", action: "deleted" }] });
     expect(existsSync(join(wsA, "theirs.txt"))).toBe(false);
     expect(readFileSync(join(wsA, "mine.txt"), "utf8")).toBe("agent work\n");
+  });
+});
+
+describe("entry size", () => {
+  test("a refused call with megabytes of paths is logged with at most 64 paths of 4096 characters", async () => {
+    const huge = "p".repeat(6 * 1024 * 1024);
+    const many = Array.from({ length: 50_000 }, (_, i) => `dir/${i}.txt`);
+    expect((await tool(AGENT_A, "view", { path: huge }, "flood")).isError).toBe(true);
+    expect((await tool(AGENT_A, "view", { path: "a.txt", paths: many }, "flood")).isError).toBe(true);
+    const { json } = await api("/v1/audit?session=flood");
+    expect(json.entries).toHaveLength(2);
+    expect(json.entries[0].paths).toEqual([`${huge.slice(0, 4096)}…`]);
+    expect(json.entries[1].paths).toHaveLength(64);
+    const folder = readdirSync(join(state, "workspaces")).find((f) => readFileSync(join(state, "workspaces", f, "workspace.json"), "utf8").includes("wsA"))!;
+    const sizes = json.entries.map((e: any) => statSync(join(state, "workspaces", folder, "audit", `${e.id}.json`)).size);
+    expect(Math.max(...sizes)).toBeLessThan(300 * 1024);
   });
 });
 
