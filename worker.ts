@@ -20,6 +20,7 @@ import { createWorkerFetch } from "./src/worker/handler.ts";
 import type { WorkerVars } from "./src/worker/config.ts";
 
 export { ObservationsDO } from "./src/policy/durable.ts";
+export { UsageDO } from "./src/worker/usage-do.ts";
 
 /**
  * The bindings as the Workers runtime types them; passing this where the
@@ -28,6 +29,7 @@ export { ObservationsDO } from "./src/policy/durable.ts";
 interface Env extends WorkerVars {
   readonly FILES: R2Bucket;
   readonly OBSERVATIONS: DurableObjectNamespace;
+  readonly USAGE: DurableObjectNamespace;
 }
 
 // The bundler hands wasm/fnv.wasm over as a compiled WebAssembly.Module (wrangler's default CompiledWasm rule).

@@ -21,5 +21,5 @@ echo "s3-test: radosgw at $S3_ENDPOINT (data in $RGW_BASE)"
 
 cd "$repo"
 status=0
-npx bun test test/storage/s3 test/reliability/instances.test.ts || status=$?
+npx bun test --timeout 60000 test/storage/s3 test/reliability/instances.test.ts test/hosting/s3 || status=$?
 exit "$status"

@@ -1,9 +1,10 @@
 /**
  * What a token may do, defined once: tools declare the scope they need,
- * tokens (static, config, Worker secret) carry a set of them, and every
+ * tokens (static, config, Worker secret, signed) carry a set of them, and every
  * schema that accepts scopes is built from this list. `read`, `write` and
  * `exec` are the tools'; `audit` reads the audit log and file history;
- * `admin` may also revert (agents never need it).
+ * `admin` may also revert, and administers hosted workspaces
+ * (/v1/workspaces); agents never need it.
  */
 export const SCOPES = ["read", "write", "exec", "admin", "audit"] as const;
 

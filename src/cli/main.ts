@@ -5,9 +5,10 @@ import { runCall } from "./call.ts";
 import { StartupError } from "./errors.ts";
 import type { CliIO, Listen } from "./io.ts";
 import { runMcp } from "./mcp.ts";
+import { runToken } from "./mint.ts";
 import { runServe } from "./serve.ts";
 import { runLog } from "./log-command.ts";
-import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, MCP_USAGE, SERVE_USAGE } from "./usage.ts";
+import { CALL_USAGE, LOG_USAGE, MAIN_USAGE, MCP_USAGE, SERVE_USAGE, TOKEN_USAGE } from "./usage.ts";
 import { readVersion } from "./version.ts";
 
 /**
@@ -43,6 +44,9 @@ export async function main(argv: readonly string[], io: CliIO, listen: Listen): 
       case "call":
         usage = CALL_USAGE;
         return await runCall(rest, io);
+      case "token":
+        usage = TOKEN_USAGE;
+        return await runToken(rest, io);
       default:
         throw new UsageError(
           command.startsWith("-") ? `unknown option ${command} (options go after the command)` : `unknown command ${JSON.stringify(command)}`,

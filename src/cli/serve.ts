@@ -30,6 +30,7 @@ import { SERVE_USAGE } from "./usage.ts";
 import { openHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces, type Workspace } from "./workspaces.ts";
+import { hostedStorage, openRegistry, renderHostingBanner } from "./hosting.ts";
 
 /** Flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
@@ -43,7 +44,12 @@ export const SERVE_FLAGS: FlagSpec = {
   observations: "string",
   state: "string",
   "no-history": "boolean",
+  workspaces: "string",
+  "jwt-secret-env": "string",
 };
+
+/** Principals of signed tokens whose observations a hosting server keeps at once (least recently active forgotten first). */
+const HOSTED_OBSERVATION_OWNERS = 1024;
 
 /** How long a stopping server waits for calls in flight before giving up on them. */
 export const DRAIN_TIMEOUT_MS = 10_000;
@@ -96,22 +102,25 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     throw new StartupError(`${configPath ?? "tokens"}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  const workspaces = await openWorkspaces(workspaceDirs(settings), { env: io.env, cwd: io.cwd });
-  const served = workspaces.get(settings.root)!;
-  if (settings.shell.enabled && served.localRoot === undefined) {
+  const registry = settings.hosting ? await openRegistry(settings.hosting, io.env, flags["no-history"] !== true) : undefined;
+  const workspaces: Map<string, Workspace> = registry ? new Map() : await openWorkspaces(workspaceDirs(settings), { env: io.env, cwd: io.cwd });
+  const served = workspaces.get(settings.root);
+  if (settings.shell.enabled && served && served.localRoot === undefined) {
     throw new StartupError(`the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${served.name} is ${served.kind} storage, so turn the shell off`);
   }
   const callTimeoutMs = callTimeoutFor(settings);
-  const pipeline = buildPipeline(settings, served.localRoot ?? served.name, callTimeoutMs);
+  const pipeline = buildPipeline(settings, served ? (served.localRoot ?? served.name) : settings.root, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
   // Each token gets its own share (see docs/configuration.md, "Memory ceiling"), in memory or in Redis alike.
   const observations = await openObservations(settings.observations, io.err, {
     maxBytesPerOwner: config?.limits?.observationBytesPerToken ?? DEFAULT_OBSERVATION_BYTES_PER_TOKEN,
-    maxOwners: settings.auth.mode === "bearer" ? settings.auth.grants.length : 1,
+    // Hosting: owners are also the signed tokens' principals, which no table lists: the store's default bound.
+    maxOwners: settings.auth.mode === "bearer" ? (settings.hosting ? HOSTED_OBSERVATION_OWNERS + settings.auth.grants.length : settings.auth.grants.length) : 1,
   });
   const histories = await openHistories(flags, io, workspaces);
   const inflight = createInflight();
-  const showPrincipal = settings.auth.mode === "bearer" && settings.auth.grants.length > 1;
+  // Hosting: many agents (signed tokens) share the server, so every line says who (the token's sub) and where.
+  const showPrincipal = settings.auth.mode === "bearer" && (settings.auth.grants.length > 1 || settings.hosting !== undefined);
 
   let stopping = false;
   let stopAt = 0;
@@ -128,22 +137,26 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     pipeline,
     auth,
     storageFor: (workspace) => {
+      if (registry) return hostedStorage(registry, workspace);
       const opened = workspaces.get(workspace);
       if (!opened) throw new Error(`no storage for workspace ${workspace}`);
       return opened.storage;
     },
     observations: observations.store,
-    historyFor: (workspace) => histories?.get(workspace),
+    ...(registry ? { workspaces: registry } : {}),
+    historyFor: (workspace) => (registry ? registry.history(workspace) : histories?.get(workspace)),
     hasher,
     limits: settings.limits,
     version,
-    storageKind: served.kind,
+    storageKind: served ? served.kind : "hosted",
     allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
     // Over a shared store any instance must answer any request: no session may live in one process's memory.
     mcp: observations.shared
       ? { mode: "stateless" }
       : { mode: "stateful", maxSessionsPerToken: config?.limits?.mcpSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN },
-    onCall: settings.quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}\n`),
+    onCall: settings.quiet
+      ? undefined
+      : (info) => io.err(`${formatCallLine(info, new Date(), showPrincipal)}${settings.hosting ? ` ws=${info.workspace}` : ""}\n`),
     onError: (error) => io.err(`${new Date().toISOString()} internal error: ${describeError(error)}\n`),
     onAbort: (request) =>
       io.err(`${new Date().toISOString()} aborted request: ${request.method} ${request.path} (the client closed the connection before sending all of it)\n`),
@@ -178,12 +191,12 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   });
 
   const url = baseUrl(settings.host, listener.port);
-  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : settings.auth.grants[0].scopes;
+  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : (settings.auth.grants[0]?.scopes ?? []);
   io.out(
-    renderBanner({
+    (settings.hosting ? renderHostingBanner : renderBanner)({
       version,
-      root: served.name,
-      storage: `${served.kind} (${served.where})`,
+      root: served ? served.name : settings.root,
+      ...(served ? { storage: `${served.kind} (${served.where})` } : {}),
       observations: observations.describe,
       url,
       auth: settings.auth,
@@ -215,6 +228,10 @@ function workspaceDirs(settings: ServeSettings): string[] {
 }
 
 function authOptions(settings: ServeSettings): AuthOptions {
+  if (settings.auth.mode === "bearer" && settings.auth.jwt) {
+    const grants = settings.auth.grants.map((g) => ({ token: g.token, workspace: g.workspace, scopes: g.scopes, ...(g.label ? { label: g.label } : {}) }));
+    return { mode: "bearer", tokens: grants, jwt: settings.auth.jwt };
+  }
   if (settings.auth.mode === "none") {
     return { mode: "none", workspace: settings.root, scopes: localScopes(settings.shell.enabled) };
   }

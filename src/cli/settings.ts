@@ -7,10 +7,12 @@
 import { dirname, resolve } from "node:path";
 import type { Config, ConfigToken } from "../config/mod.ts";
 import type { HttpLimits, Scope } from "../http/mod.ts";
+import type { JwtOptions } from "../http/jwt.ts";
 import type { LoudFailureConfig } from "../rules/mod.ts";
 import { formatStorageSpec, parseStorageSpec } from "../storage/spec.ts";
 import { UsageError, type FlagValues } from "./args.ts";
 import { StartupError } from "./errors.ts";
+import { hostedWorkspace, resolveHosting, resolveJwt, type HostingSettings } from "./hosting-settings.ts";
 
 /** Default port of `serve`. */
 export const DEFAULT_PORT = 7878;
@@ -35,7 +37,7 @@ export interface ToolSettings {
 export interface Grant {
   readonly token: string;
   readonly scopes: readonly Scope[];
-  /** A storage spec, as {@link ToolSettings.root}. */
+  /** A storage spec, as {@link ToolSettings.root}; with hosted workspaces, a workspace name or "*". */
   readonly workspace: string;
   readonly label?: string;
 }
@@ -46,7 +48,7 @@ export type TokenSource = "flag" | "env" | "config" | "generated";
 /** How `serve` authenticates. */
 export type ServeAuth =
   | { readonly mode: "none" }
-  | { readonly mode: "bearer"; readonly grants: readonly Grant[]; readonly source: TokenSource };
+  | { readonly mode: "bearer"; readonly grants: readonly Grant[]; readonly source: TokenSource; readonly jwt?: JwtOptions };
 
 /** Where observations (what each session has viewed) live. */
 export type ObservationSettings =
@@ -68,6 +70,8 @@ export interface ServeSettings extends ToolSettings {
   /** Host header values accepted besides the loopback names on the bound port. */
   readonly extraHosts: readonly string[];
   readonly quiet: boolean;
+  /** Set when the server hosts workspaces (`--workspaces`); tokens then name workspaces, not directories. */
+  readonly hosting?: HostingSettings;
 }
 
 /** Inputs of {@link resolveServeSettings}. */
@@ -168,6 +172,29 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
   const port = (flags.port as number | undefined) ?? config?.port ?? DEFAULT_PORT;
   const scopes = localScopes(tools.shell.enabled);
 
+  const base = inputs.configPath ? dirname(resolve(inputs.cwd, inputs.configPath)) : inputs.cwd;
+  const hosting = resolveHosting(flags, config, base, inputs.cwd);
+  const jwt = resolveJwt(flags, config, env, inputs.configPath ?? "config");
+  if (jwt && !hosting) {
+    throw new StartupError("signed tokens name a workspace: use them with hosted workspaces (--workspaces DIR, docs/hosting.md)");
+  }
+  if (hosting) {
+    if (flags["no-auth"] === true) throw new StartupError("--no-auth is refused with --workspaces: hosted workspaces are reached with tokens");
+    if (tools.shell.enabled) throw new StartupError("--allow-shell is refused with --workspaces: bash cannot be confined to one workspace");
+    const auth = hostedAuth(inputs, base, jwt);
+    return {
+      ...tools,
+      root: hosting.location,
+      host,
+      port,
+      auth,
+      extraHosts: config?.allowedHosts ?? [],
+      quiet: flags.quiet === true,
+      observations: observationSettings(flags, config),
+      hosting,
+    };
+  }
+
   let auth: ServeAuth;
   if (flags["no-auth"] === true) {
     if (flags.token !== undefined) throw new UsageError("--token and --no-auth cannot be used together");
@@ -200,6 +227,26 @@ export function resolveServeSettings(inputs: ServeInputs): ServeSettings {
     extraHosts: config?.allowedHosts ?? [],
     quiet: flags.quiet === true,
   };
+}
+
+/**
+ * Auth of a hosting server: config tokens name workspaces; `--token` (or
+ * $TOOLWARDEN_TOKEN, or a generated one when neither tokens nor signed-token
+ * keys are configured) is a global admin token, to create the first workspaces.
+ */
+function hostedAuth(inputs: ServeInputs, base: string, jwt: JwtOptions | undefined): ServeAuth {
+  const { flags, config, env } = inputs;
+  const admin = (token: string): Grant => ({ token, scopes: ["admin"], workspace: "*" });
+  const source = inputs.configPath ?? "config";
+  const jwtPart = jwt ? { jwt } : {};
+  if (flags.token !== undefined) return { mode: "bearer", source: "flag", grants: [admin(checkToken(flags.token as string, "--token"))], ...jwtPart };
+  if (env[TOKEN_ENV]) return { mode: "bearer", source: "env", grants: [admin(checkToken(env[TOKEN_ENV]!, TOKEN_ENV))], ...jwtPart };
+  if (config?.tokens) {
+    const grants = config.tokens.map((t, i) => ({ ...grantOf(t, i, base, "*", env, source), workspace: hostedWorkspace(t.workspace, `${source}: tokens[${i}]`) }));
+    return { mode: "bearer", source: "config", grants, ...jwtPart };
+  }
+  if (jwt) return { mode: "bearer", source: "config", grants: [], jwt };
+  return { mode: "bearer", source: "generated", grants: [admin(inputs.generateToken())] };
 }
 
 function checkToken(token: string, where: string): string {

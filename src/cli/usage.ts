@@ -10,6 +10,7 @@ Commands:
   mcp [DIR]            Serve DIR to one MCP client over stdio (how local clients launch servers)
   call TOOL [JSON]     Run one tool call on a directory and print what the model would see
   log [DIR]            Print the recent changes agents made in DIR (from the audit log)
+  token mint ...       Sign a token (JWT) for a workspace and print it
 
 Options:
   -h, --help           Show help (also: toolwarden <command> --help)
@@ -39,11 +40,15 @@ Options:
   --allow-shell    Also serve the bash tool (commands run in the directory; the token gets the exec scope)
   --observations S Where sessions' views are kept: memory (default) or redis://HOST:PORT[/DB], shared
                    by every instance on the same storage (MCP then runs stateless)
-  --config FILE    JSON config file (port, host, tokens, limits, shell, rules, storage, observations);
-                   flags win over it
+  --config FILE    JSON config file (port, host, tokens, jwt, workspaces, limits, shell, rules,
+                   storage, observations); flags win over it
   --state DIR      Where the audit log and file history live (default: $TOOLWARDEN_STATE, else
                    $XDG_STATE_HOME/toolwarden, else ~/.local/state/toolwarden); outside DIR
   --no-history     Record no audit log or history
+  --workspaces DIR Host many workspaces: each is a subdirectory of DIR, created and removed by an
+                   admin token over /v1/workspaces (docs/hosting.md); tokens name a workspace
+  --jwt-secret-env NAME
+                   Accept signed tokens (HS256) whose secret is in environment variable NAME
   --quiet          No per-call log lines
   -h, --help       Show this help
 `;
@@ -102,4 +107,23 @@ Options:
   --limit N     The last N entries (default 20)
   --state DIR   The state directory the server used (default as for serve)
   -h, --help    Show this help
+`;
+
+/** `toolwarden token --help`. */
+export const TOKEN_USAGE = `Usage: toolwarden token mint --workspace WS --scopes S --ttl T (--key-file F | --key-env NAME) [options]
+
+Sign a bearer token (JWT) and print it alone on one line, e.g. TOKEN=$(toolwarden token mint ...).
+The key is an HS256 secret (plain text, 32+ bytes; or a JWK {"kty":"oct","k":...}) or a private
+Ed25519 JWK (EdDSA); the server verifies with the same secret, or with the public JWK.
+
+Options:
+  --workspace WS     Workspace the token reaches ("*": every workspace, admin tokens only)
+  --scopes S         Comma-separated: read, write, exec (tools), admin, audit
+  --ttl T            Lifetime: 30m, 1h, 7d or seconds (the server caps it, default 1 day)
+  --label L          Who holds it (the sub claim; shown in logs)
+  --kid K            Key id (default: the JWK's kid, else none)
+  --audience A       The aud claim (when the server requires one)
+  --key-file F       File holding the key
+  --key-env NAME     Environment variable holding the key
+  -h, --help         Show this help
 `;

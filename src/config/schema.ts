@@ -54,7 +54,7 @@ const TokenSchema = v.pipe(
       v.pipe(
         v.string("workspace must be a string"),
         v.minLength(1, "workspace must not be empty"),
-        v.description("Directory this token reaches, relative to the config file. Default: the served DIR."),
+        v.description("Directory this token reaches, relative to the config file (default: the served DIR); with workspaces, a workspace name or \"*\"."),
       ),
     ),
     label: v.optional(v.pipe(v.string("label must be a string"), v.description("Name shown in the call log instead of a token hash."))),
@@ -134,6 +134,53 @@ const ObservationsSchema = v.variant(
     issue.received === "undefined" ? "missing required field kind (memory or redis)" : `kind must be memory or redis (got ${issue.received})`,
 );
 
+const JwtKeySchema = v.variant("alg", [
+  strict({
+    alg: v.literal("HS256"),
+    kid: v.optional(v.pipe(v.string("kid must be a string"), v.minLength(1, "kid must not be empty"))),
+    secretEnv: v.pipe(
+      v.string("secretEnv must be a string"),
+      v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "secretEnv must be an environment variable name"),
+      v.description("Environment variable holding the HS256 secret (32+ bytes after trimming)."),
+    ),
+  }),
+  strict({
+    alg: v.literal("EdDSA"),
+    kid: v.optional(v.pipe(v.string("kid must be a string"), v.minLength(1, "kid must not be empty"))),
+    jwk: v.pipe(
+      v.looseObject({ kty: v.literal("OKP", 'jwk.kty must be "OKP"'), crv: v.literal("Ed25519", 'jwk.crv must be "Ed25519"'), x: v.string("jwk.x must be a string") }),
+      v.check((jwk) => !("d" in jwk), 'the server needs only the public key: remove "d" from the JWK'),
+      v.description("The Ed25519 public key as a JWK."),
+    ),
+  }),
+], (issue) => `alg must be "HS256" or "EdDSA" (got ${issue.received})`);
+
+const JwtSchema = strict({
+  keys: v.pipe(v.array(JwtKeySchema, "keys must be a list"), v.minLength(1, "keys must name at least one key")),
+  maxLifetimeSeconds: v.optional(positiveInt("maxLifetimeSeconds")),
+  audience: v.optional(v.pipe(v.string("audience must be a string"), v.minLength(1))),
+  clockToleranceSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0, "clockToleranceSeconds must be 0 or more"))),
+});
+
+const WorkspacesSchema = strict({
+  dir: v.optional(
+    v.pipe(
+      v.string("dir must be a string"),
+      v.minLength(1),
+      v.description("Where workspaces live: a directory (one subdirectory each, relative to the config file) or s3://BUCKET[/PREFIX]."),
+    ),
+  ),
+  quota: v.optional(strict({ maxBytes: v.optional(positiveInt("maxBytes")), maxFiles: v.optional(positiveInt("maxFiles")) })),
+  import: v.optional(
+    strict({
+      maxEntries: v.optional(positiveInt("maxEntries")),
+      maxBytes: v.optional(positiveInt("maxBytes")),
+      maxRatio: v.optional(positiveInt("maxRatio")),
+      maxFileBytes: v.optional(positiveInt("maxFileBytes")),
+    }),
+  ),
+});
+
 /** The whole configuration file. */
 export const ConfigSchema = strict({
   $schema: v.optional(v.string("$schema must be a string")),
@@ -153,6 +200,8 @@ export const ConfigSchema = strict({
     ),
   ),
   tokens: v.optional(v.pipe(v.array(TokenSchema, "tokens must be a list"), v.minLength(1, "tokens must not be empty"))),
+  jwt: v.optional(JwtSchema),
+  workspaces: v.optional(WorkspacesSchema),
   limits: v.optional(LimitsSchema),
   shell: v.optional(ShellSchema),
   rules: v.optional(LoudFailureConfigSchema),

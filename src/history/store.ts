@@ -36,6 +36,8 @@ const ENTRY_ID = /^\d{15}-[0-9a-f]{8}$/;
 export function isEntryId(id: string): boolean {
   return ENTRY_ID.test(id);
 }
+/** Blob hashes remembered as stored, per store. */
+const KNOWN_BLOBS = 4096;
 const BLOBS = "blobs";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -53,6 +55,12 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   const pruneEvery = Math.max(1, options.pruneEvery ?? 64);
   let lastTick = 0;
   let changesSincePrune = 0;
+  // Blobs known to be stored (most recent last), so a kept version costs no storage call the next time.
+  const stored = new Set<string>();
+  const remember = (hash: string) => {
+    stored.add(hash);
+    if (stored.size > KNOWN_BLOBS) stored.delete(stored.values().next().value!);
+  };
 
   /** A sortable id: the time (made strictly increasing in this process) and a random tail for other instances. */
   function nextId(): string {
@@ -128,14 +136,15 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
 
     async putBlob(bytes: Uint8Array): Promise<string> {
       const hash = await sha256Hex(bytes);
-      const path = `${BLOBS}/${hash}`;
-      if (await storage.stat(path)) return hash;
+      // The version a change replaces is nearly always one this store kept as the change before's result.
+      if (stored.has(hash)) return hash;
       try {
-        await storage.write(path, bytes, Cond.ifAbsent);
+        await storage.write(`${BLOBS}/${hash}`, bytes, Cond.ifAbsent);
       } catch (error) {
         // Another call stored the same bytes first: content-addressed, so that is the same blob.
         if (!(isCodedError(error) && error.code === "FS_ALREADY_EXISTS")) throw error;
       }
+      remember(hash);
       return hash;
     },
 
@@ -154,7 +163,10 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       const plan = planPrune(await allEntries(), bounds, now());
       for (const id of plan.dropEntries) await storage.delete(`${ENTRIES}/${id}.json`).catch(() => undefined);
       // Only blobs that dropped entries referenced: a blob stored for a call still running is referenced by no entry yet.
-      for (const blob of plan.dropBlobs) await storage.delete(`${BLOBS}/${blob}`).catch(() => undefined);
+      for (const blob of plan.dropBlobs) {
+        stored.delete(blob);
+        await storage.delete(`${BLOBS}/${blob}`).catch(() => undefined);
+      }
     },
   };
   return store;

@@ -3,7 +3,8 @@
  * Workers). Entries only choose storage, auth and how to serve `app.fetch`.
  *
  * Routes: `GET /healthz`, `GET /openapi.json` (no auth), `GET /v1/tools`,
- * `POST /v1/tools/:name`, `/mcp` (bearer auth unless auth is `none`).
+ * `POST /v1/tools/:name`, `/mcp` (bearer auth unless auth is `none`), and
+ * with a workspace registry the admin routes under `/v1/workspaces`.
  * Every route is behind the Host/Origin check.
  */
 import { Hono } from "hono";
@@ -16,6 +17,9 @@ import type { Storage } from "../storage/types.ts";
 import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
 import { createAuthenticator, type AuthOptions } from "./auth.ts";
 import { BodyAbortedError } from "./body.ts";
+import type { WorkspaceRegistry } from "./hosting/registry.ts";
+import { mountWorkspaces } from "./hosting/routes.ts";
+import { incarnationSessions } from "./hosting/sessions.ts";
 import { createToolHost, type HttpCallInfo } from "./host.ts";
 import type { HostPolicy } from "./hosts.ts";
 import { mountMcp, type McpOptions } from "./mcp.ts";
@@ -54,6 +58,8 @@ export interface AppOptions extends HostPolicy {
    * a raw provider is fine; a CodedError it throws keeps its code.
    */
   storageFor(workspace: string): Storage | Promise<Storage>;
+  /** Hosted workspaces: mounts the admin routes (`/v1/workspaces`). Pair it with a `storageFor` that asks it. */
+  readonly workspaces?: WorkspaceRegistry;
   readonly observations: ObservationStore;
   readonly hasher: LineHasher;
   readonly limits?: HttpLimits;
@@ -98,7 +104,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const host = createToolHost({
     pipeline,
     storageFor: (workspace) => options.storageFor(workspace),
-    observations: options.observations,
+    observations: options.workspaces
+      ? incarnationSessions(options.observations, (ws) => options.workspaces!.incarnation(ws))
+      : options.observations,
     hasher: options.hasher,
     limits: toolLimits,
     callTimeoutMs,
@@ -106,7 +114,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     historyFor: options.historyFor,
     onError: options.onError,
   });
-  const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes });
+  const openapi = buildOpenApi({ version: options.version, tools: host.tools, bearer: auth.required, maxBodyBytes, workspaces: !!options.workspaces });
 
   const app = new Hono<AppEnv>();
   app.use("*", hostGuard(options));
@@ -123,6 +131,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.post("/mcp", bodyCap);
 
   mountRest(app, host);
+  if (options.workspaces) mountWorkspaces(app, options.workspaces);
   mountHistory(app, host);
   mountMcp(app, host, options.version, options.mcp);
 
@@ -131,7 +140,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       404,
       "INVALID_ARGUMENT",
       `No route ${c.req.method} ${new URL(c.req.url).pathname}. Routes: GET /healthz, GET /openapi.json, ` +
-        "GET /v1/tools, POST /v1/tools/{name}, POST /mcp (MCP Streamable HTTP).",
+        "GET /v1/tools, POST /v1/tools/{name}, POST /mcp (MCP Streamable HTTP)" +
+        (options.workspaces ? ", PUT/GET/DELETE /v1/workspaces/{ws}, GET /v1/workspaces/{ws}/archive, GET /v1/workspaces." : "."),
     ),
   );
   app.onError((error, c) => {

@@ -1,15 +1,17 @@
 /**
  * Bearer-token authentication: a token maps to one workspace and a set of
- * scopes. Tokens are compared as SHA-256 digests with a loop that always
- * visits every configured token and every byte, so response timing says
- * nothing about which token, or which prefix of one, came close.
+ * scopes. Static tokens are compared as SHA-256 digests with a loop that
+ * always visits every configured token and every byte, so response timing
+ * says nothing about which token, or which prefix of one, came close.
+ * Signed tokens (JWT, see ./jwt.ts) carry their grant and are checked
+ * against the configured keys when no static token matches.
  */
-
 import { isScope, SCOPES, type Scope, TOOL_SCOPES } from "../scopes.ts";
+import { createJwtVerifier, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
 
 export type { Scope };
-/** Every scope, in a stable order. */
-export const ALL_SCOPES: readonly Scope[] = SCOPES;
+/** Every tool scope, in a stable order (what local mode without auth holds). */
+export const ALL_SCOPES: readonly Scope[] = TOOL_SCOPES;
 
 /** One configured token. */
 export interface TokenGrant {
@@ -27,27 +29,32 @@ export interface TokenGrant {
  * (the CLI enforces that); every request then acts as one local principal.
  */
 export type AuthOptions =
-  | { readonly mode: "bearer"; readonly tokens: readonly TokenGrant[] }
+  | { readonly mode: "bearer"; readonly tokens: readonly TokenGrant[]; readonly jwt?: JwtOptions }
   | { readonly mode: "none"; readonly workspace: string; readonly scopes?: readonly Scope[] };
 
 /** The authenticated caller of one request. */
 export interface Principal {
   /**
    * Stable, non-secret id: a SHA-256 prefix of the token (or `local` without
-   * auth). Session keys use it, so it must never be the token itself.
+   * auth); for a signed token a SHA-256 prefix of its kid, sub and ws, so
+   * every token minted for one agent is the same principal. Session keys use
+   * it, so it must never be the token itself.
    */
   readonly id: string;
-  /** For logs: the grant's label, else `id`. */
+  /** For logs: the grant's label (a signed token's `sub`), else `id`. */
   readonly label: string;
+  /** The workspace; `"*"` for a global admin token (which reaches no tool). */
   readonly workspace: string;
   readonly scopes: ReadonlySet<Scope>;
 }
 
 /** Why a request was not authenticated. */
-export type AuthFailure = "missing" | "malformed" | "invalid";
+export type AuthFailure = "missing" | "malformed" | "invalid" | "expired" | "not-yet-valid";
 
-/** Outcome of {@link Authenticator.authenticate}. */
-export type AuthOutcome = { readonly ok: true; readonly principal: Principal } | { readonly ok: false; readonly failure: AuthFailure };
+/** Outcome of {@link Authenticator.authenticate}. `reason` (signed tokens) is fixed text, never the token. */
+export type AuthOutcome =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly failure: AuthFailure; readonly reason?: string };
 
 /** Turns an `Authorization` header into a principal. */
 export interface Authenticator {
@@ -74,7 +81,7 @@ function hex(bytes: Uint8Array): string {
 function checkScopes(scopes: readonly unknown[], where: string): Scope[] {
   for (const scope of scopes) {
     if (!isScope(scope)) {
-      throw new Error(`${where}: unknown scope ${JSON.stringify(scope)}; use ${ALL_SCOPES.join(", ")}`);
+      throw new Error(`${where}: unknown scope ${JSON.stringify(scope)}; use ${SCOPES.join(", ")}`);
     }
   }
   return [...new Set(scopes as Scope[])];
@@ -98,6 +105,7 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
     return { required: false, authenticate: () => Promise.resolve(outcome) };
   }
 
+  const jwt = options.jwt ? createJwtVerifier(options.jwt) : undefined;
   const seen = new Set<string>();
   options.tokens.forEach((grant, i) => {
     if (typeof grant.token !== "string" || grant.token.length === 0) throw new Error(`token #${i + 1}: the token is empty`);
@@ -138,7 +146,9 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
       for (const entry of await table()) {
         if (digestsEqual(entry.digest, presented)) found = entry.principal;
       }
-      return found ? { ok: true, principal: found } : { ok: false, failure: "invalid" };
+      if (found) return { ok: true, principal: found };
+      if (jwt && looksLikeJwt(match[1])) return signedPrincipal(jwt, match[1]);
+      return { ok: false, failure: "invalid" };
     },
   };
 }
@@ -148,4 +158,17 @@ function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
   let diff = a.length ^ b.length;
   for (let i = 0; i < a.length; i++) diff |= a[i] ^ (b[i] ?? 0);
   return diff === 0;
+}
+
+/** The principal of a signed token, or why it was refused. */
+async function signedPrincipal(jwt: JwtVerifier, token: string): Promise<AuthOutcome> {
+  const outcome = await jwt.verify(token);
+  if (!outcome.ok) {
+    const failure: AuthFailure = outcome.refusal.kind === "invalid" ? "invalid" : outcome.refusal.kind;
+    return { ok: false, failure, reason: outcome.refusal.reason };
+  }
+  const { kid, sub, workspace, scopes } = outcome.grant;
+  // Injective over (kid, sub, ws): JSON keeps the parts apart whatever they contain.
+  const id = `j_${hex((await sha256(JSON.stringify([kid ?? null, sub ?? null, workspace]))).subarray(0, 8))}`;
+  return { ok: true, principal: { id, label: sub ?? id, workspace, scopes: new Set(scopes) } };
 }

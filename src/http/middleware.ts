@@ -82,16 +82,23 @@ export function requireAuth(auth: Authenticator): MiddlewareHandler<AppEnv> {
           { "www-authenticate": `${CHALLENGE}, error="invalid_request"` },
         );
       }
-      return errorResponse(
-        401,
-        "UNAUTHORIZED",
-        "The bearer token is not valid for this server. Check for a typo or a revoked token, and ask the operator for a valid one.",
-        { "www-authenticate": `${CHALLENGE}, error="invalid_token"` },
-      );
+      return errorResponse(401, "UNAUTHORIZED", refusalText(outcome.failure, outcome.reason), {
+        "www-authenticate": `${CHALLENGE}, error="invalid_token"`,
+      });
     }
     c.set("principal", outcome.principal);
     await next();
   };
+}
+
+/** The 401 text for a token that was read but refused; never quotes the token. */
+function refusalText(failure: string, reason: string | undefined): string {
+  if (failure === "expired") return "The bearer token has expired (its exp is in the past). Mint or ask for a fresh token; the request was not run.";
+  if (failure === "not-yet-valid") {
+    return "The bearer token is not valid yet (its nbf is in the future). Wait until then, check the clocks, or mint a token without nbf.";
+  }
+  if (reason) return `The signed bearer token is refused: ${reason}. Ask the operator for a valid token.`;
+  return "The bearer token is not valid for this server. Check for a typo or a revoked token, and ask the operator for a valid one.";
 }
 
 /** 413 LIMIT_EXCEEDED for a body over `maxBytes` (declared or streamed), before anything parses it. */

@@ -7,6 +7,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { SCOPES } from "../scopes.ts";
 import type { JsonSchema, ToolDescriptor } from "./catalog.ts";
 import { FACTS_PROPERTIES } from "./facts-schema.ts";
+import { workspacePaths } from "./hosting/openapi.ts";
 import { MAX_SESSION_ID_CHARS, SESSION_HEADER } from "./sessions.ts";
 
 /** What the document needs to know about the host. */
@@ -16,6 +17,8 @@ export interface OpenApiOptions {
   /** False in no-auth mode: no security requirement is declared. */
   readonly bearer: boolean;
   readonly maxBodyBytes: number;
+  /** True with hosted workspaces: the admin routes are described too. */
+  readonly workspaces?: boolean;
 }
 
 const errorRef = { $ref: "#/components/schemas/Error" };
@@ -124,6 +127,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       },
     };
   }
+  if (options.workspaces) Object.assign(paths, workspacePaths(security));
   paths["/v1/tools/{name}"] = {
     post: {
       operationId: "callToolByName",

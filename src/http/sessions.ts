@@ -27,6 +27,17 @@ export function sessionKey(owner: string, workspace: string, source: SessionSour
   return ownedSessionKey(owner, `${encodeURIComponent(workspace)}/${source}/${encodeURIComponent(id)}`);
 }
 
+/** The workspace of a key made by {@link sessionKey}; undefined for any other key. */
+export function sessionWorkspace(key: string): string | undefined {
+  const parts = key.split("/");
+  if (parts.length !== 4) return undefined;
+  try {
+    return decodeURIComponent(parts[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The key of a principal's session `id` from `source`. */
 export function callerSession(principal: Principal, source: SessionSource, id: string): string {
   return sessionKey(principal.id, principal.workspace, source, id);

@@ -2,10 +2,17 @@
  * The Worker's configuration, read from its secret and vars (never from the
  * bundle) and validated once per isolate, at the first request.
  *
- * - `TOOLWARDEN_TOKENS` (secret, required): JSON array of
+ * - `TOOLWARDEN_TOKENS` (secret; required unless `TOOLWARDEN_JWT_KEYS` is set): JSON array of
  *   `{"token": "...", "workspace": "ws1", "scopes": ["read", "write"], "label"?: "..."}`.
  *   A workspace is the R2 key prefix `<workspace>/`; names cannot contain
  *   "/", so no workspace's keys lie inside another's.
+ * - `TOOLWARDEN_JWT_KEYS` (secret, optional): JSON array of signed-token
+ *   verification keys, `{"kid"?, "alg": "HS256", "secret": "<32+ bytes>"}` or
+ *   `{"kid"?, "alg": "EdDSA", "jwk": <Ed25519 public JWK>}`. Setting it turns
+ *   on hosted workspaces: the admin routes under /v1/workspaces, quotas, and
+ *   tools only on workspaces created there (docs/hosting.md).
+ * - `TOOLWARDEN_JWT_MAX_LIFETIME_SECONDS`, `TOOLWARDEN_JWT_AUDIENCE`,
+ *   `TOOLWARDEN_QUOTA_MAX_BYTES`, `TOOLWARDEN_QUOTA_MAX_FILES` (vars, optional).
  * - `TOOLWARDEN_ALLOWED_HOSTS`, `TOOLWARDEN_ALLOWED_ORIGINS` (vars, optional):
  *   comma-separated lists; default `*` (on the edge the Host is the route's,
  *   and auth is a bearer header a foreign page cannot send).
@@ -23,6 +30,8 @@
  */
 import * as v from "valibot";
 import type { Scope, TokenGrant } from "../http/auth.ts";
+import { DEFAULT_QUOTA, type Quota } from "../http/hosting/mod.ts";
+import { checkJwtKeys, secretBytes, type JwtKey, type JwtOptions } from "../http/jwt.ts";
 import { SCOPES } from "../scopes.ts";
 import { observationLimitsFromEnv, type ObservationEnv, type ObservationLimits } from "../policy/durable.ts";
 import { s3ConfigFromSpec, type S3Config } from "../storage/s3/config.ts";
@@ -35,6 +44,11 @@ export interface WorkerVars extends ObservationEnv {
   readonly TOOLWARDEN_ALLOWED_ORIGINS?: string;
   readonly TOOLWARDEN_MAX_FILE_BYTES?: string;
   readonly TOOLWARDEN_RULES?: string;
+  readonly TOOLWARDEN_JWT_KEYS?: string;
+  readonly TOOLWARDEN_JWT_MAX_LIFETIME_SECONDS?: string;
+  readonly TOOLWARDEN_JWT_AUDIENCE?: string;
+  readonly TOOLWARDEN_QUOTA_MAX_BYTES?: string;
+  readonly TOOLWARDEN_QUOTA_MAX_FILES?: string;
   readonly TOOLWARDEN_STORAGE?: string;
   readonly AWS_ACCESS_KEY_ID?: string;
   readonly AWS_SECRET_ACCESS_KEY?: string;
@@ -63,6 +77,10 @@ export interface WorkerConfig {
   /** Parsed `TOOLWARDEN_RULES`, or `{}` (the built-in rules). */
   readonly rules: unknown;
   readonly observations: ObservationLimits;
+  /** Signed tokens; set means hosted workspaces are on. */
+  readonly jwt?: JwtOptions;
+  /** Quota of a workspace created without one. */
+  readonly quota: Quota;
   readonly storage: WorkerStorage;
 }
 
@@ -121,7 +139,8 @@ function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
     .join("; ");
 }
 
-function parseTokens(raw: string | undefined): TokenGrant[] {
+function parseTokens(raw: string | undefined, optional: boolean): TokenGrant[] {
+  if (optional && (raw === undefined || raw.trim() === "")) return [];
   if (raw === undefined || raw.trim() === "") {
     throw new WorkerConfigError(
       "TOOLWARDEN_TOKENS is not set. Set it with `wrangler secret put TOOLWARDEN_TOKENS` to a JSON array like " +
@@ -143,6 +162,55 @@ function parseTokens(raw: string | undefined): TokenGrant[] {
     scopes: grant.scopes as Scope[],
     ...(grant.label === undefined ? {} : { label: grant.label }),
   }));
+}
+
+const JwtKeysSchema = v.pipe(
+  v.array(
+    v.variant(
+      "alg",
+      [
+        v.strictObject({ kid: v.optional(v.string("kid must be a string")), alg: v.literal("HS256"), secret: v.string("secret must be a string") }),
+        v.strictObject({ kid: v.optional(v.string("kid must be a string")), alg: v.literal("EdDSA"), jwk: v.record(v.string(), v.unknown(), "jwk must be an object") }),
+      ],
+      'alg must be "HS256" (with secret) or "EdDSA" (with jwk)',
+    ),
+    "must be a JSON array of keys",
+  ),
+  v.minLength(1, "must list at least one key"),
+);
+
+function parseJwt(vars: WorkerVars): JwtOptions | undefined {
+  const raw = vars.TOOLWARDEN_JWT_KEYS;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new WorkerConfigError("TOOLWARDEN_JWT_KEYS is not valid JSON. It must be a JSON array of keys.");
+  }
+  const parsed = v.safeParse(JwtKeysSchema, json);
+  if (!parsed.success) throw new WorkerConfigError(`TOOLWARDEN_JWT_KEYS ${describeIssues(parsed.issues)}.`);
+  const keys: JwtKey[] = parsed.output.map((key) => {
+    const kid = key.kid === undefined ? {} : { kid: key.kid };
+    return key.alg === "HS256" ? { alg: "HS256", ...kid, secret: secretBytes(key.secret) } : { alg: "EdDSA", ...kid, jwk: key.jwk as JsonWebKey };
+  });
+  try {
+    checkJwtKeys(keys);
+  } catch (error) {
+    throw new WorkerConfigError(`TOOLWARDEN_JWT_KEYS: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+  const maxLifetime = optionalPositive(vars.TOOLWARDEN_JWT_MAX_LIFETIME_SECONDS, "TOOLWARDEN_JWT_MAX_LIFETIME_SECONDS");
+  const audience = vars.TOOLWARDEN_JWT_AUDIENCE?.trim();
+  return { keys, ...(maxLifetime === undefined ? {} : { maxLifetimeSeconds: maxLifetime }), ...(audience ? { audience } : {}) };
+}
+
+function optionalPositive(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new WorkerConfigError(`${name} must be a positive integer, got ${JSON.stringify(raw)}.`);
+  }
+  return n;
 }
 
 function parseList(raw: string | undefined): readonly string[] | "*" {
@@ -196,8 +264,14 @@ export function parseWorkerConfig(vars: WorkerVars): WorkerConfig {
   } catch (error) {
     throw new WorkerConfigError(`${error instanceof Error ? error.message : String(error)}.`);
   }
+  const jwt = parseJwt(vars);
   return {
-    tokens: parseTokens(vars.TOOLWARDEN_TOKENS),
+    tokens: parseTokens(vars.TOOLWARDEN_TOKENS, jwt !== undefined),
+    ...(jwt ? { jwt } : {}),
+    quota: {
+      maxBytes: optionalPositive(vars.TOOLWARDEN_QUOTA_MAX_BYTES, "TOOLWARDEN_QUOTA_MAX_BYTES") ?? DEFAULT_QUOTA.maxBytes,
+      maxFiles: optionalPositive(vars.TOOLWARDEN_QUOTA_MAX_FILES, "TOOLWARDEN_QUOTA_MAX_FILES") ?? DEFAULT_QUOTA.maxFiles,
+    },
     allowedHosts: parseList(vars.TOOLWARDEN_ALLOWED_HOSTS),
     allowedOrigins: parseList(vars.TOOLWARDEN_ALLOWED_ORIGINS),
     maxFileBytes: parseMaxFileBytes(vars.TOOLWARDEN_MAX_FILE_BYTES),

@@ -16,6 +16,14 @@ import type { Hono } from "hono";
 import { createHasher } from "../hash/loader.ts";
 import type { LineHasher } from "../hash/types.ts";
 import { createApp } from "../http/app.ts";
+import {
+  createWorkspaceRegistry,
+  DEFAULT_IMPORT_LIMITS,
+  deferredStorage,
+  hostedStorage,
+  prefixBackend,
+  type WorkspaceRegistry,
+} from "../http/hosting/mod.ts";
 import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
@@ -27,6 +35,7 @@ import { RESERVED_SEGMENT } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
 import { parseWorkerConfig, WorkerConfigError, type WorkerConfig, type WorkerVars } from "./config.ts";
+import { createDurableLedger } from "./usage-do.ts";
 
 /** The Worker's environment: the two bindings plus the vars of {@link WorkerVars}. */
 export interface WorkerEnv extends WorkerVars {
@@ -34,6 +43,8 @@ export interface WorkerEnv extends WorkerVars {
   readonly FILES?: R2BucketLike;
   /** The Durable Object namespace of `ObservationsDO`. */
   readonly OBSERVATIONS: DurableObjectNamespaceLike;
+  /** The Durable Object namespace of `UsageDO` (workspace usage; needed with TOOLWARDEN_JWT_KEYS). */
+  readonly USAGE?: DurableObjectNamespaceLike;
 }
 
 /** Where the handler logs (console on Workers; a spy in tests). */
@@ -72,6 +83,11 @@ function configKey(env: WorkerEnv): string {
     env.TOOLWARDEN_RULES,
     env.TOOLWARDEN_MAX_PATHS_PER_SESSION,
     env.TOOLWARDEN_SESSION_IDLE_SECONDS,
+    env.TOOLWARDEN_JWT_KEYS,
+    env.TOOLWARDEN_JWT_MAX_LIFETIME_SECONDS,
+    env.TOOLWARDEN_JWT_AUDIENCE,
+    env.TOOLWARDEN_QUOTA_MAX_BYTES,
+    env.TOOLWARDEN_QUOTA_MAX_FILES,
     env.TOOLWARDEN_STORAGE,
     env.AWS_ACCESS_KEY_ID,
     env.AWS_SECRET_ACCESS_KEY,
@@ -87,6 +103,27 @@ function configKey(env: WorkerEnv): string {
     env.S3_SESSION_TOKEN,
     env.S3_PATH_STYLE,
   ]);
+}
+
+/**
+ * Hosted workspaces, on when signed-token keys are configured: each
+ * workspace the prefix `<ws>/` (R2 or S3), records under
+ * `.toolwarden/workspaces/`, usage in a Durable Object per workspace.
+ */
+function hostedRegistry(env: WorkerEnv, config: WorkerConfig, open: (prefix: string) => Storage): WorkspaceRegistry | undefined {
+  if (!config.jwt) return undefined;
+  if (!env.USAGE) {
+    throw new WorkerConfigError(
+      'TOOLWARDEN_JWT_KEYS turns on hosted workspaces, which keep usage in the Durable Object binding USAGE: add it under [[durable_objects.bindings]] (class_name = "UsageDO") in wrangler.toml.',
+    );
+  }
+  return createWorkspaceRegistry({
+    backend: prefixBackend(open),
+    ledger: createDurableLedger(env.USAGE),
+    defaultQuota: config.quota,
+    // An imported file is held whole while written: no larger than a tool may load on the edge.
+    importLimits: { ...DEFAULT_IMPORT_LIMITS, maxFileBytes: config.maxFileBytes },
+  });
 }
 
 /** An app and the storage it serves, which must be reachable (and proven) before a request is served. */
@@ -187,15 +224,21 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       const r2 = env.FILES!;
       const s3 = config.storage.kind === "s3" ? s3Source(config.storage) : undefined;
       const histories = new Map<string, HistoryStore>();
+      // The S3 bucket is connected only before the first request is served: its storages are made on first use.
+      const registry = hostedRegistry(env, config, (prefix) =>
+        s3 ? deferredStorage(() => s3.rawStorage(prefix.replace(/\/$/, ""))) : createR2Storage(r2, prefix),
+      );
       const app = createApp({
         pipeline,
-        auth: { mode: "bearer", tokens: config.tokens },
+        auth: { mode: "bearer", tokens: config.tokens, ...(config.jwt ? { jwt: config.jwt } : {}) },
         storageFor(workspace) {
+          if (registry) return hostedStorage(registry, workspace);
           if (s3) return s3.storageFor(workspace);
           let storage = storages.get(workspace);
           if (!storage) storages.set(workspace, (storage = createR2Storage(r2, `${workspace}/`)));
           return storage;
         },
+        ...(registry ? { workspaces: registry } : {}),
         storageKind: config.storage.kind,
         observations: createDurableObservationStore(env.OBSERVATIONS),
         // Each workspace's audit log and history live under its reserved prefix, which no tool reaches.
@@ -226,6 +269,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           hasher: lineHasher.backend,
           tools: options.tools.map((tool) => tool.name),
           tokens: config.tokens.length,
+          jwtKeys: config.jwt?.keys.length ?? 0,
           storage: config.storage.kind === "s3" ? config.storage.spec : "r2",
         }),
       );

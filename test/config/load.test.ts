@@ -64,7 +64,7 @@ describe("loadConfig refuses, naming the field", () => {
 
   test("an unknown top-level field, listing the known ones", () => {
     expect(refusal({ prot: 8080 })).toBe(
-      "tw.json: prot: unknown field (known fields: $schema, port, host, allowedHosts, tokens, limits, shell, rules, storage, observations)",
+      "tw.json: prot: unknown field (known fields: $schema, port, host, allowedHosts, tokens, jwt, workspaces, limits, shell, rules, storage, observations)",
     );
   });
 

@@ -68,6 +68,8 @@ export interface RunningWorker {
   logs(): string;
   /** Store `bytes` at `key` in the R2 bucket directly (`<workspace>/<path>`), e.g. a file larger than any request may carry. */
   putObject(key: string, bytes: Uint8Array): Promise<void>;
+  /** Every object under `prefix` in the R2 bucket, as key -> text. */
+  objects(prefix: string): Promise<Record<string, string>>;
   /** The bytes at `key` in the R2 bucket, or undefined. */
   getObject(key: string): Promise<Uint8Array | undefined>;
   /** Wait until the logs match `pattern` (the runtime flushes them asynchronously). */
@@ -107,6 +109,17 @@ export async function startWorker(bundle: WorkerBundle, options: StartWorkerOpti
     async putObject(key, bytes) {
       const bucket = await mf.getR2Bucket("FILES");
       await bucket.put(key, bytes);
+    },
+    async objects(prefix) {
+      const bucket = await mf.getR2Bucket("FILES");
+      const out: Record<string, string> = {};
+      let cursor: string | undefined;
+      do {
+        const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+        for (const object of page.objects) out[object.key] = (await (await bucket.get(object.key))?.text()) ?? "";
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor);
+      return out;
     },
     async getObject(key) {
       const bucket = await mf.getR2Bucket("FILES");

@@ -1,0 +1,124 @@
+/**
+ * A workspace's storage with its quota enforced. Every write and delete is
+ * charged to the ledger before it happens and refunded when it fails, so a
+ * call over the quota is refused with nothing written, and usage stays exact
+ * with any number of concurrent writers:
+ *
+ * - the size a write replaces comes from a `stat`, and the write is made
+ *   conditional on that stat's version (create-if-absent when there was no
+ *   file), so a write that succeeds replaced exactly the bytes counted;
+ * - growth is charged before a write and shrinkage credited after it, so the
+ *   counters are never below what is stored, even for a moment;
+ * - a write that loses its condition is refunded and fails as the provider
+ *   says (a caller without a condition is retried a few times).
+ */
+import { CodedError } from "../../errors.ts";
+import { FsError } from "../../storage/errors.ts";
+import { Cond, type Storage, type WriteCondition, type WriteResult } from "../../storage/types.ts";
+import type { Quota, Usage, UsageLedger } from "./ledger.ts";
+
+/** What {@link quotaStorage} needs. */
+export interface QuotaStorageOptions {
+  readonly workspace: string;
+  readonly quota: Quota;
+  readonly ledger: UsageLedger;
+  /** Make the ledger know this workspace's usage (count its files once). */
+  readonly ensureUsage: () => Promise<void>;
+}
+
+/** Attempts of a write without a condition when other writers keep changing the file. */
+const UNCONDITIONAL_ATTEMPTS = 5;
+
+/** The LIMIT_EXCEEDED error: usage, limit and what the call would add; says nothing was written. */
+export function quotaExceeded(workspace: string, what: string, usage: Usage, delta: Usage, quota: Quota): CodedError {
+  const parts: string[] = [];
+  if (delta.bytes > 0 && usage.bytes + delta.bytes > quota.maxBytes) {
+    parts.push(`${delta.bytes} bytes to the ${usage.bytes} bytes in use, over the limit of ${quota.maxBytes} bytes`);
+  }
+  if (delta.files > 0 && usage.files + delta.files > quota.maxFiles) {
+    parts.push(`${delta.files} file(s) to the ${usage.files} files in use, over the limit of ${quota.maxFiles} files`);
+  }
+  return new CodedError(
+    "LIMIT_EXCEEDED",
+    `Workspace "${workspace}" is over its quota: ${what} would add ${parts.join(", and ")}. Nothing was written. ` +
+      "Write less (or smaller files), or ask the operator to raise the workspace's quota.",
+  );
+}
+
+/** Charge `delta`, counting the workspace first when its usage is unknown; throws LIMIT_EXCEEDED. */
+export async function chargeOrThrow(options: QuotaStorageOptions, delta: Usage, what: string): Promise<void> {
+  let outcome = await options.ledger.charge(options.workspace, delta, options.quota);
+  if (!outcome.ok && outcome.reason === "unknown") {
+    await options.ensureUsage();
+    outcome = await options.ledger.charge(options.workspace, delta, options.quota);
+  }
+  if (outcome.ok) return;
+  if (outcome.reason === "unknown") throw new CodedError("INTERNAL_ERROR", `usage of workspace ${options.workspace} could not be established`);
+  throw quotaExceeded(options.workspace, what, outcome.usage, delta, options.quota);
+}
+
+/** No limit: a refund must land whatever the usage (undoing a shrink grows it). */
+const UNLIMITED = { maxBytes: Number.MAX_SAFE_INTEGER, maxFiles: Number.MAX_SAFE_INTEGER };
+
+/** Undo a charge. */
+async function refund(options: QuotaStorageOptions, delta: Usage): Promise<void> {
+  await options.ledger.charge(options.workspace, { bytes: -delta.bytes, files: -delta.files }, UNLIMITED);
+}
+
+/** `raw` with the quota enforced on `write` and usage kept on `delete`. */
+export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storage {
+  async function conditionalWrite(path: string, bytes: Uint8Array, condition: WriteCondition): Promise<WriteResult> {
+    const before = await raw.stat(path);
+    if (before?.kind === "directory") throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
+    if (condition.kind === "ifAbsent" && before) throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { path });
+    if (condition.kind === "ifVersion" && before?.version !== condition.version) {
+      throw new FsError("FS_STALE_VERSION", `version changed: ${path}`, { path });
+    }
+    // Growth is charged before the write, shrinkage credited after it: the counters never fall
+    // below what is stored, so a shrink that loses its race cannot let another write past the quota.
+    const change = bytes.length - (before?.size ?? 0);
+    const growth: Usage = { bytes: Math.max(0, change), files: before ? 0 : 1 };
+    await chargeOrThrow(options, growth, `writing ${path} (${bytes.length} bytes)`);
+    let written: WriteResult;
+    try {
+      written = await raw.write(path, bytes, before ? Cond.ifVersion(before.version!) : Cond.ifAbsent);
+    } catch (error) {
+      await refund(options, growth);
+      throw error;
+    }
+    if (change < 0) await refund(options, { bytes: -change, files: 0 });
+    return written;
+  }
+
+  return {
+    kind: raw.kind,
+    stat: (path) => raw.stat(path),
+    read: (path, readOptions) => raw.read(path, readOptions),
+    ...(raw.readStream ? { readStream: (path: string) => raw.readStream!(path) } : {}),
+    list: (path, listOptions) => raw.list(path, listOptions),
+    async write(path, bytes, condition = Cond.none) {
+      if (condition.kind !== "none") return conditionalWrite(path, bytes, condition);
+      for (let attempt = 1; ; attempt++) {
+        const before = await raw.stat(path);
+        const cond = before?.kind === "file" ? Cond.ifVersion(before.version!) : Cond.ifAbsent;
+        try {
+          return await conditionalWrite(path, bytes, cond);
+        } catch (error) {
+          const lost = error instanceof FsError && (error.code === "FS_STALE_VERSION" || error.code === "FS_ALREADY_EXISTS");
+          if (!lost || attempt >= UNCONDITIONAL_ATTEMPTS) throw error;
+        }
+      }
+    },
+    async delete(path, deleteOptions) {
+      const before = await raw.stat(path);
+      if (!before || before.kind !== "file") return raw.delete(path, deleteOptions);
+      if (deleteOptions?.ifVersion !== undefined && deleteOptions.ifVersion !== before.version) {
+        throw new FsError("FS_STALE_VERSION", `version changed: ${path}`, { path });
+      }
+      // Counters first: a refund to unknown counters would be lost while a count runs.
+      if (!(await options.ledger.usage(options.workspace))) await options.ensureUsage();
+      await raw.delete(path, { ifVersion: before.version! });
+      await refund(options, { bytes: before.size, files: 1 });
+    },
+  };
+}
