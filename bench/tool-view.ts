@@ -13,7 +13,7 @@ import { createHasher } from "../src/hash/loader.ts";
 import { readWasmBytes } from "../src/hash/wasm-file.ts";
 import { jsHasher } from "../src/hash/js.ts";
 import type { LineHasher } from "../src/hash/types.ts";
-import { viewTool } from "../src/tools/view/view.ts";
+import { viewTool } from "../src/tools/view/run.ts";
 import type { ToolContext } from "../src/tools/types.ts";
 import { makeContext, seed } from "../test/helpers/tool-context.ts";
 

@@ -1,7 +1,7 @@
 /**
  * toolwarden's runtime-neutral library surface: everything here runs on Bun,
  * Deno and Cloudflare Workers (no `node:` imports). The local-disk provider
- * lives in `./storage/local.ts` and the shell tool in `./tools/bash.ts`,
+ * lives in `./storage/local.ts` and the shell tool in `./tools/bash/run.ts`,
  * which need `node:` APIs and are imported directly by local entries.
  */
 export * from "./errors.ts";

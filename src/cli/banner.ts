@@ -48,7 +48,7 @@ const PLACEHOLDER = "<your token>";
 export function renderBanner(info: BannerInfo): string {
   const { auth } = info;
   const token = auth.mode === "none" ? undefined : auth.source === "config" ? PLACEHOLDER : auth.grants[0].token;
-  const lines = [`toolwarden ${info.version} serving ${info.root}`, `  url:    ${info.url}`];
+  const lines = [`toolwarden ${info.version} serving ${info.root}`, `  url:    ${info.url}`, `  ui:     ${info.url}/ui  (the inspector: sign in with a token with scope audit or admin)`];
   if (info.storage) lines.push(`  storage: ${info.storage}`);
   if (info.observations) lines.push(`  observations: ${info.observations}`);
   if (auth.mode === "none") {

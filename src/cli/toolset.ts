@@ -8,7 +8,7 @@ import { installLoudFailure } from "../pipeline/loud-failure.ts";
 import { installShellGuard } from "../pipeline/shell-guard.ts";
 import { RuleConfigError } from "../rules/mod.ts";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../http/mod.ts";
-import { createBashTool, MAX_BASH_TIMEOUT_MS } from "../tools/bash.ts";
+import { createBashTool, MAX_BASH_TIMEOUT_MS } from "../tools/bash/run.ts";
 import { fileTools } from "../tools/mod.ts";
 import { DEFAULT_LIMITS, type ToolDef, type ToolLimits } from "../tools/types.ts";
 import { StartupError } from "./errors.ts";

@@ -2,8 +2,9 @@
 export * from "./types.ts";
 export { createStorageHistory, isEntryId, sha256Hex, type StorageHistoryOptions } from "./store.ts";
 export { createRecorder, type Recorder } from "./recorder.ts";
-export { auditEntryOf, namedPaths, type FinishedCall } from "./record.ts";
+export { auditEntryOf, bounded, namedPaths, type FinishedCall } from "./record.ts";
 export { planRevert, type RevertStep } from "./plan.ts";
-export { revertEntries, type RevertConflict, type RevertedFile, type RevertOutcome } from "./revert.ts";
+export { revertEntries, revertStep, type RevertConflict, type RevertedFile, type RevertOutcome } from "./revert.ts";
 export { planPrune, type PrunePlan } from "./prune.ts";
 export { matchesQuery, pageLimit } from "./query.ts";
+export { restoreStep, type RestoreTarget } from "./restore.ts";

@@ -1,5 +1,5 @@
 /** Build the audit entry of one finished call (pure). */
-import type { FileChange, NewAuditEntry } from "./types.ts";
+import { type FileChange, MAX_ARGS_CHARS, MAX_RESULT_CHARS, type NewAuditEntry } from "./types.ts";
 
 export interface FinishedCall {
   readonly principal: string;
@@ -14,6 +14,25 @@ export interface FinishedCall {
   readonly time: Date;
   /** For a revert: the entries it reverted. */
   readonly reverts?: readonly string[];
+  /** The text the model received, when there is one (a revert has none). */
+  readonly result?: string;
+}
+
+/** `text` cut to `max` UTF-16 units with a visible marker saying how long it was. */
+export function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max;
+  // Never split a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text[cut - 1] ?? "")) cut--;
+  return `${text.slice(0, cut)}… [cut: ${text.length} chars in all]`;
+}
+
+function argsText(args: unknown): string {
+  try {
+    return JSON.stringify(args) ?? "null";
+  } catch {
+    return "(arguments not serialisable)";
+  }
 }
 
 /** Most named paths an entry keeps, and most characters of each (a real path is at most 4096 bytes). */
@@ -52,5 +71,7 @@ export function auditEntryOf(call: FinishedCall): NewAuditEntry {
     bytes: call.bytes,
     ms: Math.round(call.ms * 100) / 100,
     ...(call.reverts ? { reverts: call.reverts } : {}),
+    args: bounded(argsText(call.args), MAX_ARGS_CHARS),
+    ...(call.result !== undefined ? { result: bounded(call.result, MAX_RESULT_CHARS) } : {}),
   };
 }

@@ -52,6 +52,8 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
 
   const recording: Storage = {
     kind: storage.kind,
+    // The real root decides how tools read absolute paths (see Storage.root).
+    ...(storage.root === undefined ? {} : { root: storage.root }),
     stat: (path) => storage.stat(path),
     ...(storage.readStream ? { readStream: (path: string) => storage.readStream!(path) } : {}),
     async read(path: string, options?: ReadOptions) {

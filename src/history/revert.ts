@@ -55,7 +55,8 @@ async function conflict(storage: Storage, history: HistoryStore, step: RevertSte
   return { path: step.path, reason, diff };
 }
 
-async function revertStep(storage: Storage, history: HistoryStore, step: RevertStep): Promise<RevertedFile | RevertConflict> {
+/** Apply one step as a compare-and-swap: the result, or the conflict that left the file untouched. */
+export async function revertStep(storage: Storage, history: HistoryStore, step: RevertStep): Promise<RevertedFile | RevertConflict> {
   const current = await storage.stat(step.path);
   const now = current?.kind === "file" ? current.version : undefined;
   if (current && current.kind !== "file") return conflict(storage, history, step, "it is a directory now");

@@ -119,6 +119,15 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       const limit = pageLimit(query.limit);
       const entries: AuditEntry[] = [];
       let cursor: string | undefined;
+      if (query.newest) {
+        // Read from the end: a feed of the latest calls costs its own size, not the log's.
+        const ids = (await entryIds()).filter((id) => query.cursor === undefined || id > query.cursor);
+        for (let i = ids.length - 1; i >= 0 && entries.length < limit; i--) {
+          const entry = await readEntry(ids[i]!);
+          if (entry && matchesQuery(entry, query)) entries.push(entry);
+        }
+        return { entries: entries.reverse() };
+      }
       for (const id of await entryIds()) {
         if (query.cursor !== undefined && id <= query.cursor) continue;
         const entry = await readEntry(id);
@@ -132,7 +141,8 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       return cursor === undefined ? { entries } : { entries, cursor };
     },
 
-    get: readEntry,
+    // An id from a request names a file of the store: only the shape nextId makes may reach it (no "../").
+    get: (id: string) => (/^[0-9]{15}-[0-9a-f]{8}$/.test(id) ? readEntry(id) : Promise.resolve(undefined)),
 
     async putBlob(bytes: Uint8Array): Promise<string> {
       const hash = await sha256Hex(bytes);

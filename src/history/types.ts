@@ -42,7 +42,16 @@ export interface AuditEntry {
   readonly ms: number;
   /** For a revert: the ids of the entries it reverted. */
   readonly reverts?: readonly string[];
+  /** The call's arguments as JSON, cut at {@link MAX_ARGS_CHARS} (absent in entries recorded before it existed). */
+  readonly args?: string;
+  /** The text the model received (content, then notices), cut at {@link MAX_RESULT_CHARS}. */
+  readonly result?: string;
 }
+
+/** Longest arguments text an entry keeps (a `write` of a large file is cut; its bytes are in the blobs). */
+export const MAX_ARGS_CHARS = 4096;
+/** Longest result text an entry keeps. */
+export const MAX_RESULT_CHARS = 16384;
 
 /** A new entry: the store assigns the id. */
 export type NewAuditEntry = Omit<AuditEntry, "id">;
@@ -62,6 +71,8 @@ export interface AuditQuery {
   readonly limit?: number;
   /** Resume after this entry id (from a previous page's `cursor`). */
   readonly cursor?: string;
+  /** The last `limit` matching entries instead of the first (still oldest first; no next cursor). */
+  readonly newest?: boolean;
 }
 
 /** One page of entries, oldest first, with the cursor of the next page when there is one. */

@@ -28,6 +28,7 @@ import { buildOpenApi } from "./openapi.ts";
 import { errorResponse, statusForCode } from "./responses.ts";
 import { mountHistory } from "./history-routes.ts";
 import { mountRest } from "./rest.ts";
+import { mountUi } from "./ui/routes.ts";
 
 /** Request-size and time bounds, plus the per-call tool limits. */
 export interface HttpLimits extends Partial<ToolLimits> {
@@ -129,11 +130,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const bodyCap = limitBody(maxBodyBytes);
   app.post("/v1/*", bodyCap);
   app.post("/mcp", bodyCap);
+  app.post("/ui/*", bodyCap);
 
   mountRest(app, host);
   if (options.workspaces) mountWorkspaces(app, options.workspaces);
   mountHistory(app, host);
   mountMcp(app, host, options.version, options.mcp);
+  // The inspector (/ui): its own cookie sign-in, so it sits outside the bearer-auth prefixes.
+  mountUi(app, { auth, host, hasher: options.hasher, ...(options.workspaces ? { workspaces: options.workspaces } : {}) });
 
   app.notFound((c) =>
     errorResponse(

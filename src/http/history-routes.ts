@@ -6,7 +6,17 @@
  */
 import type { Context, Hono } from "hono";
 import * as v from "valibot";
-import { auditEntryOf, createRecorder, type AuditEntry, type AuditQuery, type HistoryStore, revertEntries } from "../history/mod.ts";
+import {
+  auditEntryOf,
+  createRecorder,
+  type AuditEntry,
+  type AuditQuery,
+  type HistoryStore,
+  restoreStep,
+  revertEntries,
+  revertStep,
+  type RevertOutcome,
+} from "../history/mod.ts";
 import { normalizeWorkspacePath } from "../storage/path.ts";
 import type { Scope } from "../scopes.ts";
 import type { ToolHost } from "./host.ts";
@@ -77,6 +87,7 @@ async function everyEntry(history: HistoryStore, query: AuditQuery): Promise<Aud
 const RevertBody = v.union([
   v.strictObject({ change: v.pipe(v.string(), v.minLength(1)) }),
   v.strictObject({ session: v.pipe(v.string(), v.minLength(1)), principal: v.optional(v.pipe(v.string(), v.minLength(1))) }),
+  v.strictObject({ path: v.pipe(v.string(), v.minLength(1)), version: v.pipe(v.string(), v.minLength(1)), expect: v.nullable(v.string()) }),
 ]);
 
 /** Register the routes (auth is applied by the caller). */
@@ -144,31 +155,55 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
     if (history instanceof Response) return history;
     const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
     if (!parsed.success) {
-      return errorResponse(400, "INVALID_ARGUMENT", 'The body must be {"change": ID} (an id from GET /v1/audit) or {"session": S} (optionally with "principal": P).');
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        'The body must be {"change": ID} (an id from GET /v1/audit), {"session": S} (optionally with "principal": P), or {"path": P, "version": V, "expect": CURRENT} ' +
+          "(a version from GET /v1/history?path=P; CURRENT the version the file has now, null when it does not exist).",
+      );
     }
     const started = performance.now();
     const target = parsed.output;
-    const entries =
-      "change" in target
-        ? [await history.get(target.change)].filter((e) => e !== undefined)
-        : await everyEntry(history, { session: target.session, changesOnly: true, ...(target.principal ? { principal: target.principal } : {}) });
-    if (entries.length === 0) {
-      const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}${"principal" in target && target.principal ? ` of ${target.principal}` : ""}`;
-      return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
-    }
-    const principals = [...new Set(entries.map((e) => e.principal))];
-    if (principals.length > 1) {
-      // Session ids are the clients' choice: another token may have used the same one. Never undo both unasked.
-      const session = JSON.stringify("session" in target ? target.session : "");
-      return errorResponse(
-        409,
-        "EDIT_CONFLICT",
-        `Session ${session} has changes by ${principals.length} principals (${principals.join(", ")}); nothing was reverted. Name one: {"session": ${session}, "principal": ${JSON.stringify(principals[0])}}.`,
-      );
-    }
     const principal = c.get("principal");
     const recorder = createRecorder(await host.storageOf(principal.workspace), history);
-    const outcome = await revertEntries(recorder.storage, history, entries);
+    let entries: AuditEntry[];
+    let outcome: RevertOutcome;
+    if ("path" in target) {
+      let path: string;
+      try {
+        path = normalizeWorkspacePath(target.path);
+      } catch (error) {
+        return errorResponse(400, "INVALID_ARGUMENT", `"path" is not a workspace path: ${error instanceof Error ? error.message : String(error)}.`);
+      }
+      entries = await everyEntry(history, { path, changesOnly: true });
+      const step = restoreStep(entries, { path, version: target.version, expect: target.expect });
+      if (!step) {
+        return errorResponse(404, "FS_NOT_FOUND", `Version ${target.version} is not in the history of ${path}; GET /v1/history?path=${encodeURIComponent(path)} lists its versions.`);
+      }
+      const done = await revertStep(recorder.storage, history, step);
+      outcome = "action" in done ? { reverted: [done], conflicts: [] } : { reverted: [], conflicts: [done] };
+      entries = entries.filter((e) => e.changes.some((ch) => ch.path === path && (ch.after?.version === target.version || ch.before?.version === target.version)));
+    } else {
+      entries =
+        "change" in target
+          ? [await history.get(target.change)].filter((e) => e !== undefined)
+          : await everyEntry(history, { session: target.session, changesOnly: true, ...(target.principal ? { principal: target.principal } : {}) });
+      if (entries.length === 0) {
+        const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}${target.principal ? ` of ${target.principal}` : ""}`;
+        return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
+      }
+      const principals = [...new Set(entries.map((e) => e.principal))];
+      if ("session" in target && principals.length > 1) {
+        // Session ids are the clients' choice: another token may have used the same one. Never undo both unasked.
+        const session = JSON.stringify(target.session);
+        return errorResponse(
+          409,
+          "EDIT_CONFLICT",
+          `Session ${session} has changes by ${principals.length} principals (${principals.join(", ")}); nothing was reverted. Name one: {"session": ${session}, "principal": ${JSON.stringify(principals[0])}}.`,
+        );
+      }
+      outcome = await revertEntries(recorder.storage, history, entries);
+    }
     const changes = recorder.changes();
     const entry =
       changes.length === 0
@@ -178,7 +213,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
               principal: principal.label,
               session: "",
               tool: "revert",
-              args: {},
+              args: target,
               changes,
               bytes: recorder.bytesWritten(),
               ms: performance.now() - started,

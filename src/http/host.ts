@@ -138,6 +138,7 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
           args,
           code: result.code,
           changes: recorder.changes(),
+          result: modelText(result),
           bytes: recorder.bytesWritten(),
           ms: performance.now() - started,
           time: new Date(),
@@ -164,6 +165,11 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
       return result;
     },
   };
+}
+
+/** What the model reads of a result: the content blocks, then the notices (as MCP sends them). */
+function modelText(result: ToolResult): string {
+  return [...result.content.map((b) => b.text), ...(result.notices ?? []).map((n) => n.text)].join("\n");
 }
 
 /** The client's own session id within a namespaced session key (its last segment). */

@@ -17,6 +17,7 @@ export interface AppEnv {
 export function hostGuard(policy: HostPolicy): MiddlewareHandler<AppEnv> {
   const hostOk = hostMatcher(policy.allowedHosts);
   const originOk = originMatcher(policy.allowedOrigins);
+  const hostsPinned = policy.allowedHosts !== "*";
   return async (c, next) => {
     // Without a Host header the URL's authority is what the runtime derived it from (a Request built
     // in-process); an HTTP/1.0 request without Host leaves none, and is refused before anything else.
@@ -38,7 +39,10 @@ export function hostGuard(policy: HostPolicy): MiddlewareHandler<AppEnv> {
       );
     }
     const origin = c.req.header("origin");
-    if (origin !== undefined && !originOk(origin)) {
+    // A page of this very host (the inspector's forms) is same-origin, whatever the origin list says:
+    // DNS rebinding puts the attacker's name in Host, which the check above refuses -- when hosts are
+    // pinned. With any Host allowed ("*"), the origin list is the only guard, so it stays strict.
+    if (origin !== undefined && !originOk(origin) && !(hostsPinned && sameHost(origin, host))) {
       return errorResponse(
         403,
         "FORBIDDEN",
@@ -48,6 +52,15 @@ export function hostGuard(policy: HostPolicy): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/** True when `origin`'s authority is `host` (an Origin of the page this host served). */
+function sameHost(origin: string, host: string): boolean {
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }
 
 /** The authority of a request URL, or undefined when there is none (a bare path such as `/healthz`). */

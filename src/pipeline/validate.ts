@@ -85,6 +85,14 @@ export function describeIssues(
       continue;
     }
 
+    if (issue.type === "variant" && issue.input === undefined && last && isRecord(last.input)) {
+      const renamed = misnamedDiscriminator(String(last.key), last.input, issue);
+      if (renamed) {
+        problems.push({ path: formatPath(keys), text: renamed });
+        continue;
+      }
+    }
+
     const node = unwrap(walk(root, items));
     if (issue.type === "union" && node?.type === "union" && node.options) {
       problems.push(...unionProblems(node.options, issue.input, keys));
@@ -225,6 +233,32 @@ function describeSchema(schema: SchemaNode): string {
 }
 
 // --- problem texts ----------------------------------------------------------
+
+/** Names models use for a variant's discriminator (`"op": "replace"` for `"operation": "replace"`). */
+const DISCRIMINATOR_ALIASES = new Set(["op", "type", "action", "kind", "cmd", "command", "method", "mode", "edit", "operation_type", "opType"]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A variant's discriminator (`operation`) is missing and another key holds
+ * one of its values: say which key to rename, and give the object renamed.
+ */
+function misnamedDiscriminator(key: string, input: Record<string, unknown>, issue: v.BaseIssue<unknown>): string | undefined {
+  const expected = issue.expected ?? "";
+  const holds = (value: unknown) => typeof value === "string" && expected.includes(JSON.stringify(value));
+  const wrong = Object.keys(input).find(
+    (k) => k !== key && holds(input[k]) && (DISCRIMINATOR_ALIASES.has(k) || closestName(k, [key]) === key),
+  );
+  if (wrong === undefined) return undefined;
+  const fixed: Record<string, unknown> = { [key]: input[wrong] };
+  for (const [k, value] of Object.entries(input)) if (k !== wrong) fixed[k] = value;
+  return (
+    `missing required field (expected ${expected}). Did you mean \`${wrong}\` -> \`${key}\`? ` +
+    `As it should be: ${shortJson(fixed, 4000)}`
+  );
+}
 
 function unknownKeysProblem(
   parentKeys: readonly PropertyKey[],

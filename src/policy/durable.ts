@@ -106,7 +106,11 @@ export interface DurableObjectNamespaceLike<Id = unknown> {
 }
 
 const ObservationSchema = v.variant("kind", [
-  v.strictObject({ kind: v.literal("present"), version: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({
+    kind: v.literal("present"),
+    version: v.pipe(v.string(), v.minLength(1)),
+    seen: v.optional(v.array(v.tuple([v.pipe(v.number(), v.integer()), v.pipe(v.number(), v.integer())]))),
+  }),
   v.strictObject({ kind: v.literal("absent") }),
 ]);
 
@@ -116,8 +120,10 @@ const RequestSchema = v.variant("op", [
   v.strictObject({ op: v.literal("forget"), path: v.string() }),
 ]);
 
-/** One request of the object's protocol. */
-export type ObservationRequest = v.InferOutput<typeof RequestSchema>;
+/** One request of the object's protocol (the client sends its observations as they are). */
+export type ObservationRequest =
+  | { readonly op: "get" | "forget"; readonly path: string }
+  | { readonly op: "set"; readonly path: string; readonly observation: Observation };
 
 /** The object's answer: the observation for `get`, null otherwise or when unseen. */
 interface ObservationResponse {
@@ -160,6 +166,10 @@ export class ObservationsDO {
       // `touched` is a timestamp, so the alarm can tell how long the session has been idle.
       sql.exec("CREATE TABLE IF NOT EXISTS observations (path TEXT PRIMARY KEY, version TEXT, touched INTEGER NOT NULL)");
       sql.exec("CREATE INDEX IF NOT EXISTS observations_touched ON observations (touched)");
+      // The lines seen of a partly seen version (JSON spans; NULL: all of it). Added after the first
+      // release, so a table created before gets the column here.
+      const columns = sql.exec("PRAGMA table_info(observations)").toArray();
+      if (!columns.some((c) => c.name === "seen")) sql.exec("ALTER TABLE observations ADD COLUMN seen TEXT");
       const row = sql.exec("SELECT COUNT(*) AS n, COALESCE(MAX(touched), 0) AS t FROM observations").toArray()[0];
       this.#count = Number(row?.n ?? 0);
       this.#clock = Number(row?.t ?? 0);
@@ -169,9 +179,11 @@ export class ObservationsDO {
   }
 
   #get(path: string): Observation | null {
-    const row = this.#sql().exec("SELECT version FROM observations WHERE path = ?", path).toArray()[0];
+    const row = this.#sql().exec("SELECT version, seen FROM observations WHERE path = ?", path).toArray()[0];
     if (!row) return null;
-    return typeof row.version === "string" ? { kind: "present", version: row.version } : { kind: "absent" };
+    if (typeof row.version !== "string") return { kind: "absent" };
+    if (typeof row.seen !== "string") return { kind: "present", version: row.version };
+    return { kind: "present", version: row.version, seen: JSON.parse(row.seen) as [number, number][] };
   }
 
   async #set(path: string, observation: Observation): Promise<void> {
@@ -179,10 +191,12 @@ export class ObservationsDO {
     const known = sql.exec("SELECT 1 FROM observations WHERE path = ?", path).toArray().length > 0;
     this.#clock = Math.max(Date.now(), this.#clock + 1);
     const version = observation.kind === "present" ? observation.version : null;
+    const seen = observation.kind === "present" && observation.seen !== undefined ? JSON.stringify(observation.seen) : null;
     sql.exec(
-      "INSERT INTO observations (path, version, touched) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, touched = excluded.touched",
+      "INSERT INTO observations (path, version, seen, touched) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, seen = excluded.seen, touched = excluded.touched",
       path,
       version,
+      seen,
       this.#clock,
     );
     if (!known && ++this.#count > this.#limits.maxPathsPerSession) {

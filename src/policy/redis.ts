@@ -9,7 +9,9 @@
  * bounded on their own, in bytes as `observationBytes` counts them, the
  * owner's least recently used forgotten first. Per owner, under a key prefix
  * (default `toolwarden:`):
- *   e:{owner}  hash    entry -> "<bytes>:<observation>" ("a" absent, "p<version>" present)
+ *   e:{owner}  hash    entry -> "<bytes>:<observation>" ("a" absent, "p<version>" present,
+ *                      "s<json>" present with the lines seen of a partly seen version,
+ *                      json {"v": version, "s": [[first, last], ...]})
  *   u:{owner}  zset    entry -> last use (server clock in ms; one more than the
  *                      newest within the same millisecond, so the order is exact)
  *   b:{owner}  string  the bytes the owner's entries count
@@ -110,7 +112,10 @@ return 1
 `;
 
 function encode(observation: Observation): string {
-  return observation.kind === "absent" ? "a" : `p${observation.version}`;
+  if (observation.kind === "absent") return "a";
+  // The lines seen must survive the round trip: dropped, a whole-file write could replace unseen lines.
+  if (observation.seen !== undefined) return `s${JSON.stringify({ v: observation.version, s: observation.seen })}`;
+  return `p${observation.version}`;
 }
 
 function decode(value: unknown): Observation | undefined {
@@ -118,6 +123,16 @@ function decode(value: unknown): Observation | undefined {
   const text = value.slice(value.indexOf(":") + 1);
   if (text === "a") return { kind: "absent" };
   if (text.length > 1 && text[0] === "p") return { kind: "present", version: text.slice(1) };
+  if (text[0] === "s") {
+    try {
+      const { v, s } = JSON.parse(text.slice(1)) as { v: unknown; s: unknown };
+      const spans = Array.isArray(s) && s.every((x) => Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger));
+      // Anything malformed reads as unseen: one more view, never a write over unseen lines.
+      if (typeof v === "string" && v !== "" && spans) return { kind: "present", version: v, seen: s as [number, number][] };
+    } catch {
+      return undefined;
+    }
+  }
   return undefined;
 }
 

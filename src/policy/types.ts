@@ -1,8 +1,17 @@
 import type { Version } from "../storage/types.ts";
 
-/** What a session last saw at a path. Unknown (never seen) is `undefined`. */
+/** Lines `first..last` of a file, 1-based and inclusive. */
+export type LineSpan = readonly [first: number, last: number];
+
+/**
+ * What a session last saw at a path. Unknown (never seen) is `undefined`.
+ * `seen` lists the lines of `version` the session has seen when it has not
+ * seen them all (ranged views, search hits); absent means the whole version.
+ * A store must keep `seen` as given: dropping it would let a whole-file
+ * `write` replace lines the session never saw.
+ */
 export type Observation =
-  | { readonly kind: "present"; readonly version: Version }
+  | { readonly kind: "present"; readonly version: Version; readonly seen?: readonly LineSpan[] }
   | { readonly kind: "absent" };
 
 /**

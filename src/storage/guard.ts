@@ -58,6 +58,7 @@ export function guardStorage(inner: Storage): Storage {
     : {};
   return {
     kind: inner.kind,
+    ...(inner.root === undefined ? {} : { root: inner.root }),
     ...streaming,
     async stat(path: string) {
       return inner.stat(guardedPath(path));

@@ -495,6 +495,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
   return {
     kind: "local",
+    root: realRoot,
 
     async stat(path: string): Promise<StatResult | null> {
       check(path);

@@ -12,6 +12,7 @@ export function prefixedStorage(inner: Storage, prefix: string): Storage {
   const strip = (path: string) => (path === base ? "" : path.slice(base.length + 1));
   return {
     kind: inner.kind,
+    ...(inner.root === undefined ? {} : { root: base === "" ? inner.root : `${inner.root.replace(/\/+$/, "")}/${base}` }),
     ...(inner.readStream ? { readStream: (path: string) => inner.readStream!(at(path)) } : {}),
     async stat(path: string) {
       const s = await inner.stat(at(path));

@@ -121,6 +121,13 @@ export interface WriteResult {
 export interface Storage {
   /** Short provider name for logs and errors ("memory", "local", "r2", "s3"). */
   readonly kind: string;
+  /**
+   * The absolute directory the workspace is, for storage that has one
+   * (local): tools accept absolute paths inside it. Absent for memory, R2
+   * and S3, where a leading "/" is the workspace root. A wrapper passes it
+   * on (without it, an absolute path would be read as workspace-relative).
+   */
+  readonly root?: string;
   stat(path: string): Promise<StatResult | null>;
   read(path: string, options?: ReadOptions): Promise<ReadResult>;
   /** The file at `path` as a stream of chunks (optional; see the interface comment). */

@@ -141,11 +141,12 @@ export function renderDiff(hunks: readonly DiffHunk[], options: RenderDiffOption
     const hunk = hunks[h];
     if (out.length >= maxLines) return capped(out, hunks, h, 0, hunk.newStart, options);
     out.push(header(hunk));
+    const focus = Number.isFinite(maxChars) ? changeColumns(hunk.lines, maxChars) : undefined;
     let nextNew = hunk.newStart;
     for (let i = 0; i < hunk.lines.length; i++) {
       const line = hunk.lines[i];
       if (out.length >= maxLines) return capped(out, hunks, h, i, nextNew, options);
-      out.push(renderLine(line, maxChars));
+      out.push(renderLine(line, maxChars, focus?.get(i)));
       if (line.kind === "context" || line.kind === "added") nextNew = line.newLine + 1;
       else if (line.kind === "elided") nextNew = line.newLine + line.added;
     }
@@ -181,14 +182,61 @@ function header(hunk: DiffHunk): string {
   return `@@ -${side(hunk.oldStart, hunk.oldCount)} +${side(hunk.newStart, hunk.newCount)} @@`;
 }
 
-function renderLine(line: DiffLine, maxChars: number): string {
+/**
+ * For a long removed line and the added line that replaces it (paired in
+ * order within a run of removals followed by additions), the column where
+ * they first differ, when that is past what a cut line shows: those lines
+ * are shown as a window around the change instead of the same beginning twice.
+ */
+function changeColumns(lines: readonly DiffLine[], maxChars: number): Map<number, number> {
+  const focus = new Map<number, number>();
+  for (let i = 0; i < lines.length; ) {
+    if (lines[i].kind !== "removed") {
+      i++;
+      continue;
+    }
+    const removed: number[] = [];
+    while (i < lines.length && lines[i].kind === "removed") removed.push(i++);
+    const added: number[] = [];
+    while (i < lines.length && lines[i].kind === "added") added.push(i++);
+    for (let k = 0; k < Math.min(removed.length, added.length); k++) {
+      const a = textOf(lines[removed[k]]);
+      const b = textOf(lines[added[k]]);
+      if (a.length <= maxChars && b.length <= maxChars) continue;
+      let p = 0;
+      while (p < a.length && p < b.length && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+      if (p < maxChars * 0.75) continue; // the change is already in view
+      focus.set(removed[k], p);
+      focus.set(added[k], p);
+    }
+  }
+  return focus;
+}
+
+function textOf(line: DiffLine): string {
+  return line.kind === "elided" ? "" : line.text;
+}
+
+/** `text` as a window of `maxChars` around column `at`, with markers for what is left out on either side. */
+function windowAround(text: string, at: number, maxChars: number): string {
+  let from = Math.max(0, Math.min(at - Math.floor(maxChars / 4), text.length - maxChars));
+  const lead = text.charCodeAt(from);
+  if (from > 0 && lead >= 0xdc00 && lead <= 0xdfff) from--; // never start on half a character
+  const to = Math.min(text.length, from + maxChars);
+  const before = from > 0 ? `… [${from} chars before not shown] ` : "";
+  const after = to < text.length ? `… [line truncated: ${text.length} chars total]` : "";
+  return `${before}${cut(text.slice(from, to), maxChars)}${after}`;
+}
+
+function renderLine(line: DiffLine, maxChars: number, focus?: number): string {
+  const body = (text: string) => (focus === undefined ? cut(text, maxChars) : windowAround(text, focus, maxChars));
   switch (line.kind) {
     case "context":
       return `  ${idOf(line.newLine, line.text)}|${cut(line.text, maxChars)}`;
     case "removed":
-      return `- ${idOf(line.oldLine, line.text)}|${cut(line.text, maxChars)}`;
+      return `- ${idOf(line.oldLine, line.text)}|${body(line.text)}`;
     case "added":
-      return `+ ${idOf(line.newLine, line.text)}|${cut(line.text, maxChars)}`;
+      return `+ ${idOf(line.newLine, line.text)}|${body(line.text)}`;
     case "elided":
       return (
         `~ too large to diff: ${span("old", line.oldLine, line.removed)} replaced by ` +

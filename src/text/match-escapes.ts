@@ -54,3 +54,47 @@ export function interpretEscapes(text: string): string {
 export function shouldInterpretNewString(newString: string): boolean {
   return !newString.includes("\n") && interpretEscapes(newString) !== newString;
 }
+
+/** Where the readable escapes (`\n`, `\t`, `\r\n`) of a text sit: inside a quoted literal or not. */
+export interface EscapePlaces {
+  /** Readable escapes outside any quoted literal. */
+  readonly outside: number;
+  /** Readable escapes inside a '…', "…" or `…` literal: in code these are meant as escapes. */
+  readonly inside: number;
+  /** The text with only the escapes outside quoted literals read (inside ones kept as written). */
+  readonly outsideRead: string;
+}
+
+/**
+ * Classify the readable escapes of a one-line text by quoting. The scan is
+ * lexical and deliberately simple: a quote opens a literal until the same
+ * quote closes it, a backslash pair is skipped whole. A stray apostrophe
+ * (`don't`) opens a literal too, which only ever makes a reading look
+ * ambiguous, so the caller refuses instead of guessing; never the reverse.
+ */
+export function escapePlaces(text: string): EscapePlaces {
+  let outside = 0;
+  let inside = 0;
+  let quote: string | undefined;
+  const out: string[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\" && i + 1 < text.length) {
+      const next = text[i + 1];
+      const width = next === "n" || next === "t" ? 2 : next === "r" && text.startsWith("\\n", i + 2) ? 4 : 0;
+      if (width > 0) {
+        if (quote === undefined) {
+          outside++;
+          out.push(text.slice(from, i), next === "t" ? "\t" : "\n");
+          from = i + width;
+        } else inside++;
+        i += width - 1;
+      } else i++; // any other escape pair (\\, \", \') starts nothing and closes nothing
+      continue;
+    }
+    if (quote === undefined ? c === '"' || c === "'" || c === "`" : c === quote) quote = quote === undefined ? c : undefined;
+  }
+  out.push(text.slice(from));
+  return { outside, inside, outsideRead: out.join("") };
+}

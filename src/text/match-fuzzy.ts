@@ -6,9 +6,14 @@
  * their indentation fitted to the file, and leaves everything else alone.
  */
 
-/** A line trimmed, with every whitespace run collapsed to one space. */
+// JavaScript's \s and trim() count U+FEFF (the byte-order mark) as whitespace; it is not: a BOM
+// pasted into old_string must never match line 1 "ignoring whitespace" and then be written twice.
+const EDGE_SPACE = /^[^\S\uFEFF]+|[^\S\uFEFF]+$/g;
+const SPACE_RUN = /[^\S\uFEFF]+/g;
+
+/** A line trimmed, with every whitespace run collapsed to one space (U+FEFF is not whitespace). */
 export function normalizeWhitespace(line: string): string {
-  return line.trim().replace(/\s+/g, " ");
+  return line.replace(EDGE_SPACE, "").replace(SPACE_RUN, " ");
 }
 
 /**

@@ -25,8 +25,9 @@ import {
   type TextSpan,
   textToLines,
 } from "./line-edits.ts";
-import { interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
+import { escapePlaces, interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
 import { findWhitespaceInsensitive, fitIndentation } from "./match-fuzzy.ts";
+import { findWhitespaceOnly, type WhitespacePlace } from "./near-match.ts";
 import { closestWindows, type WindowCandidate } from "./similarity.ts";
 
 /** Which rung of the ladder found the match. */
@@ -79,11 +80,19 @@ export interface MatchAmbiguous {
   readonly matches: readonly LineRef[];
 }
 
-/** old_string is nowhere, even ignoring whitespace: the closest windows instead. */
+/** old_string is nowhere, even ignoring whitespace line by line: the closest windows instead. */
 export interface MatchMissing {
   readonly kind: "no-match";
   /** Best first, up to 3, each at least 25% similar; may be empty. */
   readonly candidates: readonly WindowCandidate[];
+  /**
+   * Places where old_string is when all whitespace is ignored, even inside
+   * lines (in file order, up to 3): what the model meant, before any merely
+   * similar window.
+   */
+  readonly whitespacePlaces: readonly WhitespacePlace[];
+  /** old_string as compared (an over-escaped one-line old_string with its escapes read). */
+  readonly needle: string;
 }
 
 /** The arguments cannot describe an edit (empty old_string). */
@@ -120,8 +129,24 @@ export interface EditNoChange {
   readonly reason: "same-strings" | "same-result";
 }
 
+/**
+ * old_string matched only with its escapes read, and new_string has escapes
+ * inside quoted literals too: reading them would turn an intended "\t" or
+ * "\n" in a string literal into a real tab or newline, keeping them would
+ * guess the other way. Nothing is applied; the tool offers the corrected call.
+ */
+export interface EscapeAmbiguous {
+  readonly kind: "escape-ambiguous";
+  /** old_string as it matched (its escapes read). */
+  readonly oldRead: string;
+  /** new_string with the escapes outside quoted literals read and those inside kept. */
+  readonly newCorrected: string;
+  /** How many escapes sit inside quoted literals. */
+  readonly inside: number;
+}
+
 /** What {@link applyStringEdit} returns. */
-export type StringEditResult = EditApplied | EditNoChange | MatchAmbiguous | MatchMissing | MatchInvalid;
+export type StringEditResult = EditApplied | EditNoChange | MatchAmbiguous | MatchMissing | MatchInvalid | EscapeAmbiguous;
 
 /** Find old_string in `lines` with the ladder (see the module comment). */
 export function findMatch(lines: readonly string[], oldString: string, options: MatchOptions = {}): MatchResult {
@@ -160,6 +185,13 @@ export function applyStringEdit(
       `Only those lines were replaced, with new_string's indentation fitted to the file.`;
   } else if (found.strategy === "escaped") {
     newStringInterpreted = shouldInterpretNewString(newText);
+    if (newStringInterpreted) {
+      // Only an unambiguous reading is applied: an escape inside a quoted literal may well be meant.
+      const places = escapePlaces(newText);
+      if (places.inside > 0) {
+        return { kind: "escape-ambiguous", oldRead: found.needle, newCorrected: places.outsideRead, inside: places.inside };
+      }
+    }
     edits = spansToLineEdits(lines, found.spans, newStringInterpreted ? interpretEscapes(newText) : newText);
     hint =
       `old_string had no exact match; it matched after reading its literal \\n / \\t as real newlines / tabs` +
@@ -205,8 +237,14 @@ function locate(lines: readonly string[], needle: string, replaceAll: boolean): 
   }
 
   // An over-escaped one-line old_string is best compared in the lines it meant.
-  const compared = escaped !== needle && !needle.includes("\n") ? textToLines(escaped) : needleLines;
-  return { kind: "no-match", candidates: closestWindows(lines, compared) };
+  const comparedText = escaped !== needle && !needle.includes("\n") ? escaped : needle;
+  const compared = comparedText === needle ? needleLines : textToLines(comparedText);
+  return {
+    kind: "no-match",
+    candidates: closestWindows(lines, compared),
+    whitespacePlaces: findWhitespaceOnly(lines, comparedText),
+    needle: comparedText,
+  };
 }
 
 function decide(

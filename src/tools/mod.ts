@@ -5,10 +5,10 @@
  */
 
 import type { ToolDef } from "./types.ts";
-import { batchEditTool } from "./batch-edit/tool.ts";
-import { editTool } from "./edit.ts";
-import { viewTool } from "./view/view.ts";
-import { writeTool } from "./write.ts";
+import { batchEditTool } from "./batch-edit/run.ts";
+import { editTool } from "./edit/run.ts";
+import { viewTool } from "./view/run.ts";
+import { writeTool } from "./write/run.ts";
 
 export { batchEditTool, editTool, viewTool, writeTool };
 

@@ -5,7 +5,7 @@ import { StartupError } from "../../src/cli/errors.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, resolveServeSettings, type ServeInputs } from "../../src/cli/settings.ts";
 import { callTimeoutFor } from "../../src/cli/toolset.ts";
 import { loadConfig } from "../../src/config/mod.ts";
-import { MAX_BASH_TIMEOUT_MS } from "../../src/tools/bash.ts";
+import { MAX_BASH_TIMEOUT_MS } from "../../src/tools/bash/run.ts";
 
 function settings(flags: FlagValues, more: Partial<ServeInputs> = {}) {
   return resolveServeSettings({ flags, env: {}, cwd: "/work", generateToken: () => "generated", ...more });

@@ -8,7 +8,7 @@ import { validateArgs } from "../../src/pipeline/validate.ts";
 import { resultText, type ToolResult } from "../../src/result.ts";
 import { formatId } from "../../src/text/ids.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
-import { viewTool } from "../../src/tools/view/view.ts";
+import { viewTool } from "../../src/tools/view/run.ts";
 
 /** A `view` result and its text. */
 export interface ViewOutcome {

@@ -185,3 +185,30 @@ describe("paths and names", () => {
     expect(closestName("content", ["path", "start", "end"])).toBeUndefined();
   });
 });
+
+describe("a misnamed discriminator", () => {
+  test('`op` for `operation` in a batch_edit operation: did-you-mean and the operation renamed', async () => {
+    const { batchEditTool } = await import("../../src/tools/batch-edit/run.ts");
+    const sent = { path: "a.ts", operations: [{ op: "replace", start: "3:aa", content: 'say("hi")' }] };
+    const outcome = validateArgs(batchEditTool, sent);
+    if (outcome.ok) throw new Error("should fail");
+    const text = outcome.result.content[0].text;
+    expect(text).toContain("- operations[0].operation: missing required field");
+    expect(text).toContain("Did you mean `op` -> `operation`?");
+    const fixed = JSON.parse(text.slice(text.indexOf("As it should be: ") + 17, text.indexOf("\nCorrect it")));
+    expect(fixed).toEqual({ operation: "replace", start: "3:aa", content: 'say("hi")' });
+    expect(validateArgs(batchEditTool, { path: "a.ts", operations: [fixed] }).ok).toBe(true);
+  });
+
+  test("`type` and `action` are read the same way; a key holding no accepted value is not", async () => {
+    const { batchEditTool } = await import("../../src/tools/batch-edit/run.ts");
+    for (const key of ["type", "action"]) {
+      const outcome = validateArgs(batchEditTool, { path: "a.ts", operations: [{ [key]: "delete", start: "3:aa" }] });
+      if (outcome.ok) throw new Error("should fail");
+      expect(outcome.result.content[0].text).toContain(`Did you mean \`${key}\` -> \`operation\`?`);
+    }
+    const other = validateArgs(batchEditTool, { path: "a.ts", operations: [{ op: "remove", start: "3:aa" }] });
+    if (other.ok) throw new Error("should fail");
+    expect(other.result.content[0].text).not.toContain("Did you mean");
+  });
+});

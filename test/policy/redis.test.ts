@@ -45,6 +45,14 @@ if (!redisServerAvailable()) {
       expect(await store.get("ws/rest/s1", "a.txt")).toBeUndefined();
     });
 
+    test("keeps the lines seen of a partly seen version (a whole-file write needs them all)", async () => {
+      const store = createRedisObservationStore(scripting, { prefix: prefix() });
+      await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v:1 \"x\"", seen: [[1, 3], [40, 41]] });
+      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v:1 \"x\"", seen: [[1, 3], [40, 41]] });
+      await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v2" });
+      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
+    });
+
     test("two stores on one server (two instances) see each other's observations", async () => {
       const p = prefix();
       const one = createRedisObservationStore(scripting, { prefix: p });

@@ -24,6 +24,8 @@ import { startLocalTarget, startMemoryTarget, startR2Target, type Target } from 
 const CLIENTS = 32;
 const EDITORS = 16;
 const CREATORS = 20;
+/** Only catches a hang: a loaded machine makes the runs slower, never wrong. */
+const HANG_GUARD_MS = 30 * 60_000;
 
 interface Provider {
   readonly name: string;
@@ -68,7 +70,6 @@ for (const provider of PROVIDERS) {
         clients: CLIENTS,
         cycles: provider.counterCycles,
         maxBackoffMs: provider.counterBackoffMs,
-        budgetMs: Math.max(150_000, total * 200),
       });
       console.log(
         `counter (${provider.name}): ${report.written.length} increments by ${CLIENTS} clients in ${(report.ms / 1000).toFixed(1)} s, ` +
@@ -77,7 +78,7 @@ for (const provider of PROVIDERS) {
       // Each value 1..total written by exactly one successful cycle: none lost, none counted twice.
       expect([...report.written].sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
       expect(await counterValue(target.caller)).toBe(total);
-    }, Math.max(200_000, total * 250));
+    }, HANG_GUARD_MS);
 
     test(`${EDITORS} clients each batch_edit their own line of one file ${provider.editRounds} times at once: every edit lands, no line lost or duplicated`, async () => {
       await ownLineEdits(target.caller, provider.editRounds);

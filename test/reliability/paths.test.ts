@@ -84,7 +84,11 @@ const shown = (path: string) => {
 function hostilePathTests(label: string, backend: Backend): void {
   let baseline: Snapshot | undefined;
   PATH_ATTEMPTS.forEach((attempt, i) => {
-    const outcome = backend.outcome(attempt);
+    const named = backend.outcome(attempt);
+    // A trailing "/" names a directory: only view may reach it; the tools that change files refuse it.
+    const directoryOnly = named.kind === "inside" && attempt.path.endsWith("/");
+    const outcomeFor = (tool: Tool): PathOutcome => (directoryOnly && tool !== "view" ? { kind: "refused", code: "FS_INVALID_PATH" } : named);
+    const outcome = outcomeFor("write");
     const verdict = outcome.kind === "refused" ? outcome.code : `inside -> ${shown(outcome.landsOn)}`;
     test(`${label} #${i} ${shown(attempt.path)} (${attempt.why}): ${verdict}`, async () => {
       const before = (baseline ??= await backend.snapshot());
@@ -101,12 +105,13 @@ function hostilePathTests(label: string, backend: Backend): void {
         expect(leaked(reply.text, backend.secrets())).toEqual([]);
         const result: ToolReply = toolResult(reply);
         const text = textOf(result);
-        expect({ tool, code: codeOf(result) }).toEqual({ tool, code: expectedCode(tool, outcome) });
-        if (outcome.kind === "refused") {
+        const expected = outcomeFor(tool);
+        expect({ tool, code: codeOf(result) }).toEqual({ tool, code: expectedCode(tool, expected) });
+        if (expected.kind === "refused") {
           // Every refusal says how to recover.
-          expect(text).toMatch(outcome.code === "FS_INVALID_PATH" ? /workspace-relative path/ : /choose a path inside the workspace/);
-        } else if (tool === "write" && !outcome.exists) {
-          expect(text).toContain(`Created \`${outcome.landsOn}\``);
+          expect(text).toMatch(expected.code === "FS_INVALID_PATH" ? /workspace-relative path/ : /choose a path inside the workspace/);
+        } else if (tool === "write" && !expected.exists) {
+          expect(text).toContain(`Created \`${expected.landsOn}\``);
         }
       }
 

@@ -147,7 +147,7 @@ describe("arguments that cannot edit", () => {
   });
 
   test("an empty file has nothing to match", () => {
-    expect(applyStringEdit([], "a", "b")).toEqual({ kind: "no-match", candidates: [] });
+    expect(applyStringEdit([], "a", "b")).toEqual({ kind: "no-match", candidates: [], whitespacePlaces: [], needle: "a" });
   });
 });
 
@@ -373,7 +373,7 @@ describe("no-match diagnostics", () => {
   });
 
   test("nothing resembling old_string gives no candidates rather than noise", () => {
-    expect(findMatch(file, "SELECT * FROM users WHERE id = 1")).toEqual({ kind: "no-match", candidates: [] });
+    expect(findMatch(file, "SELECT * FROM users WHERE id = 1")).toEqual({ kind: "no-match", candidates: [], whitespacePlaces: [], needle: "SELECT * FROM users WHERE id = 1" });
   });
 
   test("line similarity is 1 for whitespace-only differences and falls with edits", () => {

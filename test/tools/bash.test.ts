@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPipeline, installLoudFailure, installShellGuard } from "../../src/pipeline/mod.ts";
 import { resultText, type ToolResult } from "../../src/result.ts";
-import { createBashTool, type BashToolOptions } from "../../src/tools/bash.ts";
+import { createBashTool, type BashToolOptions } from "../../src/tools/bash/run.ts";
 import { fakeCtx } from "../helpers/pipeline-fakes.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "toolwarden-bash-")));

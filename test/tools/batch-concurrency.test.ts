@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { createLocalStorage } from "../../src/storage/local.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
-import { batchEditTool } from "../../src/tools/batch-edit/tool.ts";
-import { editTool } from "../../src/tools/edit.ts";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
+import { editTool } from "../../src/tools/edit/run.ts";
 import { asSession, makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { call, expectOk, idOf, markViewed } from "../helpers/tool-mutation.ts";
 

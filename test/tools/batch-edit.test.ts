@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { batchEditTool } from "../../src/tools/batch-edit/tool.ts";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { validateArgs } from "../../src/pipeline/validate.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
@@ -115,7 +115,8 @@ describe("batch_edit: refusals write nothing", () => {
     const versions = await seed(ctx.storage, { "a.txt": shifted });
     const text = expectFail(await batch(ctx, "a.txt", [{ operation: "replace", start: id(3), content: "G" }]), "EDIT_STALE_LINE_ID");
     expect(text).toContain(`Lines 1-5 now:\n    ${id(1, shifted)}|new1`);
-    expect(text).toContain(`A line with hash ${id(3).split(":")[1]} is now at ${id(5, shifted)} (2 lines below)`);
+    expect(text).toContain(`Lines with hash ${id(3).split(":")[1]} near it now`);
+    expect(text).toContain(`\n    ${id(5, shifted)}|gamma   (2 lines below)`);
     expect(text).toContain('view {"path": "a.txt", "start": 1, "end": 7}');
     await expectUntouched(ctx.storage, "a.txt", { bytes: utf8(shifted), version: versions["a.txt"] });
   });
@@ -218,7 +219,7 @@ describe("batch_edit: CAS retry re-verifies every id", () => {
     });
     await markViewed(ctx, "a.txt");
     const text = expectFail(await batch(ctx, "a.txt", [{ operation: "replace", start: id(2), content: "B" }]), "EDIT_STALE_LINE_ID");
-    expect(text).toContain(`is now at ${id(3, `inserted\n${TEXT}`)} (1 line below)`);
+    expect(text).toContain(`    ${id(3, `inserted\n${TEXT}`)}|beta   (1 line below)`);
     expect(await readText(ctx.storage, "a.txt")).toBe(`inserted\n${TEXT}`);
   });
 });

@@ -14,6 +14,7 @@ import {
   toEdit,
 } from "../../src/tools/batch-edit/verify.ts";
 import { loadDocument, type TextDocument } from "../../src/text/document.ts";
+import { repairBatch } from "../../src/tools/batch-edit/repair.ts";
 import { idOf, utf8 } from "../helpers/tool-mutation.ts";
 
 function doc(text: string): TextDocument {
@@ -58,25 +59,24 @@ describe("parseOperations", () => {
     expect(contentLines("a\r\nb")).toEqual(["a", "b"]);
   });
 
-  test("a bare number as a target is refused, saying why and how to get the id", () => {
-    const { ops, failures } = parse([
+  test("a bare number parses as a bare reference, refused at verification (where its current id is known)", () => {
+    const ops = parsedOk([
       { operation: "replace", start: 12, content: "x" },
       { operation: "delete", start: "7" },
+      { operation: "insert", after: 5, content: "x" },
     ]);
-    expect(ops).toEqual([]);
-    expect(failures).toHaveLength(2);
-    expect(failures[0]).toMatchObject({ index: 0, code: "INVALID_ARGUMENT", label: "replace 12" });
-    expect(failures[0].message).toBe(
-      'start: 12 is a bare line number. Line numbers go stale as soon as a line above changes, so batch_edit needs a line id "N:hh" whose hash proves the line is still the one you read. ' +
-        'Copy the id from the front of the line in view output ("12:a3|…" -> "12:a3"): view {"path": "a.ts", "start": 10, "end": 14}.',
-    );
-    expect(failures[1].message).toContain('"7" is a bare line number');
+    expect(ops[0]).toMatchObject({ kind: "replace", start: { line: 12, bare: true } });
+    expect(ops[1]).toMatchObject({ kind: "delete", start: { line: 7, bare: true } });
+    expect(ops[2]).toMatchObject({ kind: "insert", after: { kind: "line", id: { line: 5, bare: true } } });
   });
 
-  test("insert after a number other than 0 / -1 is refused the same way", () => {
-    const { failures } = parse([{ operation: "insert", after: 5, content: "x" }]);
-    expect(failures[0].message).toContain("as a number, after accepts only 0 (start of the file) and -1 (end of the file)");
-    expect(failures[0].message).toContain('view {"path": "a.ts", "start": 3, "end": 7}');
+  test("a bare number that is no line (0 or negative as a target, -2 as an anchor) is refused at parse", () => {
+    const { failures } = parse([
+      { operation: "replace", start: 0, content: "x" },
+      { operation: "insert", after: -2, content: "x" },
+    ]);
+    expect(failures[0].message).toContain("start: 0 is not a line: lines are 1-indexed");
+    expect(failures[1].message).toContain("as a number, after accepts only 0 (start of the file) and -1 (end of the file)");
   });
 
   test("malformed ids get the id parser's explanation, per field", () => {
@@ -85,34 +85,12 @@ describe("parseOperations", () => {
     expect(failures[0].message).toContain("the hash part must be 2 hex chars");
   });
 
-  test("a reversed range suggests the swapped call", () => {
-    const { failures } = parse([
-      { operation: "replace", start: "9:aa", end: "7:bb", content: "x" },
-      { operation: "delete", start: "9:aa", end: "7:bb" },
-    ]);
-    expect(failures[0].message).toBe(
-      'end "7:bb" (line 7) comes before start "9:aa" (line 9); a range runs from start down to end. Did you mean {"operation": "replace", "start": "7:bb", "end": "9:aa", "content": …}?',
-    );
-    expect(failures[1].message).toContain('Did you mean {"operation": "delete", "start": "7:bb", "end": "9:aa"}?');
-  });
-
-  test("empty content: replace points to delete, insert says there is nothing to insert", () => {
-    const { failures } = parse([
-      { operation: "replace", start: "2:aa", end: "3:bb", content: "" },
-      { operation: "insert", after: 0, content: "" },
-    ]);
-    expect(failures[0].message).toBe(
-      'content is empty. To remove the lines, use {"operation": "delete", "start": "2:aa", "end": "3:bb"}; to leave one empty line in their place, use content "\\n".',
-    );
-    expect(failures[1].message).toContain("there is nothing to insert");
-  });
-
   test("every problem of every operation is collected", () => {
     const { failures } = parse([
-      { operation: "replace", start: 1, end: 2, content: "" },
+      { operation: "replace", start: 0, end: "zz", content: "" },
       { operation: "insert", after: "zz", content: "" },
     ]);
-    expect(failures.map((f) => f.index)).toEqual([0, 0, 0, 1, 1]);
+    expect(failures.map((f) => f.index)).toEqual([0, 0, 1, 1]);
   });
 
   test("labels name the operation as the model sent it", () => {
@@ -159,16 +137,17 @@ describe("staleIdText", () => {
     // The model read "c" at line 2 (a line was inserted above it since).
     const expected = { line: 2, hash: d.hashes[2], text: `2:${idOf(FILE, 3).split(":")[1]}` };
     const check = checkId(d, expected);
-    if (check.kind === "ok") throw new Error("should be stale");
+    if (check.kind === "ok" || check.kind === "bare") throw new Error("should be stale");
     expect(staleIdText(d, check, "start", "a.ts", 2000)).toBe(
       [
-        `start "${expected.text}" does not match the file: line 2 now hashes ${idOf(FILE, 2).split(":")[1]}, so it is not the line you read (the file changed since).`,
+        `start "${expected.text}" does not match the file: line 2 now hashes ${idOf(FILE, 2).split(":")[1]}, so it is not the line you read (the file changed since your view).`,
         "Lines 1-4 now:",
         `  ${idOf(FILE, 1)}|a`,
         `  ${idOf(FILE, 2)}|b`,
         `  ${idOf(FILE, 3)}|c`,
         `  ${idOf(FILE, 4)}|d`,
-        `A line with hash ${expected.text.split(":")[1]} is now at ${idOf(FILE, 3)} (1 line below) — your target may have moved there.`,
+        `Lines with hash ${expected.text.split(":")[1]} near it now (the line you read may have moved to one of them; check its text):`,
+        `  ${idOf(FILE, 3)}|c   (1 line below)`,
         'Retry with the fresh ids shown, or confirm first: view {"path": "a.ts", "start": 1, "end": 5}',
       ].join("\n"),
     );
@@ -356,5 +335,65 @@ describe("planBatch and the refusal text", () => {
     expect(refusalCode([f("EDIT_DUPLICATED_LINE"), f("EDIT_CONFLICT")])).toBe("EDIT_CONFLICT");
     expect(refusalCode([f("EDIT_CONFLICT"), f("INVALID_ARGUMENT")])).toBe("INVALID_ARGUMENT");
     expect(refusalCode([f("INVALID_ARGUMENT"), f("EDIT_STALE_LINE_ID")])).toBe("EDIT_STALE_LINE_ID");
+  });
+});
+
+describe("repairBatch", () => {
+  const FILE = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const d = doc(FILE);
+  const ref = (line: number, hash: number) => ({ line, hash, text: `${line}:${hash.toString(16).padStart(2, "0")}` });
+  const stale = (line: number, hash: number) => {
+    const check = checkId(d, ref(line, hash));
+    if (check.kind === "ok") throw new Error("should not verify");
+    return { opIndex: 0, field: "start", check };
+  };
+
+  test("on a file as viewed, a wrong hash is a typo: the fix is the line's own id", () => {
+    const b = stale(5, (d.hashes[4] + 1) & 0xff);
+    const r = repairBatch(d, [b], false).ids.get(b)!;
+    expect(r).toMatchObject({ reason: "mistyped", fix: { line: 5, hash: d.hashes[4] } });
+  });
+
+  test("two ids that moved by the same shift are corrected by it; one alone is not", () => {
+    // The model's ids for lines 10 and 20, taken before 3 lines were inserted at the top: now at 13 and 23.
+    const a = stale(10, d.hashes[12]);
+    const b = stale(20, d.hashes[22]);
+    const both = repairBatch(d, [a, b], true);
+    expect(both.shift).toBe(3);
+    expect(both.ids.get(a)).toMatchObject({ reason: "shift", fix: { line: 13 } });
+    expect(both.ids.get(a)!.candidates[0]).toEqual({ line: 13, shift: 3, fits: true });
+    const alone = repairBatch(d, [a], true);
+    expect(alone.shift).toBeUndefined();
+    expect(alone.ids.get(a)!.fix).toBeUndefined();
+    expect(alone.ids.get(a)!.candidates[0]).toEqual({ line: 13, shift: 3 });
+  });
+
+  test("a candidate that does not fit the shift is ranked after those that do", () => {
+    const hashes = Uint8Array.from(d.hashes);
+    hashes[10] = d.hashes[12]; // line 11 now hashes like line 13: a decoy 1 line from line 10
+    const lines = { lines: d.lines, hashes };
+    const check = (line: number, hash: number) => {
+      const c = checkId(lines, ref(line, hash));
+      if (c.kind === "ok") throw new Error("should not verify");
+      return { opIndex: 0, field: "start", check: c };
+    };
+    const a = check(10, d.hashes[12]);
+    const b = { ...check(20, d.hashes[22]), field: "end" };
+    const r = repairBatch(lines, [a, b], true);
+    expect(r.shift).toBe(3);
+    expect(r.ids.get(a)!.candidates.map((c) => [c.line, c.fits])).toEqual([[13, true], [11, false]]);
+  });
+
+  test("a bare number's fix is that line's current id; past the end there is none", () => {
+    const bare = (line: number) => {
+      const check = checkId(d, { line, hash: -1, text: String(line), bare: true });
+      if (check.kind !== "bare") throw new Error("should be bare");
+      return { opIndex: 0, field: "start", check };
+    };
+    const six = bare(6);
+    const far = bare(99);
+    const r = repairBatch(d, [six, far], true);
+    expect(r.ids.get(six)).toMatchObject({ reason: "bare", fix: { line: 6, hash: d.hashes[5] } });
+    expect(r.ids.get(far)!.fix).toBeUndefined();
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { jsHasher } from "../../src/hash/js.ts";
-import { capOutput, reportChange, shiftNote } from "../../src/tools/change-report.ts";
-import { ambiguousText, noMatchText } from "../../src/tools/edit-messages.ts";
+import { capOutput, reportChange, shiftNote } from "../../src/tools/support/change-report.ts";
+import { ambiguousText, noMatchText } from "../../src/tools/edit/messages.ts";
 import { diffLines } from "../../src/text/diff.ts";
 import { loadDocument, type TextDocument } from "../../src/text/document.ts";
 import { applyStringEdit } from "../../src/text/match.ts";

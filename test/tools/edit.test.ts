@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { editTool } from "../../src/tools/edit.ts";
-import { MAX_ATTEMPTS } from "../../src/tools/mutate.ts";
-import { writeTool } from "../../src/tools/write.ts";
+import { editTool } from "../../src/tools/edit/run.ts";
+import { MAX_ATTEMPTS } from "../../src/tools/support/mutate.ts";
+import { writeTool } from "../../src/tools/write/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import {
@@ -248,7 +248,7 @@ describe("edit: failures say what to do, and write nothing", () => {
     const lines = text.split("\n");
     expect(lines[1]).toBe("Closest places:");
     expect(lines[2]).toMatch(
-      new RegExp(`^1\\. lines ${idOf(CODE, 5)}–${idOf(CODE, 7)} — \\d+% similar; the text differs, first at line 2 of old_string \\(file line ${idOf(CODE, 6)}\\)$`),
+      new RegExp(`^1\\. lines ${idOf(CODE, 5)}–${idOf(CODE, 7)} — \\d+% similar; the text differs, first at line 2 of old_string \\(file line ${idOf(CODE, 6)}\\); first different character: old_string line 2, column 10 has "7" \\(U\\+0037\\) where the file \\(line ${idOf(CODE, 6)}, column 10\\) has "1" \\(U\\+0031\\)$`),
     );
     expect(text).toContain(
       `Current text of the closest place (lines 5-7), with ids:\n${idOf(CODE, 5)}|function b() {\n${idOf(CODE, 6)}|  return 1;\n${idOf(CODE, 7)}|}`,

@@ -65,7 +65,7 @@ describe("scenario: a formatter shifted the lines between view and batch_edit", 
     );
     await expectUntouched(ctx.storage, "svc.ts", before);
     // The error itself carries the relocation and the current lines with fresh ids.
-    const moved = /is now at (\d+:[0-9a-f]{2}) \(3 lines below\)/.exec(stale);
+    const moved = /^ +(\d+:[0-9a-f]{2})\| {2}return row; {3}\(3 lines below\)$/m.exec(stale);
     expect(moved).not.toBeNull();
     expect(stale).toMatch(/view \{"path": "svc\.ts", "start": \d+, "end": \d+\}/);
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { lineHash } from "../../src/hash/fnv.ts";
 import { describeTool } from "../../src/http/catalog.ts";
 import { formatId } from "../../src/text/ids.ts";
-import { viewTool } from "../../src/tools/view/view.ts";
+import { viewTool } from "../../src/tools/view/run.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { id, row, rows, view } from "../helpers/tool-view.ts";
 
@@ -276,9 +276,11 @@ describe("view: bounded output", () => {
 });
 
 describe("view: observations and refusals", () => {
-  test("viewing a file records present(version) for the session", async () => {
+  test("viewing a file records present(version) for the session, with the lines a ranged view showed", async () => {
     const { ctx, version } = await appContext();
     await view(ctx, { path: "src/app.ts", start: 2, end: 2 });
+    expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({ kind: "present", version, seen: [[2, 2]] });
+    await view(ctx, { path: "src/app.ts" });
     expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({ kind: "present", version });
     expect(await ctx.observations.get("another-session", "src/app.ts")).toBeUndefined();
   });

@@ -301,8 +301,9 @@ describe("view search: observations", () => {
     const { ctx, versions } = await project();
     await view(ctx, { path: "src", content: "foo" });
     const get = (path: string) => ctx.observations.get(ctx.caller.session, path);
-    expect(await get("src/app.ts")).toEqual({ kind: "present", version: versions["src/app.ts"] });
-    expect(await get("src/lib/util.ts")).toEqual({ kind: "present", version: versions["src/lib/util.ts"] });
+    // Only the lines shown count as seen: a search hit never licenses a whole-file write.
+    expect(await get("src/app.ts")).toEqual({ kind: "present", version: versions["src/app.ts"], seen: [[3, 3], [6, 6]] });
+    expect(await get("src/lib/util.ts")).toEqual({ kind: "present", version: versions["src/lib/util.ts"], seen: [[1, 1]] });
     expect(await get("README.md")).toBeUndefined();
     await view(ctx, { path: "README.md", content: "zzz" });
     expect(await get("README.md")).toBeUndefined();

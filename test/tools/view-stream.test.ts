@@ -189,11 +189,11 @@ describe("view of a file over the size limit", () => {
     expect(out.text).toStartWith("Line 2 of `long.txt` is longer than the 64 B file size limit");
   });
 
-  test("the view records the version of the bytes it streamed", async () => {
+  test("the view records the version of the bytes it streamed (and the one line it showed)", async () => {
     const ctx = makeContext({ limits });
     const versions = await seed(ctx.storage, { "big.txt": TEXT });
     await view(ctx, { path: "big.txt", start: -1 });
-    expect(await ctx.observations.get(ctx.caller.session, "big.txt")).toEqual({ kind: "present", version: versions["big.txt"] });
+    expect(await ctx.observations.get(ctx.caller.session, "big.txt")).toEqual({ kind: "present", version: versions["big.txt"], seen: [[40, 40]] });
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { writeTool } from "../../src/tools/write.ts";
+import { writeTool } from "../../src/tools/write/run.ts";
 import { asSession, makeContext, readText, seed } from "../helpers/tool-context.ts";
 import {
   bytesOf,

@@ -175,7 +175,7 @@ describe("REST: guarded writes across requests", () => {
 
     const stale = await call("batch_edit", { path: "svc.js", operations: [{ operation: "replace", start: target, content: "  return row ?? null;" }] }, "svc-a");
     expect(stale).toMatchObject({ isError: true, code: "EDIT_STALE_LINE_ID" });
-    const moved = /is now at (\d+:[0-9a-f]{2})/.exec(text(stale));
+    const moved = /^ +(\d+:[0-9a-f]{2})\| {2}return row; {3}\(2 lines below\)$/m.exec(text(stale));
     expect(moved).not.toBeNull();
     expect(await contentOf("svc.js")).toBe(`// header\n// more\n${original.slice(0, -1)}`);
 

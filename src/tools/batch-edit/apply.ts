@@ -3,19 +3,43 @@
  * operation, and only if all pass, splice them in one pass (original
  * terminators kept, see `spliceLineEdits`). All positions refer to the file
  * as verified, never to the file as changed by earlier operations.
+ *
+ * A refusal never suggests a call with an id that failed verification:
+ * checks that suggest a call (empty content, a reversed range) run after the
+ * ids are proven, and when every failure has a sure correction (a bare
+ * number's current id, a mistyped id's real one, one shift that explains
+ * every stale id) the refusal ends with the corrected batch, itself verified.
  */
 
 import type { TextDocument } from "../../text/document.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
-import { staleIdText } from "./messages.ts";
-import type { OpFailure, Operation } from "./parse.ts";
+import { BOM_CHAR } from "../../text/match-bom.ts";
+import { bareNumberText, staleIdText } from "./messages.ts";
+import { contentLines, type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
+import { type BadId, type BatchRepair, repairBatch } from "./repair.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
 
 /** What one attempt found: the spliced file, nothing to do, or why not. */
 export type BatchPlan =
   | { readonly kind: "ok"; readonly edits: readonly PlannedEdit[]; readonly out: ReturnType<typeof spliceLineEdits> }
   | { readonly kind: "no-change" }
-  | { readonly kind: "failed"; readonly failures: readonly OpFailure[] };
+  | {
+      readonly kind: "failed";
+      readonly failures: readonly OpFailure[];
+      /** The whole batch corrected and verified, as a `batch_edit` call ready to send, when every failure had a sure fix. */
+      readonly corrected?: string;
+    };
+
+/** Options of {@link planBatch}. */
+export interface PlanOptions {
+  /** The operations as sent (for the corrected call's content); without them no correction is offered. */
+  readonly raw?: readonly RawOperation[];
+  /** The file is not the version the session viewed (default true: a wrong id may be stale). */
+  readonly changedSinceView?: boolean;
+}
+
+/** Largest corrected call put in a refusal (bytes of JSON); beyond it the id changes are listed instead. */
+const MAX_CORRECTED_CHARS = 24 * 1024;
 
 /**
  * Verify `ops` (already parsed; `parseFailures` are the others) against
@@ -27,31 +51,200 @@ export function planBatch(
   parseFailures: readonly OpFailure[],
   path: string,
   maxLineChars: number,
+  options: PlanOptions = {},
 ): BatchPlan {
+  const changed = options.changedSinceView ?? true;
   const failures: OpFailure[] = [...parseFailures];
   const verified: PlannedEdit[] = [];
+  const bad: BadId[] = [];
+  const fixable = new Map<number, Operation>(); // ops whose only problem is a check below, with the fix
   for (const op of ops) {
-    let good = true;
+    const before = bad.length;
     for (const { field, id } of idsOf(op)) {
       const check = checkId(doc, id);
-      if (check.kind === "ok") continue;
-      good = false;
+      if (check.kind !== "ok") bad.push({ opIndex: op.index, field, check });
+    }
+    if (bad.length > before) continue;
+    const problem = shapeProblem(op);
+    if (problem) {
+      failures.push({ index: op.index, label: op.label, code: "INVALID_ARGUMENT", message: problem.message });
+      fixable.set(op.index, problem.fixed);
+      continue;
+    }
+    verified.push(toEdit(op, doc.lines.length));
+  }
+  const repair = repairBatch(doc, bad, changed);
+  for (const b of bad) failures.push(badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw));
+  for (const op of ops) {
+    if (op.kind === "replace" && op.lines.length === 0 && bad.some((b) => b.opIndex === op.index)) {
       failures.push({
         index: op.index,
         label: op.label,
-        code: "EDIT_STALE_LINE_ID",
-        message: staleIdText(doc, check, field, path, maxLineChars),
+        code: "INVALID_ARGUMENT",
+        message: `content is empty. To remove the lines, use "operation": "delete" with the corrected ids; to leave one empty line in their place, use content "\\n".`,
       });
     }
-    if (good) verified.push(toEdit(op, doc.lines.length));
   }
   const conflicts = findConflicts(verified);
   failures.push(...conflicts);
   const conflicted = new Set(conflicts.map((c) => c.index));
-  const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index)));
+  const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index))).map((e) => keepOneBom(doc, e));
   failures.push(...findDuplicatedLines(doc, sorted));
-  if (failures.length > 0) return { kind: "failed", failures };
+  if (failures.length > 0) {
+    return { kind: "failed", failures, corrected: correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw) };
+  }
 
   if (editsChangeNothing(doc.lines, sorted)) return { kind: "no-change" };
   return { kind: "ok", edits: sorted, out: spliceLineEdits(doc, sorted) };
+}
+
+/** A verified operation that cannot be meant as sent (empty replace, reversed range): the fix is sure. */
+function shapeProblem(op: Operation): { message: string; fixed: Operation } | undefined {
+  if (op.kind === "insert") return undefined;
+  if (op.end.line < op.start.line) {
+    const swapped = { ...op, start: op.end, end: op.start } as Operation;
+    return {
+      message: `end "${op.end.text}" (line ${op.end.line}) comes before start "${op.start.text}" (line ${op.start.line}); a range runs from start down to end. Did you mean ${opJson(swapped, "…")}?`,
+      fixed: swapped,
+    };
+  }
+  if (op.kind === "replace" && op.lines.length === 0) {
+    const asDelete: Operation = { kind: "delete", index: op.index, label: op.label, start: op.start, end: op.end };
+    return {
+      message: `content is empty. To remove the lines, use ${opJson(asDelete)}; to leave one empty line in their place, use content "\\n".`,
+      fixed: asDelete,
+    };
+  }
+  return undefined;
+}
+
+function badIdFailure(
+  doc: TextDocument,
+  ops: readonly Operation[],
+  b: BadId,
+  repair: BatchRepair,
+  path: string,
+  maxLineChars: number,
+  changed: boolean,
+  raw: readonly RawOperation[] | undefined,
+): OpFailure {
+  const op = ops.find((o) => o.index === b.opIndex)!;
+  const fix = repair.ids.get(b)!;
+  if (b.check.kind === "bare") {
+    const sent = raw?.[op.index]?.[b.field as keyof RawOperation] ?? b.check.id.line;
+    return {
+      index: op.index,
+      label: op.label,
+      code: "INVALID_ARGUMENT",
+      message: bareNumberText(doc, b.check, b.field, sent, changed, maxLineChars),
+    };
+  }
+  let message = staleIdText(doc, b.check, b.field, path, maxLineChars, { changedSinceView: changed, repair: fix, shift: repair.shift });
+  // One stale id and a likely new home: the operation as it would be there (its text is shown above to check).
+  const top = fix.candidates[0];
+  const soleBad = [...repair.ids.keys()].filter((x) => x.opIndex === op.index).length === 1;
+  if (!fix.fix && top && soleBad && changed && repair.shift === undefined) {
+    const moved = withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]]));
+    if (moved) message += `\nIf ${moved.text} (shown above) is the line you meant, send this operation: ${opJson(moved.op, contentOf(raw, op))}`;
+  }
+  return { index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message };
+}
+
+/** `op` with the ids of `fields` replaced; a reversed result is swapped. */
+function withIds(op: Operation, fields: ReadonlyMap<string, LineIdRef>): { op: Operation; text: string } | undefined {
+  const pick = (field: string, id: LineIdRef) => fields.get(field) ?? id;
+  let next: Operation;
+  if (op.kind === "insert") {
+    if (op.after.kind !== "line") return undefined;
+    next = { ...op, after: { kind: "line", id: pick("after", op.after.id) } };
+  } else {
+    const same = op.end.text === op.start.text;
+    const start = pick("start", op.start);
+    const end = same ? start : pick("end", op.end);
+    next = end.line < start.line ? { ...op, start: end, end: start } : { ...op, start, end };
+  }
+  const text = [...fields.values()].map((id) => id.text).join(", ");
+  return { op: next, text };
+}
+
+/** The whole batch with every failure fixed, verified again; undefined unless every failure has a sure fix. */
+function correctedBatch(
+  doc: TextDocument,
+  ops: readonly Operation[],
+  failures: readonly OpFailure[],
+  bad: readonly BadId[],
+  repair: BatchRepair,
+  fixable: ReadonlyMap<number, Operation>,
+  path: string,
+  maxLineChars: number,
+  raw: readonly RawOperation[] | undefined,
+): string | undefined {
+  if (!raw || ops.length !== raw.length) return undefined; // an operation failed to parse
+  const badOps = new Set(bad.map((b) => b.opIndex));
+  for (const f of failures) if (!badOps.has(f.index) && !fixable.has(f.index)) return undefined;
+  const out: Operation[] = [];
+  const changes: string[] = [];
+  for (const op of ops) {
+    let next: Operation = fixable.get(op.index) ?? op;
+    const mine = bad.filter((b) => b.opIndex === op.index);
+    if (mine.length > 0) {
+      const fields = new Map<string, LineIdRef>();
+      for (const b of mine) {
+        const fix = repair.ids.get(b)?.fix;
+        if (!fix) return undefined;
+        fields.set(b.field, fix);
+        changes.push(`${b.check.id.text} -> ${fix.text}`);
+      }
+      next = withIds(op, fields)!.op;
+      if (next.kind === "replace" && next.lines.length === 0) next = { kind: "delete", index: next.index, label: next.label, start: next.start, end: next.end };
+    }
+    out.push(next);
+  }
+  // The correction must itself pass every check, or it is no better than a guess.
+  const rawFixed: RawOperation[] = out.map((op) => JSON.parse(opJson(op, contentOf(raw, op))) as RawOperation);
+  const reparsed = parseOperations(rawFixed, path);
+  if (reparsed.failures.length > 0) return undefined;
+  const check = planBatch(doc, reparsed.ops, [], path, maxLineChars, { changedSinceView: false });
+  if (check.kind !== "ok") return undefined;
+  const why = repair.shift !== undefined
+    ? `every stale id moved by the same ${repair.shift > 0 ? "+" : ""}${repair.shift} lines`
+    : "each id replaced by the current id of the line it names";
+  const call = `batch_edit ${JSON.stringify({ path, operations: rawFixed })}`;
+  const idList = changes.length > 0 ? `: ${changes.join(", ")}` : "";
+  if (call.length > MAX_CORRECTED_CHARS) {
+    return `Corrected batch (${why}; verified against the current file): send the same batch with these ids changed${idList}.`;
+  }
+  return `Corrected batch, ready to send (${why}${idList}; verified against the current file):\n${call}`;
+}
+
+/** The content to put in a corrected operation: as sent, unless checks before planning changed it (then as planned). */
+function contentOf(raw: readonly RawOperation[] | undefined, op: Operation): string | undefined {
+  const sent = raw?.[op.index];
+  if (!sent || !("content" in sent)) return undefined;
+  if (!("lines" in op) || op.lines.length === 0) return sent.content;
+  const planned = op.lines.join("\n");
+  return contentLines(sent.content).join("\n") === planned ? sent.content : planned;
+}
+
+/** An operation as the JSON a model sends; `content` is the text as sent ("…" stands for it in a hint). */
+function opJson(op: Operation, content?: string): string {
+  const c = content === "…" ? "…" : JSON.stringify(content ?? ("lines" in op ? op.lines.join("\n") : ""));
+  switch (op.kind) {
+    case "insert": {
+      const after = op.after.kind === "start" ? "0" : op.after.kind === "end" ? "-1" : JSON.stringify(op.after.id.text);
+      return `{"operation": "insert", "after": ${after}, "content": ${c}}`;
+    }
+    case "replace":
+    case "delete": {
+      const end = op.end.text === op.start.text ? "" : `, "end": ${JSON.stringify(op.end.text)}`;
+      const range = `"start": ${JSON.stringify(op.start.text)}${end}`;
+      return op.kind === "delete" ? `{"operation": "delete", ${range}}` : `{"operation": "replace", ${range}, "content": ${c}}`;
+    }
+  }
+}
+
+/** In a BOM file, content for line 1 that starts with U+FEFF repeats the BOM: it is dropped, never written twice. */
+function keepOneBom(doc: TextDocument, edit: PlannedEdit): PlannedEdit {
+  if (!doc.bom || edit.start !== 0 || !edit.lines[0]?.startsWith(BOM_CHAR)) return edit;
+  return { ...edit, lines: [edit.lines[0].slice(1), ...edit.lines.slice(1)] };
 }

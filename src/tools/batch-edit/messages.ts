@@ -9,14 +9,27 @@ import type { ErrorCode } from "../../errors.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { formatHash } from "../../hash/fnv.ts";
 import { formatId } from "../../text/ids.ts";
-import { renderLines } from "../../text/render.ts";
+import { renderLine, renderLines } from "../../text/render.ts";
 import type { OpFailure } from "./parse.ts";
-import { type IdCheck, RELOCATE_WINDOW, relocate } from "./verify.ts";
+import { type IdRepair, repairBatch } from "./repair.ts";
+import { type IdCheck, RELOCATE_WINDOW } from "./verify.ts";
 
 /** Lines shown either side of a stale target. */
 const AROUND = 2;
 /** A relocation this close is folded into the suggested view range. */
 const NEAR = 40;
+/** Longest line content quoted for a candidate. */
+const SHOWN_CHARS = 200;
+
+/** What the caller knows about a bad id beyond the check itself (see `repairBatch`). */
+export interface StaleContext {
+  /** The file is not at the version the session viewed. Default true. */
+  readonly changedSinceView?: boolean;
+  /** Candidates and the fix, from `repairBatch`; computed for this id alone when absent. */
+  readonly repair?: IdRepair;
+  /** The batch-wide shift, when one explains every stale id. */
+  readonly shift?: number;
+}
 
 /**
  * The sentence and context for an id that does not verify (see the module
@@ -24,13 +37,16 @@ const NEAR = 40;
  */
 export function staleIdText(
   doc: TextDocument,
-  check: Exclude<IdCheck, { kind: "ok" }>,
+  check: Exclude<IdCheck, { kind: "ok" | "bare" }>,
   field: string,
   path: string,
   maxLineChars: number,
+  context: StaleContext = {},
 ): string {
   const { id } = check;
   const n = doc.lines.length;
+  const changed = context.changedSinceView ?? true;
+  const repair = context.repair ?? repairBatch(doc, [{ opIndex: 0, field, check }], changed).ids.values().next().value!;
   const out: string[] = [];
   let from: number;
   let to: number;
@@ -39,14 +55,24 @@ export function staleIdText(
       return `${field} "${id.text}" names line ${id.line}, but the file is empty (0 lines). To add lines, use {"operation": "insert", "after": 0, "content": "..."}.`;
     }
     out.push(
-      `${field} "${id.text}" is past the end of the file: it has ${n} line${n === 1 ? "" : "s"} (the last is ${formatId(n, doc.hashes[n - 1])}).`,
+      `${field} "${id.text}" is past the end of the file: it has ${n} line${n === 1 ? "" : "s"} (the last is ${formatId(n, doc.hashes[n - 1])})` +
+        `${changed ? "." : ", and it is exactly as you viewed it, so the line number is wrong."}`,
     );
     from = Math.max(1, n - 2 * AROUND);
     to = n;
     out.push(`The last lines now:`);
+  } else if (!changed) {
+    const real = formatId(id.line, check.actual);
+    out.push(
+      `${field} "${id.text}" does not match line ${id.line}: the file is exactly as you viewed it, and line ${id.line} is ${real} ` +
+        `(hash ${formatHash(check.actual)}, not ${formatHash(id.hash)}), so the id was mistyped or copied from another line.`,
+    );
+    from = Math.max(1, id.line - AROUND);
+    to = Math.min(n, id.line + AROUND);
+    out.push(`Lines ${from}-${to}:`);
   } else {
     out.push(
-      `${field} "${id.text}" does not match the file: line ${id.line} now hashes ${formatHash(check.actual)}, so it is not the line you read (the file changed since).`,
+      `${field} "${id.text}" does not match the file: line ${id.line} now hashes ${formatHash(check.actual)}, so it is not the line you read (the file changed since your view).`,
     );
     from = Math.max(1, id.line - AROUND);
     to = Math.min(n, id.line + AROUND);
@@ -54,22 +80,66 @@ export function staleIdText(
   }
   out.push(indent(renderLines(doc, from, to, { maxLineChars }).text));
 
-  const moved = relocate(doc.hashes, id.hash, Math.min(id.line, n + 1));
+  const moved = repair.candidates;
   if (moved.length > 0) {
-    const where = moved.map((line) => `${formatId(line, id.hash)} (${distance(line, id.line)})`);
-    out.push(`A line with hash ${formatHash(id.hash)} is now at ${where.join(", ")} — your target may have moved there.`);
-    const nearest = moved[0];
+    const lead = changed
+      ? `Lines with hash ${formatHash(id.hash)} near it now (the line you read may have moved to one of them; check its text):`
+      : `Lines with hash ${formatHash(id.hash)} near it (if you copied the id from one of these, use its id):`;
+    out.push(lead);
+    for (const c of moved) {
+      const fit = c.fits === undefined || !changed
+        ? ""
+        : c.fits
+          ? `; fits the shift of ${signed(c.shift)} that explains every stale id in this batch`
+          : "; does not fit the shift of the other stale ids: probably an unrelated line with the same 2-hex hash";
+      out.push(`  ${renderLine(c.line, id.hash, doc.lines[c.line - 1], Math.min(maxLineChars, SHOWN_CHARS))}   (${distance(c.line, id.line)}${fit})`);
+    }
+    const nearest = moved[0].line;
     if (Math.abs(nearest - id.line) <= NEAR) {
       from = Math.max(1, Math.min(from, nearest - AROUND));
       to = Math.min(n, Math.max(to, nearest + AROUND));
     }
-  } else {
+  } else if (changed || check.kind === "past-end") {
     out.push(`No line with hash ${formatHash(id.hash)} is within ${RELOCATE_WINDOW} lines of it: that line was changed or removed.`);
   }
-  out.push(
-    `Retry with the fresh ids shown, or confirm first: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`,
-  );
+  if (repair.reason === "mistyped" && repair.fix) {
+    out.push(`If you meant line ${id.line} as shown, use "${repair.fix.text}".`);
+  } else {
+    out.push(
+      `Retry with the fresh ids shown, or confirm first: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`,
+    );
+  }
   return out.join("\n");
+}
+
+/** The refusal of a bare line number, naming that line's current id. */
+export function bareNumberText(
+  doc: TextDocument,
+  check: Extract<IdCheck, { kind: "bare" }>,
+  field: string,
+  raw: unknown,
+  changedSinceView: boolean,
+  maxLineChars: number,
+): string {
+  const n = doc.lines.length;
+  const line = check.id.line;
+  const head =
+    `${field}: ${JSON.stringify(raw)} is a bare line number. Line numbers go stale as soon as a line above changes, ` +
+    `so batch_edit needs a line id "N:hh" whose hash proves the line is still the one you read.`;
+  if (line > n) {
+    return n === 0
+      ? `${head} The file is empty (0 lines); to add lines use {"operation": "insert", "after": 0, "content": "..."}.`
+      : `${head} The file has only ${n} line${n === 1 ? "" : "s"} (the last is ${formatId(n, doc.hashes[n - 1])}); to add lines at the end use "after": -1.`;
+  }
+  const id = formatId(line, doc.hashes[line - 1]);
+  const caveat = changedSinceView
+    ? ` The file changed since your view, so check that this is the line you meant.`
+    : "";
+  return `${head} Line ${line} is now:\n  ${renderLine(line, doc.hashes[line - 1], doc.lines[line - 1], Math.min(maxLineChars, SHOWN_CHARS))}\nUse "${id}".${caveat}`;
+}
+
+function signed(shift: number): string {
+  return `${shift > 0 ? "+" : ""}${shift} line${Math.abs(shift) === 1 ? "" : "s"}`;
 }
 
 function distance(line: number, target: number): string {
@@ -95,7 +165,7 @@ export function refusalCode(failures: readonly OpFailure[]): ErrorCode {
  * failed:" then, per failed operation (in order), its index, label, code and
  * each reason.
  */
-export function renderRefusal(failures: readonly OpFailure[], total: number): string {
+export function renderRefusal(failures: readonly OpFailure[], total: number, corrected?: string): string {
   const byIndex = new Map<number, OpFailure[]>();
   for (const f of failures) {
     const list = byIndex.get(f.index);
@@ -118,6 +188,7 @@ export function renderRefusal(failures: readonly OpFailure[], total: number): st
       ? "Nothing was written. Fix these and send the whole batch again (operations not listed here passed their checks)."
       : "Nothing was written. Fix these and send the batch again.",
   );
+  if (corrected) out.push(corrected);
   return out.join("\n");
 }
 

@@ -2,7 +2,9 @@
  * Parsing `batch_edit` operations: every target that names existing content
  * must be a line id `N:hh`, because a bare position goes stale the moment a
  * line above it changes while an id proves its line. Only insertion anchors
- * that name no content may be numbers: 0 (start of file) and -1 (end).
+ * that name no content may be numbers: 0 (start of file) and -1 (end). A
+ * bare line number is parsed (as `bare`) and refused at verification, where
+ * the refusal can give that line's current id and the corrected call.
  * Pure; every problem is collected, nothing stops at the first.
  */
 
@@ -16,11 +18,16 @@ export type RawOperation =
   | { readonly operation: "insert"; readonly after: string | number; readonly content: string }
   | { readonly operation: "delete"; readonly start: string | number; readonly end?: string | number };
 
-/** A parsed line id: 1-based line, 8-bit hash, and its canonical text. */
+/**
+ * A parsed line id: 1-based line, 8-bit hash, and its canonical text. A bare
+ * line number (`"start": 6`) parses as `bare` with hash -1: it is refused at
+ * verification, where the refusal can name that line's current id.
+ */
 export interface LineIdRef {
   readonly line: number;
   readonly hash: number;
   readonly text: string;
+  readonly bare?: true;
 }
 
 /** Where an insert goes: after a line (by id), or at the start / end of the file. */
@@ -78,23 +85,15 @@ type Unlabelled<T> = T extends unknown ? Omit<T, "index" | "label"> : never;
 function parseOne(op: RawOperation, path: string, fail: (m: string) => void): Unlabelled<Operation> | undefined {
   switch (op.operation) {
     case "replace": {
+      // Empty content and a reversed range are refused after verification, so the suggested call carries proven ids.
       const start = targetId("start", op.start, path, fail);
       const end = op.end === undefined ? start : targetId("end", op.end, path, fail);
       const lines = contentLines(op.content);
-      if (lines.length === 0) {
-        const range = `"start": ${JSON.stringify(shown(op.start))}${op.end === undefined ? "" : `, "end": ${JSON.stringify(shown(op.end))}`}`;
-        fail(
-          `content is empty. To remove the lines, use {"operation": "delete", ${range}}; ` +
-            `to leave one empty line in their place, use content "\\n".`,
-        );
-      }
-      if (start && end && !inOrder("replace", start, end, fail)) return undefined;
       return start && end ? { kind: "replace", start, end, lines } : undefined;
     }
     case "delete": {
       const start = targetId("start", op.start, path, fail);
       const end = op.end === undefined ? start : targetId("end", op.end, path, fail);
-      if (start && end && !inOrder("delete", start, end, fail)) return undefined;
       return start && end ? { kind: "delete", start, end } : undefined;
     }
     case "insert": {
@@ -117,7 +116,9 @@ export function contentLines(content: string): string[] {
 
 function targetId(field: "start" | "end", value: string | number, path: string, fail: (m: string) => void): LineIdRef | undefined {
   if (isBareNumber(value)) {
-    fail(`${field}: ${bareNumberText(field, value, path)}`);
+    const n = Number(String(value).trim());
+    if (Number.isSafeInteger(n) && n >= 1) return bareRef(n);
+    fail(`${field}: ${bareNumberText(value, path)}`);
     return undefined;
   }
   const id = parseLineId(value);
@@ -133,10 +134,10 @@ function anchor(value: string | number, path: string, fail: (m: string) => void)
     const n = Number(String(value).trim());
     if (n === 0) return { kind: "start" };
     if (n === -1) return { kind: "end" };
+    if (Number.isSafeInteger(n) && n >= 1) return { kind: "line", id: bareRef(n) };
     fail(
-      `after: ${JSON.stringify(value)} is a bare line number; as a number, after accepts only 0 (start of the file) and -1 (end of the file). ` +
-        `To insert after a line, give its line id "N:hh": line numbers go stale as soon as a line above changes, and the id's hash proves the line is the one you read. ` +
-        `Copy it from the front of the line in view output ("12:a3|…" -> "12:a3")${n >= 1 ? `: ${viewAround(path, n)}` : "."}`,
+      `after: ${JSON.stringify(value)} is not a line; as a number, after accepts only 0 (start of the file) and -1 (end of the file). ` +
+        `To insert after a line, give its line id "N:hh" from view output ("12:a3|…" -> "12:a3").`,
     );
     return undefined;
   }
@@ -148,13 +149,9 @@ function anchor(value: string | number, path: string, fail: (m: string) => void)
   return { kind: "line", id: { line: id.line, hash: id.hash, text: formatId(id.line, id.hash) } };
 }
 
-function inOrder(kind: "replace" | "delete", start: LineIdRef, end: LineIdRef, fail: (m: string) => void): boolean {
-  if (end.line >= start.line) return true;
-  const swapped = kind === "replace"
-    ? `{"operation": "replace", "start": "${end.text}", "end": "${start.text}", "content": …}`
-    : `{"operation": "delete", "start": "${end.text}", "end": "${start.text}"}`;
-  fail(`end "${end.text}" (line ${end.line}) comes before start "${start.text}" (line ${start.line}); a range runs from start down to end. Did you mean ${swapped}?`);
-  return false;
+/** A bare line number, kept so verification can refuse it with that line's current id. */
+function bareRef(n: number): LineIdRef {
+  return { line: n, hash: -1, text: String(n), bare: true };
 }
 
 /** A number, or a string that is only a number. */
@@ -162,23 +159,11 @@ export function isBareNumber(value: unknown): boolean {
   return typeof value === "number" || (typeof value === "string" && BARE_NUMBER.test(value));
 }
 
-function bareNumberText(field: string, value: string | number, path: string): string {
-  const n = Number(String(value).trim());
-  const why =
-    `${JSON.stringify(value)} is a bare line number. Line numbers go stale as soon as a line above changes, ` +
-    `so batch_edit needs a line id "N:hh" whose hash proves the line is still the one you read. `;
-  if (!Number.isSafeInteger(n) || n < 1) {
-    return `${why}Lines are 1-indexed; view the file to get the ids: view {"path": ${JSON.stringify(path)}}.`;
-  }
-  return `${why}Copy the id from the front of the line in view output ("${n}:a3|…" -> "${n}:a3"): ${viewAround(path, n)}.`;
-}
-
-function viewAround(path: string, line: number): string {
-  return `view {"path": ${JSON.stringify(path)}, "start": ${Math.max(1, line - 2)}, "end": ${line + 2}}`;
-}
-
-function shown(value: string | number): string | number {
-  return typeof value === "string" ? value.trim() : value;
+function bareNumberText(value: string | number, path: string): string {
+  return (
+    `${JSON.stringify(value)} is not a line: lines are 1-indexed, and batch_edit needs a line id "N:hh" ` +
+    `whose hash proves the line is still the one you read. View the file to get the ids: view {"path": ${JSON.stringify(path)}}.`
+  );
 }
 
 /** How an operation is named in messages, from what the model sent: "replace 12:ab-14:cd", "insert after 0". */

@@ -23,10 +23,13 @@ export type Lines = Pick<TextDocument, "lines" | "hashes">;
 export type IdCheck =
   | { readonly kind: "ok" }
   | { readonly kind: "stale"; readonly id: LineIdRef; readonly actual: number }
-  | { readonly kind: "past-end"; readonly id: LineIdRef; readonly lineCount: number };
+  | { readonly kind: "past-end"; readonly id: LineIdRef; readonly lineCount: number }
+  /** A bare line number: never accepted, but the refusal names the line's current id. */
+  | { readonly kind: "bare"; readonly id: LineIdRef; readonly lineCount: number };
 
 /** Whether `id` names a line of `doc`: the line exists and hashes to the id's hash. */
 export function checkId(doc: Lines, id: LineIdRef): IdCheck {
+  if (id.bare) return { kind: "bare", id, lineCount: doc.lines.length };
   if (id.line > doc.lines.length) return { kind: "past-end", id, lineCount: doc.lines.length };
   const actual = doc.hashes[id.line - 1];
   return actual === id.hash ? { kind: "ok" } : { kind: "stale", id, actual };
@@ -83,7 +86,7 @@ function boundary(anchor: Anchor, lineCount: number): number {
 /** The ids an operation names (an insert at 0 / -1 names none). */
 export function idsOf(op: Operation): { field: string; id: LineIdRef }[] {
   if (op.kind === "insert") return op.after.kind === "line" ? [{ field: "after", id: op.after.id }] : [];
-  return op.end.line === op.start.line && op.end.hash === op.start.hash
+  return op.end.text === op.start.text
     ? [{ field: "start", id: op.start }]
     : [{ field: "start", id: op.start }, { field: "end", id: op.end }];
 }

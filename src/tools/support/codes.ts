@@ -48,7 +48,7 @@ export const CODE_TABLE = {
     status: 400,
     meaning: "the path is a directory where a file is needed",
     headline: (p) => `\`${p}\` is a directory, not a file.`,
-    remedy: (p) => ` It is a directory: ${viewCall(p)} lists its entries; name a file inside it instead.`,
+    remedy: (p) => ` To see what is in it: ${viewCall(p)}; then name a file inside it.`,
   },
   FS_NOT_TEXT: { status: 415, meaning: "the file is binary or not UTF-8", remedy: none },
   FS_TOO_LARGE: { status: 413, meaning: "the file is over the size limit", remedy: none },

@@ -19,12 +19,14 @@ function mib(bytes: number): string {
  * Read `path` (already normalised) as a text document, within the size
  * limit. Missing files, directories, binary and non-UTF-8 content become
  * results with their codes and recoveries. With `observe`, a successful
- * load records present(version) and a missing file records absent.
+ * load records present(version) and a missing file records absent; with
+ * "failures", only the failures are recorded (the caller records which
+ * lines of a loaded file the session saw).
  */
 export async function loadTextFile(
   ctx: ToolContext,
   path: string,
-  options: { observe?: boolean } = {},
+  options: { observe?: boolean | "failures" } = {},
 ): Promise<LoadedFile> {
   let read;
   try {
@@ -59,7 +61,7 @@ export async function loadTextFile(
       ),
     };
   }
-  if (options.observe) await observePresent(ctx, path, read.version);
+  if (options.observe === true) await observePresent(ctx, path, read.version);
   return { ok: true, doc, version: read.version, bytes: read.bytes };
 }
 

@@ -1,6 +1,7 @@
 /** Thin helpers over the session's observation store, keyed by the caller's session. */
 
-import type { Observation } from "../../policy/types.ts";
+import { observeLines } from "../../policy/seen.ts";
+import type { LineSpan, Observation } from "../../policy/types.ts";
 import type { Version } from "../../storage/types.ts";
 import type { ToolContext } from "../types.ts";
 
@@ -17,4 +18,32 @@ export function observePresent(ctx: ToolContext, path: string, version: Version)
 /** Record that this session looked for `path` and found nothing. */
 export function observeAbsent(ctx: ToolContext, path: string): Promise<void> {
   return ctx.observations.set(ctx.caller.session, path, { kind: "absent" });
+}
+
+/**
+ * Record that this session saw lines `from..to` of the `total` lines of
+ * `path` at `version`; ranged views of one version add up (see `observeLines`).
+ */
+export async function observeLinesSeen(
+  ctx: ToolContext,
+  path: string,
+  version: Version,
+  spans: readonly LineSpan[],
+  total: number,
+): Promise<void> {
+  let observation = await observed(ctx, path);
+  if (spans.length === 0) observation = observeLines(observation, version, 1, 0, total);
+  for (const [from, to] of spans) observation = observeLines(observation, version, from, to, total);
+  await ctx.observations.set(ctx.caller.session, path, observation!);
+}
+
+/**
+ * Record the version a content-proven edit wrote. The session knows the new
+ * content as well as it knew the old (its view plus its own change): after a
+ * whole view, all of it; after a partial one, its lines are not mapped
+ * through the edit, so none count as seen and a whole-file write asks for a view.
+ */
+export function observeEdited(ctx: ToolContext, path: string, version: Version, before: Observation | undefined): Promise<void> {
+  const partial = before?.kind === "present" && before.seen !== undefined;
+  return ctx.observations.set(ctx.caller.session, path, partial ? { kind: "present", version, seen: [] } : { kind: "present", version });
 }

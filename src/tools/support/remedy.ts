@@ -30,7 +30,9 @@ export function toolError(error: unknown, path?: string): ToolResult {
   if (isCodedError(error)) {
     const where = (error as { path?: string }).path ?? path;
     const headline = where !== undefined ? codeInfo(error.code).headline?.(shownPath(where)) : undefined;
-    const text = headline ? `${headline} [${error.message}]` : error.message;
+    // The provider's "is a directory: p" says nothing the headline does not.
+    const repeats = error.code === "FS_IS_DIRECTORY" && error.message.startsWith("is a directory");
+    const text = headline ? (repeats ? headline : `${headline} [${error.message}]`) : error.message;
     return fail(error.code, `${text}${remedyFor(error.code, where)}`);
   }
   const message = error instanceof Error ? error.message : String(error);

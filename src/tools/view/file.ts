@@ -10,12 +10,12 @@ import { fail, ok, withFacts, type ToolResult } from "../../result.ts";
 import { type LineEndingCounts, lineEndingCounts } from "../../text/document.ts";
 import { renderLines } from "../../text/render.ts";
 import { loadTextFile } from "../support/load.ts";
-import { observeAbsent, observePresent } from "../support/observe.ts";
+import { observeAbsent, observeLinesSeen, observePresent } from "../support/observe.ts";
 import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { formatSize, plural, viewCall } from "./format.ts";
 import { resolveRange } from "./range.ts";
-import { invalidArgument } from "./errors.ts";
+import { invalidArgument } from "./messages.ts";
 import { type FileRows, lineCapOf, rowBudgetOf, streamView, type StreamedView } from "./stream-view.ts";
 
 /** Line endings and the other facts about a file's bytes worth a model's attention. */
@@ -45,6 +45,11 @@ export async function viewFile(
   extraNotes: readonly string[] = [],
 ): Promise<ToolResult> {
   const rows = ctx.storage.readStream ? await streamedRows(ctx, path, bounds) : await loadedRows(ctx, path, bounds);
+  if (rows.ok) {
+    // What this view showed: a ranged or cut view covers only part of the version (see policy/seen.ts).
+    const { rendered, total, version } = rows.rows;
+    await observeLinesSeen(ctx, path, version, total === 0 ? [] : [[rendered.from, rendered.to]], total);
+  }
   return rows.ok ? formatFileView(ctx, path, rows.rows, extraNotes) : rows.result;
 }
 
@@ -64,8 +69,11 @@ async function streamedRows(ctx: ToolContext, path: string, bounds: { start?: st
   const viewed = await streamView(ctx, path, bounds, opened);
   // A file found not to be text counts as seen too (streamView reads it to the end for its
   // version): the write the refusal offers would otherwise ask for a view, a recovery loop.
-  const version = viewed.ok ? viewed.rows.version : viewed.version;
-  if (version !== undefined) await observePresent(ctx, path, version);
+  // A range that does not fit the file showed no line of it: the version is known, its lines are not.
+  if (!viewed.ok && viewed.version !== undefined) {
+    if (viewed.result.code === "FS_NOT_TEXT") await observePresent(ctx, path, viewed.version);
+    else await observeLinesSeen(ctx, path, viewed.version, [], Number.MAX_SAFE_INTEGER);
+  }
   return viewed;
 }
 
@@ -73,13 +81,16 @@ async function loadedRows(ctx: ToolContext, path: string, bounds: { start?: stri
   // Bounds that do not parse are refused before reading, as the streaming path does.
   const parsed = resolveRange(bounds.start, bounds.end, 0, () => 0);
   if (!parsed.ok) return { ok: false, result: invalidArgument(parsed.message) };
-  const loaded = await loadTextFile(ctx, path, { observe: true });
+  const loaded = await loadTextFile(ctx, path, { observe: "failures" });
   if (!loaded.ok) return loaded;
   const { doc } = loaded;
   // Line strings are never built for a view: counts and rows come from the bytes and offsets.
   const total = doc.hashes.length;
   const range = resolveRange(bounds.start, bounds.end, total, (n) => doc.hashes[n - 1]);
-  if (!range.ok) return { ok: false, result: invalidArgument(range.message) };
+  if (!range.ok) {
+    await observeLinesSeen(ctx, path, loaded.version, [], total);
+    return { ok: false, result: invalidArgument(range.message) };
+  }
   const cappedTo = Math.min(range.to, range.from + lineCapOf(ctx.limits) - 1);
   const rendered = renderLines(doc, range.from, cappedTo, {
     maxLineChars: ctx.limits.maxLineChars,

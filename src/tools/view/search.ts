@@ -29,12 +29,12 @@ import { fail, ok, type ToolResult } from "../../result.ts";
 import type { ReadStreamResult } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
 import { renderLine, utf8Length } from "../../text/render.ts";
-import { observePresent } from "../support/observe.ts";
+import { observeLinesSeen } from "../support/observe.ts";
 import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
-import { MAX_DEPTH } from "./args.ts";
+import { MAX_DEPTH } from "./schema.ts";
 import { entryFilter } from "./directory.ts";
-import { invalidArgument, notFound, notTextResult } from "./errors.ts";
+import { invalidArgument, notFound, notTextResult } from "./messages.ts";
 import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { parseLineRef } from "../../text/ids.ts";
@@ -438,6 +438,7 @@ async function showFile(
   let shown = 0;
   let lastRow = -1;
   let next = 0; // index into `matches` of the first match not yet shown
+  const spans: [number, number][] = []; // 1-based lines shown, for the observation
   while (next < matches.length && shown < room) {
     const line = matches[next];
     const from = Math.max(0, line - context, lastRow + 1);
@@ -457,6 +458,7 @@ async function showFile(
     for (const row of group) groupBytes += utf8Length(row) + 1;
     if (tally.bytes + bytes + groupBytes > tally.budget) break;
     rows.push(...group);
+    spans.push([from + 1, to + 1]);
     bytes += groupBytes;
     shown += k - next;
     next = k;
@@ -472,7 +474,8 @@ async function showFile(
   tally.bytes += bytes;
   tally.shownMatches += shown;
   tally.filesShown++;
-  await observePresent(ctx, path, version);
+  // Search hits show some lines of this version, never license to replace the whole file.
+  await observeLinesSeen(ctx, path, version, spans, lines.count);
 }
 
 /** One row: `N:hh|content`, marked when context is on; a long matching line is shown around its match. */

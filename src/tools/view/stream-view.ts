@@ -26,7 +26,7 @@ import { type RenderedLines, renderLines, renderRows } from "../../text/render.t
 import type { LineEndingCounts } from "../../text/document.ts";
 import { shownPath } from "../support/remedy.ts";
 import type { ToolContext, ToolLimits } from "../types.ts";
-import { invalidArgument, notTextResult } from "./errors.ts";
+import { invalidArgument, notTextResult } from "./messages.ts";
 import { formatSize } from "./format.ts";
 import { keepBytesFor, keptSource, LastLines, LineRange } from "./kept-lines.ts";
 import { type LineBatch, LineScanner } from "./line-scan.ts";

@@ -165,7 +165,7 @@ export const INPUT_CASES: readonly InputCase[] = [
   { name: "unknown field in an operation", tool: "batch_edit", args: op({ operation: "delete", start: APP[1], line: 1 }), expect: invalid("batch_edit", /operations\[0\]\.line: unknown field; accepted fields here: operation, start, end/) },
 
   // ---- line ids and ranges
-  { name: "a bare line number as a batch_edit target", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "replace", start: 2, content: "x" }), expect: batchInvalid(/bare line number[\s\S]*Copy the id from the front of the line in view output/) },
+  { name: "a bare line number as a batch_edit target", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "replace", start: 2, content: "x" }), expect: batchInvalid(/start: 2 is a bare line number[\s\S]*Line 2 is now:\n +2:a1\|const b = 2;\n +Use "2:a1"/) },
   { name: "an id with a non-hex hash", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "replace", start: "1:zz", content: "x" }), expect: batchInvalid(/the hash part must be 2 hex chars.*View the file to get the current id of line 1/) },
   { name: "an id with a 3-digit hash", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "replace", start: "1:abc", content: "x" }), expect: batchInvalid(/the hash part must be 2 hex chars/) },
   { name: "line 0 in an id", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "replace", start: "0:c5", content: "x" }), expect: batchInvalid(/lines are 1-indexed: "0:c5" does not exist, the first line is 1/) },
@@ -176,7 +176,7 @@ export const INPUT_CASES: readonly InputCase[] = [
     tool: "batch_edit",
     viewFirst: "app.ts",
     args: op({ operation: "replace", start: "1:00", content: "x" }),
-    expect: { status: 200, code: "EDIT_STALE_LINE_ID", phrase: /line 1 now hashes 8c[\s\S]*1:8c\|const a = 1;[\s\S]*Retry with the fresh ids shown/ },
+    expect: { status: 200, code: "EDIT_STALE_LINE_ID", phrase: /does not match line 1: the file is exactly as you viewed it, and line 1 is 1:8c[\s\S]*1:8c\|const a = 1;[\s\S]*Corrected batch, ready to send[\s\S]*"start":"1:8c"/ },
   },
   {
     name: "an id past the end of the file",
@@ -200,7 +200,7 @@ export const INPUT_CASES: readonly InputCase[] = [
     expect: { status: 200, code: "EDIT_CONFLICT", phrase: /overlaps operations\[0\].*Merge them into one operation over the whole range, or drop one/ },
   },
   { name: "replace with empty content", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "replace", start: APP[1], content: "" }), expect: batchInvalid(/content is empty\. To remove the lines, use \{"operation": "delete"/) },
-  { name: "insert after a bare line number", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "insert", after: 2, content: "x" }), expect: batchInvalid(/after accepts only 0 \(start of the file\) and -1 \(end of the file\)/) },
+  { name: "insert after a bare line number", tool: "batch_edit", viewFirst: "app.ts", args: op({ operation: "insert", after: 2, content: "x" }), expect: batchInvalid(/after: 2 is a bare line number[\s\S]*Use "2:a1"/) },
   {
     name: "replace content repeating the next line",
     tool: "batch_edit",
@@ -238,8 +238,8 @@ export const INPUT_CASES: readonly InputCase[] = [
   { name: "edit a file never viewed", tool: "edit", args: { path: "app.ts", old_string: "const a = 1;", new_string: "x" }, expect: { status: 200, code: "FS_NOT_OBSERVED", phrase: /read the file, then retry: view \{"path": "app\.ts"\}/ } },
   { name: "write over a file never viewed", tool: "write", args: { path: "app.ts", content: "x" }, expect: { status: 200, code: "FS_NOT_OBSERVED", phrase: /read the file, then retry: view \{"path": "app\.ts"\}/ } },
   { name: "edit a missing file", tool: "edit", args: { path: "missing.ts", old_string: "a", new_string: "b" }, expect: { status: 200, code: "FS_NOT_FOUND", phrase: /To create it, use write: write \{"path": "missing\.ts"/ } },
-  { name: "edit a directory", tool: "edit", args: { path: "dir", old_string: "a", new_string: "b" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /lists its entries; name a file inside it instead/ } },
-  { name: "write a directory", tool: "write", args: { path: "dir", content: "x" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /name a file inside it instead/ } },
+  { name: "edit a directory", tool: "edit", args: { path: "dir", old_string: "a", new_string: "b" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /^`dir` is a directory, not a file\. To see what is in it: view \{"path": "dir"\}; then name a file inside it\.$/ } },
+  { name: "write a directory", tool: "write", args: { path: "dir", content: "x" }, expect: { status: 200, code: "FS_IS_DIRECTORY", phrase: /^`dir` is a directory, not a file; write needs a file path\. To see what is in it: view \{"path": "dir"\}; then name a file inside it\.$/ } },
   { name: "view under a file", tool: "view", args: { path: "app.ts/inner" }, expect: { status: 200, code: "FS_NOT_DIRECTORY", phrase: /A part of the path is a file, not a directory: view \{"path": "app\.ts"\} shows it/ } },
 
   // ---- awkward files

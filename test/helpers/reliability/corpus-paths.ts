@@ -9,11 +9,18 @@
  *   refused before storage is asked) or FS_ACCESS_DENIED (the path is well
  *   formed but leads outside: a symlink, a FIFO).
  * - `inside`: the string is an ordinary name inside the workspace (encoded
- *   dots, look-alike characters, a leading "/"), landing on `landsOn`. It is
+ *   dots, look-alike characters; on R2 a leading "/"), landing on `landsOn`. It is
  *   harmless: `view` finds nothing there (or the workspace's own file), a
  *   `write` creates exactly `landsOn` inside the workspace, `edit` and
  *   `batch_edit` find nothing to edit (or refuse an unseen file). Nothing
- *   outside is read or written either way.
+ *   outside is read or written either way. A path ending in "/" names a
+ *   directory, so write, edit and batch_edit refuse it (FS_INVALID_PATH)
+ *   and only view reaches `landsOn`.
+ *
+ * On local storage an absolute path means what it says: inside the
+ * workspace root it is that file, anywhere else (every absolute path here)
+ * it is refused with FS_INVALID_PATH. On R2 there is no real root, and a
+ * leading "/" is the workspace root.
  */
 import { HOSTILE_PATHS, LOOKALIKE_PATHS } from "../storage-conformance.ts";
 
@@ -43,6 +50,11 @@ function everywhereInvalid(path: string, why: string): PathAttempt {
 /** An ordinary name everywhere, landing on `landsOn`. */
 function everywhereInside(path: string, landsOn: string, why: string, exists = false): PathAttempt {
   return { path, why, local: inside(landsOn, exists), r2: inside(landsOn, exists) };
+}
+
+/** An absolute path outside the local root: refused there; on R2 the workspace root is "/", so it lands inside. */
+function absolute(path: string, landsOn: string, why: string): PathAttempt {
+  return { path, why, local: invalid, r2: inside(landsOn) };
 }
 
 /**
@@ -115,21 +127,25 @@ export const PATH_ATTEMPTS: readonly PathAttempt[] = [
   everywhereInside("&#46;&#46;/secret.txt", "&#46;&#46;/secret.txt", "HTML entities"),
   everywhereInside("%00", "%00", "encoded NUL"),
   // Unicode look-alikes of "." and "/": only U+002E U+002E climbs, only U+002F separates.
-  ...LOOKALIKE_PATHS.map(([path, landsOn]) => everywhereInside(path, landsOn, "storage conformance LOOKALIKE_PATHS")),
+  ...LOOKALIKE_PATHS.map(([path, landsOn]) =>
+    path.startsWith("/")
+      ? absolute(path, landsOn, "storage conformance LOOKALIKE_PATHS")
+      : everywhereInside(path, landsOn, "storage conformance LOOKALIKE_PATHS"),
+  ),
   everywhereInside("..\uff0fsecret.txt", "..\uff0fsecret.txt", "fullwidth solidus"),
   everywhereInside("..\u2044secret.txt", "..\u2044secret.txt", "fraction slash"),
   everywhereInside("\ufe52\ufe52/secret.txt", "\ufe52\ufe52/secret.txt", "small full stops"),
   everywhereInside(".\u200b./secret.txt", ".\u200b./secret.txt", "zero-width space between the dots"),
   everywhereInside("..\u0338/secret.txt", "..\u0338/secret.txt", "combining overlay on .."),
   everywhereInside(".. /secret.txt", ".. /secret.txt", "dots followed by a space"),
-  // Absolute and special-looking names are rebased onto the workspace, never expanded.
-  everywhereInside("/proc/self/root/etc/passwd", "proc/self/root/etc/passwd", "procfs escape, absolute"),
+  // Absolute names are refused on local storage and rebased onto the workspace on R2; special-looking ones are never expanded.
+  absolute("/proc/self/root/etc/passwd", "proc/self/root/etc/passwd", "procfs escape, absolute"),
   everywhereInside("~/.ssh/id_rsa", "~/.ssh/id_rsa", "home directory shorthand"),
   everywhereInside("$HOME/secret.txt", "$HOME/secret.txt", "shell variable"),
   everywhereInside("D:secret.txt", "D:secret.txt", "drive-relative Windows name (a plain name on POSIX)"),
   // Prefix containment: "ws" must never reach "ws-evil".
   everywhereInside("-evil/canary.txt", "-evil/canary.txt", "the rest of the sibling's name (prefix without separator)"),
-  everywhereInside("/ws-evil/canary.txt", "ws-evil/canary.txt", "the sibling's name, absolute"),
+  absolute("/ws-evil/canary.txt", "ws-evil/canary.txt", "the sibling's name, absolute"),
   everywhereInside("ws/../ws-evil/canary.txt", "ws-evil/canary.txt", "the sibling's name after a cancelled .."),
   everywhereInside("link-dir/../inside.txt", "inside.txt", ".. is lexical: it never climbs out through a symlinked directory", true),
   {

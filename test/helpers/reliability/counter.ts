@@ -63,8 +63,12 @@ export interface CounterReport {
 export interface CounterOptions {
   readonly clients: number;
   readonly cycles: number;
-  /** The whole run gives up after this long (the test then fails on the count). */
-  readonly budgetMs: number;
+  /**
+   * A client gives up after losing this many races in a row (the test then
+   * fails on the count). A count, not a time: a loaded machine is slower,
+   * not less correct.
+   */
+  readonly maxLossesInARow?: number;
   /** Session ids are `${sessionPrefix}-${client}`. */
   readonly sessionPrefix?: string;
   /** The counter file (default {@link COUNTER_PATH}); it must not exist yet. */
@@ -79,6 +83,9 @@ export interface CounterOptions {
  * sent 3x the requests and took 2x as long as 256 ms).
  */
 export const DEFAULT_MAX_BACKOFF_MS = 256;
+
+/** Default of {@link CounterOptions.maxLossesInARow}: far more than any run has needed. */
+export const DEFAULT_MAX_LOSSES_IN_A_ROW = 500;
 
 /** The codes a lost read-modify-write race may come back with. */
 const LOST_RACE = new Set(["FS_STALE_VERSION", "EDIT_STALE_LINE_ID"]);
@@ -100,7 +107,7 @@ export async function runCounter(caller: RestCaller, options: CounterOptions): P
   const lost: Record<string, number> = {};
   let requests = 0;
   const started = performance.now();
-  const deadline = started + options.budgetMs;
+  const giveUpAfter = options.maxLossesInARow ?? DEFAULT_MAX_LOSSES_IN_A_ROW;
 
   async function send(tool: string, args: unknown, session: string) {
     requests++;
@@ -113,7 +120,7 @@ export async function runCounter(caller: RestCaller, options: CounterOptions): P
     const session = `${prefix}-${index}`;
     let done = 0;
     let losses = 0;
-    while (done < options.cycles && performance.now() < deadline) {
+    while (done < options.cycles && losses < giveUpAfter) {
       const view = await send("view", { path }, session);
       if (view.isError) throw new Error(`view: ${view.code}: ${resultText(view)}`);
       const { value, ids } = readCounter(resultText(view));

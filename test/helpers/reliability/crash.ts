@@ -69,9 +69,17 @@ async function serveVictim(dir: string, next: Record<string, string>): Promise<V
   const caller = restCaller(server.url, CRASH_TOKEN);
   const session = "crash";
   try {
+    // A whole-file write must be based on every line of the version it replaces: view each file
+    // to its end, following the "Continue" of each cut view (ranged views of one version add up).
     for (const file of EXISTING_FILES) {
-      const view = await caller.call("view", { path: file, end: 1 }, session);
-      if (view.result?.isError !== false) throw new Error(`view ${file}: HTTP ${view.status} ${view.problem ?? JSON.stringify(view.result)}`);
+      let start = 1;
+      for (let round = 0; round < 10_000; round++) {
+        const view = await caller.call("view", { path: file, start }, session);
+        if (view.result?.isError !== false) throw new Error(`view ${file}: HTTP ${view.status} ${view.problem ?? JSON.stringify(view.result)}`);
+        const cut = /\[cut at line (\d+) /.exec(view.result.content.map((c) => c.text).join("\n"));
+        if (!cut) break;
+        start = Number(cut[1]) + 1;
+      }
     }
   } catch (error) {
     server.kill();

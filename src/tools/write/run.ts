@@ -7,24 +7,32 @@
  */
 
 import * as v from "valibot";
-import { decideWrite, type CurrentFile, type WriteDecision } from "../policy/decide.ts";
-import type { Observation } from "../policy/types.ts";
-import { fail, ok, withFacts, type ChangedRange, type ToolResult } from "../result.ts";
-import { isFsError } from "../storage/errors.ts";
-import { Cond, type Version } from "../storage/types.ts";
-import { changedRuns, diffLines } from "../text/diff.ts";
-import { documentFromLines, type TextDocument } from "../text/document.ts";
-import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "./change-report.ts";
-import { argPath } from "./support/paths.ts";
-import { loadTextFile } from "./support/load.ts";
-import { observed, observeAbsent, observePresent } from "./support/observe.ts";
-import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
-import type { ToolContext, ToolDef } from "./types.ts";
-import { contentLines, styleLike } from "./write-style.ts";
+import { decideWrite, type CurrentFile, type WriteDecision } from "../../policy/decide.ts";
+import { unseenSpans } from "../../policy/seen.ts";
+import type { LineSpan, Observation } from "../../policy/types.ts";
+import { fail, ok, withFacts, type ChangedRange, type ToolResult } from "../../result.ts";
+import { isFsError } from "../../storage/errors.ts";
+import { Cond, type Version } from "../../storage/types.ts";
+import { changedRuns, diffLines } from "../../text/diff.ts";
+import { documentFromLines, type TextDocument } from "../../text/document.ts";
+import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
+import { argPath, FILE_PATH_RULE } from "../support/paths.ts";
+import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
+import { loadTextFile } from "../support/load.ts";
+import { observed, observeAbsent, observePresent } from "../support/observe.ts";
+import { remedyFor, shownPath, toolError } from "../support/remedy.ts";
+import type { ToolContext, ToolDef } from "../types.ts";
+import { contentLines, styleLike } from "./style.ts";
 
 const schema = v.strictObject({
   path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
   content: v.pipe(v.string(), v.description("The whole new content of the file.")),
+  verbatim: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description('Write content exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (which are otherwise refused as pasted view artifacts). Default false.'),
+    ),
+  ),
 });
 
 const DESCRIPTION = `Create a file, or replace a whole file's content.
@@ -32,6 +40,7 @@ const DESCRIPTION = `Create a file, or replace a whole file's content.
 - Existing file: view it first in this session. The write lands only if the file is still the version you viewed; otherwise it fails with FS_STALE_VERSION and you view it again. For partial changes prefer edit (by text) or batch_edit (by line id).
 - The file keeps its line endings (a CRLF file stays CRLF, unchanged lines keep their own) and its byte-order mark; whether it ends with a newline follows your content.
 - The result shows a diff whose lines carry fresh line ids "N:hh" (N = line number, hh = 2-hex content hash), usable by batch_edit without another view.
+${FILE_PATH_RULE}
 Example: {"path": "src/config.ts", "content": "export const port = 8080;\\n"}`;
 
 /** The `write` tool. */
@@ -42,14 +51,14 @@ export const writeTool: ToolDef<typeof schema> = {
   scope: "write",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const target = argPath(args.path);
+    const target = argPath(args.path, ctx.storage, { file: true });
     if (!target.ok) return target.result;
     const path = target.path;
     try {
       const observation = await observed(ctx, path);
       const current = await currentFile(ctx, path);
       if ("result" in current) return current.result;
-      return await act(ctx, path, args.content, observation, decideWrite(observation, current));
+      return await act(ctx, path, args.content, observation, decideWrite(observation, current), args.verbatim === true);
     } catch (error) {
       return toolError(error, path);
     }
@@ -74,15 +83,24 @@ async function act(
   content: string,
   observation: Observation | undefined,
   decision: WriteDecision,
+  verbatim: boolean,
 ): Promise<ToolResult> {
   switch (decision.kind) {
     case "refuse":
       return refuse(ctx, path, decision);
-    case "create":
+    case "create": {
+      const pasted = verbatim ? undefined : checkPasted(content, { path: shownPath(path) });
+      if (pasted?.kind === "refuse") return pastedRefusal(path, pasted);
       return create(ctx, path, content, decision);
+    }
     case "overwrite":
-      return overwrite(ctx, path, content, observation, decision.version);
+      return overwrite(ctx, path, content, observation, decision.version, verbatim);
   }
+}
+
+function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refuse" }>): ToolResult {
+  const call = `write ${JSON.stringify({ path: shownPath(path), content: pasted.cleaned })}`;
+  return fail("INVALID_ARGUMENT", `The content for \`${shownPath(path)}\` ${pasted.what}. ${pastedRemedy(call)}`);
 }
 
 async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision): Promise<ToolResult> {
@@ -108,6 +126,7 @@ async function overwrite(
   content: string,
   observation: Observation | undefined,
   version: Version,
+  verbatim: boolean,
 ): Promise<ToolResult> {
   const loaded = await loadTextFile(ctx, path);
   if (!loaded.ok) {
@@ -120,6 +139,20 @@ async function overwrite(
     return refuse(ctx, path, decideWrite(observation, { kind: "file", version: loaded.version }));
   }
   const old = loaded.doc;
+  // A whole-file replace is based on every line of the version it replaces, not a ranged view or a search hit.
+  const total = old.hashes.length;
+  const unseen = observation?.kind === "present" ? unseenSpans(observation.seen, total) : [];
+  if (unseen.length > 0) return partlySeen(path, total, unseen);
+  let pastedNote: string | undefined;
+  if (!verbatim) {
+    // The whole file is the region replaced: a prefix naming one of its current lines is a paste of its view.
+    const pasted = checkPasted(content, { path: shownPath(path), fileLines: old.lines, ownsId: (n, h) => old.hashes[n - 1] === h });
+    if (pasted.kind === "refuse") return pastedRefusal(path, pasted);
+    if (pasted.kind === "strip") {
+      content = pasted.text;
+      pastedNote = `Note: ${pasted.note}`;
+    }
+  }
   const split = contentLines(content, old);
   const hunks = diffLines(old.lines, split.lines);
   const styled = styleLike(old, split, hunks);
@@ -132,7 +165,7 @@ async function overwrite(
 
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
-  return changeResult([heading], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
+  return changeResult([heading, pastedNote], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
 }
 
 async function replaceBlind(
@@ -203,6 +236,26 @@ async function refuse(
     case "created":
       return alreadyExists(path, decision);
   }
+}
+
+/** Most `view` calls a partly-seen refusal lists; past it, one call covers the rest. */
+const MAX_VIEW_CALLS = 4;
+
+function partlySeen(path: string, total: number, unseen: readonly LineSpan[]): ToolResult {
+  const p = JSON.stringify(shownPath(path));
+  const range = ([a, b]: LineSpan) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
+  const count = unseen.reduce((n, [a, b]) => n + b - a + 1, 0);
+  const listed = unseen.length <= MAX_VIEW_CALLS
+    ? unseen
+    : [...unseen.slice(0, MAX_VIEW_CALLS - 1), [unseen[MAX_VIEW_CALLS - 1][0], unseen[unseen.length - 1][1]] as LineSpan];
+  const calls = listed.map(([a, b]) => `  view {"path": ${p}, "start": ${a}, "end": ${b}}`);
+  return fail(
+    "FS_NOT_OBSERVED",
+    `\`${shownPath(path)}\` has ${total} lines, and this session has not seen ${count} of them in its current version ` +
+      `(${unseen.map(range).join(", ")}); write replaces the whole file, so it must be based on every line. Nothing was written. ` +
+      `View the unseen lines (ranged views of the same version add up), then send the write again:\n${calls.join("\n")}\n` +
+      `Or change only the part you have seen with edit (by text) or batch_edit (by line id).`,
+  );
 }
 
 function staleChanged(path: string): ToolResult {

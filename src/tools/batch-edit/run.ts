@@ -9,12 +9,13 @@ import * as v from "valibot";
 import { fail, type ToolResult } from "../../result.ts";
 import { documentFromLines } from "../../text/document.ts";
 import type { spliceLineEdits } from "../../text/line-edits.ts";
-import { capOutput, changedSinceViewNote, changeResult, reportChange } from "../change-report.ts";
-import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../mutate.ts";
-import { argPath } from "../support/paths.ts";
+import { capOutput, changedSinceViewNote, changeResult, reportChange } from "../support/change-report.ts";
+import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
+import { argPath, FILE_PATH_RULE } from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
 import type { ToolContext, ToolDef } from "../types.ts";
 import { planBatch } from "./apply.ts";
+import { checkContents } from "./content.ts";
 import { refusalCode, renderRefusal } from "./messages.ts";
 import { MAX_OPERATIONS, type Operation, type OpFailure, parseOperations, type RawOperation } from "./parse.ts";
 
@@ -46,10 +47,16 @@ const schema = v.strictObject({
     v.maxLength(MAX_OPERATIONS, `at most ${MAX_OPERATIONS} operations per call; split the change into several calls`),
     v.description("The edits, applied together; every id refers to the file as you viewed it."),
   ),
+  verbatim: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description('Write every content exactly as sent, even lines starting with a view prefix "N:hh|", a markdown code fence around it, or a one-line content with literal \\n / \\t (otherwise refused, with the corrected operation). Default false.'),
+    ),
+  ),
 });
 
 const DESCRIPTION = `Edit a file by line id: replace, insert or delete whole lines, several operations in one call, all or nothing.
-- A line id is "N:hh" as view prints it in front of each line ("12:a3|const x = 1;" -> "12:a3"): N is the line number, hh a 2-hex hash of the line's content. An id proves its line: if the file changed and the line is no longer there, the call fails with the current lines and fresh ids instead of editing the wrong line. Bare line numbers are refused.
+- A line id is "N:hh" as view prints it in front of each line ("12:a3|const x = 1;" -> "12:a3"): N is the line number, hh a 2-hex hash of the line's content. An id proves its line: if the file changed and the line is no longer there, the call fails with the current lines and fresh ids instead of editing the wrong line. Bare line numbers are refused (the refusal gives that line's id).
 - operations (1-${MAX_OPERATIONS}), each one of:
   {"operation": "replace", "start": "12:a3", "end": "14:0c", "content": "new lines"}   (end optional: just start)
   {"operation": "insert", "after": "12:a3", "content": "new lines"}   (after: an id, 0 = start of file, -1 = end)
@@ -58,6 +65,7 @@ const DESCRIPTION = `Edit a file by line id: replace, insert or delete whole lin
 - content is lines of text; a trailing newline does not add an empty line. Do not repeat the lines around the range in content.
 - View the file first in this session. The file keeps its line endings (CRLF stays CRLF), byte-order mark and final-newline state.
 - The result is a diff with fresh ids: use them for the next batch_edit without another view.
+${FILE_PATH_RULE}
 Example: {"path": "src/app.ts", "operations": [{"operation": "replace", "start": "3:5f", "content": "const port = 8080;"}, {"operation": "insert", "after": -1, "content": "export { port };"}]}`;
 
 /** The `batch_edit` tool. */
@@ -68,27 +76,37 @@ export const batchEditTool: ToolDef<typeof schema> = {
   scope: "write",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const target = argPath(args.path);
+    const target = argPath(args.path, ctx.storage, { file: true });
     if (!target.ok) return target.result;
     const path = target.path;
     const raw = args.operations as readonly RawOperation[];
     const { ops, failures } = parseOperations(raw, shownPath(path));
-    return mutateFile(ctx, path, (file) => plan(ctx, path, file, ops, failures, raw.length), { tool: "batch_edit" });
+    const verbatim = args.verbatim === true;
+    return mutateFile(ctx, path, (file) => plan(ctx, path, file, { ops, failures, raw, verbatim }), { tool: "batch_edit" });
   },
 };
 
-function plan(
-  ctx: ToolContext,
-  path: string,
-  file: FileSnapshot,
-  ops: readonly Operation[],
-  parseFailures: readonly OpFailure[],
-  total: number,
-): Plan {
+interface Parsed {
+  readonly ops: readonly Operation[];
+  readonly failures: readonly OpFailure[];
+  readonly raw: readonly RawOperation[];
+  readonly verbatim: boolean;
+}
+
+function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed): Plan {
   const { doc } = file;
-  const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars);
+  const total = parsed.raw.length;
+  const checked = parsed.verbatim
+    ? { ops: parsed.ops, failures: [], notes: [] }
+    : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
+  const ops = checked.ops;
+  const parseFailures = [...parsed.failures, ...checked.failures].sort((a, b) => a.index - b.index);
+  const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars, {
+    raw: parsed.raw,
+    changedSinceView: file.changedSinceView,
+  });
   if (planned.kind === "failed") {
-    const text = capOutput(renderRefusal(planned.failures, total), ctx.limits.maxOutputBytes);
+    const text = capOutput(renderRefusal(planned.failures, total, planned.corrected), ctx.limits.maxOutputBytes);
     return { kind: "stop", result: fail(refusalCode(planned.failures), text) };
   }
   if (planned.kind === "no-change") {
@@ -105,7 +123,7 @@ function plan(
   return {
     kind: "write",
     bytes: next.bytes,
-    done: (landed) => success(ctx, path, doc.lines, out, ops, landed),
+    done: (landed) => success(ctx, path, doc.lines, out, ops, landed, checked.notes),
   };
 }
 
@@ -116,6 +134,7 @@ function success(
   out: ReturnType<typeof spliceLineEdits>,
   ops: readonly Operation[],
   landed: Landed,
+  notes: readonly string[],
 ): ToolResult {
   const counts = new Map<string, number>();
   for (const op of ops) counts.set(op.kind, (counts.get(op.kind) ?? 0) + 1);
@@ -125,5 +144,5 @@ function success(
   const since = landed.changedSinceView
     ? changedSinceViewNote(path, "every line id was verified against the current content, so the operations landed on the lines you named")
     : undefined;
-  return changeResult([heading], report, [since], ctx.limits, { path, version: landed.version });
+  return changeResult([heading, ...notes.map((n) => `Note: ${n}`)], report, [since], ctx.limits, { path, version: landed.version });
 }

@@ -18,10 +18,10 @@
  */
 
 import * as v from "valibot";
-import { isCodedError } from "../errors.ts";
-import { fail, ok, type ToolResult } from "../result.ts";
-import { DEFAULT_SHELL_TIMEOUT_MS, runShell } from "./shell/run.ts";
-import type { ToolDef } from "./types.ts";
+import { isCodedError } from "../../errors.ts";
+import { fail, ok, type ToolResult } from "../../result.ts";
+import { DEFAULT_SHELL_TIMEOUT_MS, runShell } from "../shell/run.ts";
+import type { ToolDef } from "../types.ts";
 
 /** Longest `timeout_ms` a call may ask for, unless the configured default is longer. */
 export const MAX_BASH_TIMEOUT_MS = 600_000;

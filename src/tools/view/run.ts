@@ -5,12 +5,12 @@
  */
 
 import type { ToolResult } from "../../result.ts";
-import { argPath } from "../support/paths.ts";
+import { argPath, PATH_RULE } from "../support/paths.ts";
 import { toolError } from "../support/remedy.ts";
 import type { ToolContext, ToolDef } from "../types.ts";
-import { type ViewArgs, ViewArgsSchema } from "./args.ts";
+import { type ViewArgs, ViewArgsSchema } from "./schema.ts";
 import { listDirectory } from "./directory.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "./messages.ts";
 import { viewFile } from "./file.ts";
 import { search } from "./search.ts";
 
@@ -24,7 +24,8 @@ const DESCRIPTION =
   '{"path": "src/app.ts"}; {"path": "src/app.ts", "start": 120, "end": 180}; ' +
   '{"path": "src/app.ts", "start": -50} (last 50 lines); {"path": "src", "depth": 2}; ' +
   '{"path": ".", "pattern": "**/*.test.ts"}; {"path": "src", "content": "createServer", "context": 2}; ' +
-  '{"path": "src/app.ts", "content": "fn\\\\s+main", "regex": true}.';
+  '{"path": "src/app.ts", "content": "fn\\\\s+main", "regex": true}.\n' +
+  PATH_RULE;
 
 type Mode = "file" | "directory" | "search-file" | "search-directory";
 
@@ -58,7 +59,7 @@ function unusedArgs(args: ViewArgs, mode: Mode): string[] {
 }
 
 async function run(args: ViewArgs, ctx: ToolContext): Promise<ToolResult> {
-  const normalized = argPath(args.path);
+  const normalized = argPath(args.path, ctx.storage);
   if (!normalized.ok) return normalized.result;
   const path = normalized.path;
   try {

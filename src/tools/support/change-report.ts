@@ -5,12 +5,12 @@
  * both, the next edit can name its lines without another view.
  */
 
-import { changedRuns, type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../text/diff.ts";
-import type { LineEdit } from "../text/line-edits.ts";
-import { utf8Length } from "../text/render.ts";
-import { ok, withFacts, type ChangedRange, type ToolResult } from "../result.ts";
-import { shownPath } from "./support/remedy.ts";
-import type { ToolLimits } from "./types.ts";
+import { changedRuns, type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../../text/diff.ts";
+import type { LineEdit } from "../../text/line-edits.ts";
+import { utf8Length } from "../../text/render.ts";
+import { ok, withFacts, type ChangedRange, type ToolResult } from "../../result.ts";
+import { shownPath } from "./remedy.ts";
+import type { ToolLimits } from "../types.ts";
 
 /** Most diff lines (hunk headers included) one result prints. */
 export const MAX_DIFF_LINES = 200;

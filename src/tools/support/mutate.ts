@@ -6,17 +6,18 @@
  * with the current content instead of being written blind.
  */
 
-import { decideEdit, type EditDecision } from "../policy/decide.ts";
-import type { Observation } from "../policy/types.ts";
-import { fail, type ToolResult } from "../result.ts";
-import { isFsError } from "../storage/errors.ts";
-import { parentPath } from "../storage/path.ts";
-import { Cond, type Version } from "../storage/types.ts";
-import type { TextDocument } from "../text/document.ts";
-import { loadTextFile } from "./support/load.ts";
-import { observed, observePresent } from "./support/observe.ts";
-import { remedyFor, shownPath, toolError } from "./support/remedy.ts";
-import type { ToolContext } from "./types.ts";
+import { decideEdit, type EditDecision } from "../../policy/decide.ts";
+import type { Observation } from "../../policy/types.ts";
+import { fail, type ToolResult } from "../../result.ts";
+import { isFsError } from "../../storage/errors.ts";
+import { parentPath } from "../../storage/path.ts";
+import { Cond, type Version } from "../../storage/types.ts";
+import type { TextDocument } from "../../text/document.ts";
+import { loadTextFile } from "./load.ts";
+import { observed, observeEdited } from "./observe.ts";
+import { similarNames } from "../view/messages.ts";
+import { remedyFor, shownPath, toolError } from "./remedy.ts";
+import type { ToolContext } from "../types.ts";
 
 /**
  * Fewest read-plan-write rounds before a mutation gives up on a file other
@@ -35,6 +36,8 @@ export const MAX_ROUNDS = 200;
 export interface FileSnapshot {
   readonly doc: TextDocument;
   readonly version: Version;
+  /** This is not the version the session last viewed (so a wrong id may be stale rather than mistyped). */
+  readonly changedSinceView: boolean;
 }
 
 /** What one attempt decided to do with the snapshot it was given. */
@@ -105,13 +108,13 @@ export async function mutateFile(
     const decision = decideEdit(observation, { kind: "file", version: loaded.version });
     if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options.tool);
 
-    const next = await plan({ doc: loaded.doc, version: loaded.version });
+    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView });
     if (next.kind === "stop") return next.result;
     // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
     if (ctx.signal?.aborted) return cancelled(path);
     try {
       const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
-      if (!decision.changedSinceView) await observePresent(ctx, path, written.version);
+      if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation);
       return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);
@@ -151,11 +154,30 @@ export async function refuseEdit(
   tool: string,
 ): Promise<ToolResult> {
   if ("record" in decision) await ctx.observations.set(ctx.caller.session, path, decision.record);
-  return fail(decision.code, editRefusalText(path, decision, tool));
+  const similar = decision.reason === "missing" ? await similarPaths(ctx, path) : [];
+  return fail(decision.code, editRefusalText(path, decision, tool, similar));
+}
+
+/** Existing paths next to `path` whose names are close to its name (a typo's likely target). */
+async function similarPaths(ctx: ToolContext, path: string): Promise<string[]> {
+  try {
+    const dir = parentPath(path);
+    const listing = await ctx.storage.list(dir, { limit: 2000 });
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const files = listing.entries.filter((e) => e.kind === "file").map((e) => e.name);
+    return similarNames(name, files).map((n) => (dir === "" ? n : `${dir}/${n}`));
+  } catch {
+    return []; // a courtesy; the refusal stands without it
+  }
 }
 
 /** Wording of each edit refusal (exported for the tests that pin it). */
-export function editRefusalText(path: string, decision: Extract<EditDecision, { kind: "refuse" }>, tool: string): string {
+export function editRefusalText(
+  path: string,
+  decision: Extract<EditDecision, { kind: "refuse" }>,
+  tool: string,
+  similar: readonly string[] = [],
+): string {
   const p = `\`${shownPath(path)}\``;
   const create = `write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}`;
   switch (decision.reason) {
@@ -177,6 +199,13 @@ export function editRefusalText(path: string, decision: Extract<EditDecision, { 
     case "seen-absent":
       return `${p} does not exist (as you found earlier). Nothing was changed. To create it, use write: ${create}.`;
     case "missing":
+      if (similar.length > 0) {
+        const names = similar.map((s) => `\`${s}\``).join(", ");
+        return (
+          `${p} does not exist; nothing was changed. Similar ${similar.length === 1 ? "name" : "names"} in the same directory: ${names}. ` +
+          `If you meant ${similar.length === 1 ? "it" : "one of them"}, send the same \`${tool}\` call with that path. To create ${p} instead, use write: ${create}.`
+        );
+      }
       return (
         `${p} does not exist. Nothing was changed. To create it, use write: ${create}. ` +
         `To find the file you meant: view {"path": ${JSON.stringify(shownPath(parentPath(path)))}} lists what exists there.`

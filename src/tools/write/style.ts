@@ -15,10 +15,10 @@
  * then the content's own terminators are written as sent.
  */
 
-import type { DiffHunk } from "../text/diff.ts";
-import type { TextDocument } from "../text/document.ts";
-import { dominantEol, faithfulEol } from "../text/eol.ts";
-import { type Eol, type SplitLines, splitLines } from "../text/lines.ts";
+import type { DiffHunk } from "../../text/diff.ts";
+import type { TextDocument } from "../../text/document.ts";
+import { dominantEol, faithfulEol } from "../../text/eol.ts";
+import { type Eol, type SplitLines, splitLines } from "../../text/lines.ts";
 
 /** The lines to write (with terminators) and whether to keep a BOM. */
 export interface StyledContent extends SplitLines {

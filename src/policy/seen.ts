@@ -1,0 +1,62 @@
+/**
+ * Which lines of a version a session has seen. A whole-file `write` replaces
+ * every line, so it must be based on every line of the version it replaces:
+ * a 3-line ranged view or one search hit is not enough. Ranged views of the
+ * same version add up. Pure: the tools record, the store keeps.
+ */
+
+import type { Version } from "../storage/types.ts";
+import type { LineSpan, Observation } from "./types.ts";
+
+/** Most spans kept per observation; past it, middle spans are forgotten (those lines count as unseen again). */
+export const MAX_SPANS = 64;
+
+/** `spans` sorted, with overlapping and adjacent spans merged. */
+export function mergeSpans(spans: readonly LineSpan[]): LineSpan[] {
+  const sorted = spans.filter(([a, b]) => a <= b).map(([a, b]) => [a, b] as [number, number]).sort((x, y) => x[0] - y[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** The spans of lines 1..total not in `seen` (undefined: the whole version was seen, so none). */
+export function unseenSpans(seen: readonly LineSpan[] | undefined, total: number): LineSpan[] {
+  if (seen === undefined) return [];
+  const out: LineSpan[] = [];
+  let next = 1;
+  for (const [a, b] of mergeSpans(seen)) {
+    if (a > next) out.push([next, Math.min(a - 1, total)]);
+    next = Math.max(next, b + 1);
+    if (next > total) break;
+  }
+  if (next <= total) out.push([next, total]);
+  return out.filter(([a, b]) => a <= b);
+}
+
+/**
+ * The observation after a session saw lines `from..to` of `total` at
+ * `version` (`to < from`: no line, e.g. a range past the end). A view of
+ * every line, or one that completes earlier views of the same version, is
+ * a whole observation (no `seen`); otherwise the spans seen so far.
+ */
+export function observeLines(
+  prior: Observation | undefined,
+  version: Version,
+  from: number,
+  to: number,
+  total: number,
+): Observation {
+  const whole: Observation = { kind: "present", version };
+  if (total === 0 || (from <= 1 && to >= total)) return whole;
+  const before = prior?.kind === "present" && prior.version === version ? prior.seen : [];
+  // The session saw this version whole before: a ranged look again takes nothing away.
+  if (before === undefined) return whole;
+  let seen = mergeSpans(to >= from ? [...before, [from, to]] : before);
+  if (unseenSpans(seen, total).length === 0) return whole;
+  if (seen.length > MAX_SPANS) seen = [[seen[0][0], seen[0][1]], ...seen.slice(-(MAX_SPANS - 1))];
+  return { kind: "present", version, seen };
+}

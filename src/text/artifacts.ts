@@ -1,0 +1,78 @@
+/**
+ * Text that came from somewhere other than the file: `N:hh|` prefixes copied
+ * from view output (or from a result diff: "+ ", "- ", "> " and "  " before
+ * the id), and markdown code fences wrapped around code. Pure detection; the
+ * tools decide whether to refuse or strip (see `tools/support/pasted.ts`).
+ */
+
+// What view, search and diff rows print before a line's content.
+const VIEW_PREFIX = /^(?:[+\->] | {2})?(\d+):([0-9a-f]{2})\|/;
+const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})[^`]*$/;
+
+/** One line of the text that carries a view prefix. */
+export interface PrefixedLine {
+  /** 0-based line of the text. */
+  readonly index: number;
+  /** The id the prefix names. */
+  readonly line: number;
+  readonly hash: number;
+  /** The whole line as sent (prefix included). */
+  readonly text: string;
+}
+
+/** The view prefixes found in a text, and the text without them. */
+export interface ViewPrefixes {
+  readonly prefixed: readonly PrefixedLine[];
+  /** Lines of the text that are not blank. */
+  readonly nonBlank: number;
+  readonly cleaned: string;
+}
+
+/** The `N:hh|` prefixes of `text`, or undefined when no line has one. */
+export function findViewPrefixes(text: string): ViewPrefixes | undefined {
+  if (!text.includes("|")) return undefined;
+  const lines = text.split("\n");
+  const prefixed: PrefixedLine[] = [];
+  let nonBlank = 0;
+  const cleaned = lines.map((line, index) => {
+    if (line.trim() !== "") nonBlank++;
+    const m = VIEW_PREFIX.exec(line);
+    if (!m) return line;
+    prefixed.push({ index, line: Number(m[1]), hash: parseInt(m[2], 16), text: line });
+    return line.slice(m[0].length);
+  });
+  return prefixed.length === 0 ? undefined : { prefixed, nonBlank, cleaned: cleaned.join("\n") };
+}
+
+/** True for a markdown fence line (```lang, ~~~). */
+export function isFenceLine(line: string): boolean {
+  return FENCE.test(line.replace(/\r$/, ""));
+}
+
+/** A text wholly wrapped in one code fence: what is inside it. */
+export interface FenceWrapped {
+  readonly inner: string;
+  /** The info string after the opening fence ("ts"), "" when none. */
+  readonly lang: string;
+}
+
+/** `text` without the code fence around all of it, or undefined when it is not wrapped in one. */
+export function fenceWrapped(text: string): FenceWrapped | undefined {
+  const lines = text.split("\n");
+  let last = lines.length - 1;
+  while (last > 0 && lines[last].trim() === "") last--;
+  if (last < 1) return undefined;
+  const open = /^[ \t]{0,3}(`{3,}|~{3,})\s*([^`\s]*)\s*$/.exec(lines[0].replace(/\r$/, ""));
+  const close = /^[ \t]{0,3}(`{3,}|~{3,})\s*$/.exec(lines[last].replace(/\r$/, ""));
+  if (!open || !close || close[1][0] !== open[1][0] || close[1].length < open[1].length) return undefined;
+  // A fence line inside would make this two blocks with text between, not one wrapper.
+  if (lines.slice(1, last).some((l) => isFenceLine(l) && l.trim().startsWith(open[1]))) return undefined;
+  const body = lines.slice(1, last);
+  const endsWithNewline = text.endsWith("\n") || last < lines.length - 1;
+  return { inner: body.join("\n") + (endsWithNewline && body.length > 0 ? "\n" : ""), lang: open[2] };
+}
+
+/** Paths whose files are markdown, where fences are content. */
+export function isMarkdownPath(path: string): boolean {
+  return /\.(md|markdown|mdx|mdown|mkd|mkdn|qmd|rmd)$/i.test(path);
+}

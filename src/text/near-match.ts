@@ -1,0 +1,200 @@
+/**
+ * Two diagnostics for an old_string that matched nowhere. Pure.
+ *
+ * - Whitespace-only places: where old_string's text is, character for
+ *   character, once all whitespace is ignored, even inside lines (the
+ *   ladder's whitespace-insensitive rung compares whole lines only, so a
+ *   partial-line old_string with one space too many gets no match there).
+ *   These are the places the model meant, before any merely similar text.
+ * - The first differing character of a place: its line and column on both
+ *   sides and both code points, which names what no eye sees in a quote:
+ *   U+201C for U+0022, NBSP for a space, a tab for spaces, NFD for NFC.
+ */
+
+/** A place where old_string matches when whitespace is ignored. */
+export interface WhitespacePlace {
+  /** 0-based first line. */
+  readonly start: number;
+  /** 0-based end line (exclusive). */
+  readonly end: number;
+  /** The file's exact text of the place, from its first to its last non-whitespace character matched. */
+  readonly text: string;
+  /** 0-based column in line `start` where `text` begins. */
+  readonly column: number;
+}
+
+const WS = /\s/;
+
+/**
+ * Every place (at most `limit`, in file order) where `needle` with all
+ * whitespace removed occurs in the file with all whitespace removed.
+ * Empty when the needle is only whitespace.
+ */
+export function findWhitespaceOnly(lines: readonly string[], needle: string, limit = 3): WhitespacePlace[] {
+  const want = needle.replace(/\s+/g, "");
+  if (want === "") return [];
+  // The file without whitespace, and where each line's part of it starts (memory stays linear in the file).
+  const parts: string[] = new Array(lines.length);
+  const starts = new Int32Array(lines.length + 1);
+  for (let i = 0; i < lines.length; i++) {
+    parts[i] = lines[i].replace(/\s+/g, "");
+    starts[i + 1] = starts[i] + parts[i].length;
+  }
+  const flat = parts.join("");
+  const places: WhitespacePlace[] = [];
+  for (let at = flat.indexOf(want); at !== -1 && places.length < limit; at = flat.indexOf(want, at + want.length)) {
+    const [start, from] = locate(lines, starts, at);
+    const [last, lastCol] = locate(lines, starts, at + want.length - 1);
+    const end = last + 1;
+    const body = lines.slice(start, end).join("\n");
+    const to = body.length - (lines[last].length - lastCol - 1);
+    places.push({ start, end, column: from, text: body.slice(from, to) });
+  }
+  return places;
+}
+
+/** The line and column of the `k`-th non-whitespace character of the file (0-based). */
+function locate(lines: readonly string[], starts: Int32Array, k: number): [number, number] {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  // Skip lines with no kept character (their start equals the next line's).
+  while (lo + 1 < lines.length && starts[lo + 1] <= k) lo++;
+  let left = k - starts[lo];
+  const line = lines[lo];
+  for (let c = 0; c < line.length; c++) {
+    if (WS.test(line[c])) continue;
+    if (left === 0) return [lo, c];
+    left--;
+  }
+  return [lo, line.length - 1];
+}
+
+/** Where two texts first differ. */
+export interface CharDifference {
+  /** 1-based line and column (UTF-16 units) in old_string. */
+  readonly needleLine: number;
+  readonly needleColumn: number;
+  /** 0-based file line and 1-based column. */
+  readonly fileLine: number;
+  readonly fileColumn: number;
+  /** The differing characters; undefined where that side has ended. */
+  readonly needleChar?: string;
+  readonly fileChar?: string;
+}
+
+/**
+ * The first character where `needle` differs from the file text starting at
+ * line `start` (0-based). The needle's first line may begin mid-line: it is
+ * aligned where it shares the longest prefix with that line (`column` when
+ * given). Undefined when the needle is there in full.
+ */
+export function firstCharDifference(
+  lines: readonly string[],
+  start: number,
+  needle: string,
+  column?: number,
+): CharDifference | undefined {
+  return charDifferences(lines, start, needle, column, 1)[0];
+}
+
+/**
+ * Every character where `needle` differs from the file text at line `start`,
+ * when it differs only by characters swapped one for one (smart quotes for
+ * straight ones, NBSP for spaces) and at most `limit` of them: the whole fix
+ * in one message. Otherwise just the first difference.
+ */
+export function charDifferences(
+  lines: readonly string[],
+  start: number,
+  needle: string,
+  column?: number,
+  limit = 5,
+): CharDifference[] {
+  const first = lines[start] ?? "";
+  const head = needle.split("\n", 1)[0];
+  const from = column ?? bestAlignment(first, head);
+  let line = start;
+  let col = from;
+  let nLine = 1;
+  let nCol = 0;
+  const found: CharDifference[] = [];
+  for (let i = 0; i < needle.length; ) {
+    const fileText = lines[line];
+    const fileCh = fileText === undefined ? undefined : col < fileText.length ? charAt(fileText, col) : line + 1 < lines.length ? "\n" : undefined;
+    const needleCh = charAt(needle, i);
+    if (fileCh !== needleCh) {
+      found.push({ needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, needleChar: needleCh, fileChar: fileCh });
+      // Only a one-for-one swap of two non-newline characters keeps both texts aligned.
+      const swap = fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n" && fileCh.length === needleCh.length;
+      if (found.length > limit || !swap) return found.slice(0, 1);
+    }
+    i += needleCh.length;
+    if (needleCh === "\n") {
+      line++;
+      col = 0;
+      nLine++;
+      nCol = 0;
+    } else {
+      col += needleCh.length;
+      nCol += needleCh.length;
+    }
+  }
+  return found;
+}
+
+/** The column of `line` where `head` shares the longest prefix (the earliest on a tie). */
+function bestAlignment(line: string, head: string): number {
+  let best = 0;
+  let bestLength = -1;
+  for (let o = 0; o <= line.length; o++) {
+    let k = 0;
+    while (k < head.length && o + k < line.length && line[o + k] === head[k]) k++;
+    if (k > bestLength) {
+      best = o;
+      bestLength = k;
+      if (k === head.length) break;
+    }
+  }
+  return best;
+}
+
+function charAt(text: string, i: number): string {
+  const cp = text.codePointAt(i)!;
+  return String.fromCodePoint(cp);
+}
+
+/** `"“" (U+201C LEFT DOUBLE QUOTATION MARK)`-style naming of a character for the model. */
+export function describeChar(ch: string | undefined): string {
+  if (ch === undefined) return "nothing (its text ends)";
+  const cp = ch.codePointAt(0)!;
+  const hex = `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+  const name = NAMES[cp];
+  return `${JSON.stringify(ch)} (${hex}${name ? ` ${name}` : ""})`;
+}
+
+const NAMES: Record<number, string> = {
+  0x09: "tab",
+  0x0a: "line break",
+  0x20: "space",
+  0x22: "quotation mark",
+  0x27: "apostrophe",
+  0x60: "backtick",
+  0xa0: "no-break space",
+  0x200b: "zero-width space",
+  0x2018: "left single quotation mark",
+  0x2019: "right single quotation mark",
+  0x201c: "left double quotation mark",
+  0x201d: "right double quotation mark",
+  0x2013: "en dash",
+  0x2014: "em dash",
+  0x2212: "minus sign",
+  0x2026: "ellipsis",
+  0x301: "combining acute accent",
+  0x300: "combining grave accent",
+  0xfeff: "byte-order mark",
+};

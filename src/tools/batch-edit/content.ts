@@ -1,0 +1,86 @@
+/**
+ * Checks on what a batch's operations would write, before any id is
+ * verified: pasted view artifacts (see support/pasted.ts) and a one-line
+ * content with literal `\n` / `\t` escapes outside quoted literals, the
+ * over-escaping that edit's ladder reads. Here there is no old_string whose
+ * match proves the reading, so the corrected operation is offered and
+ * nothing is written; escapes inside quoted literals are code and pass.
+ */
+
+import type { TextDocument } from "../../text/document.ts";
+import { textToLines } from "../../text/line-edits.ts";
+import { escapePlaces } from "../../text/match-escapes.ts";
+import { checkPasted } from "../support/pasted.ts";
+import type { Operation, OpFailure, RawOperation } from "./parse.ts";
+
+/** The operations to apply (artifacts stripped where that is safe), the refused ones, and notes for the result. */
+export interface CheckedContent {
+  readonly ops: Operation[];
+  readonly failures: OpFailure[];
+  readonly notes: string[];
+}
+
+// TeX commands start with a backslash and a letter: \newline, \textbf are content there, never escapes.
+const TEX = /\.(tex|sty|cls|bib|ltx|dtx|ins)$/i;
+
+/** Check every replace / insert content of `ops` against `doc` at `path` (as shown). */
+export function checkContents(
+  doc: TextDocument,
+  path: string,
+  ops: readonly Operation[],
+  raw: readonly RawOperation[],
+): CheckedContent {
+  const out: Operation[] = [];
+  const failures: OpFailure[] = [];
+  const notes: string[] = [];
+  for (const op of ops) {
+    if (op.kind === "delete") {
+      out.push(op);
+      continue;
+    }
+    const text = op.lines.join("\n");
+    const range = op.kind === "replace" ? [op.start.line, op.end.line] : undefined;
+    const ownsId = range
+      ? (n: number, h: number) => n >= range[0] && n <= range[1] && doc.hashes[n - 1] === h
+      : undefined;
+    const pasted = checkPasted(text, { path, fileLines: doc.lines, ownsId });
+    const corrected = (content: string) => JSON.stringify({ ...raw[op.index], content });
+    // A refused operation is still verified with the rest, so a stale id in it is reported too.
+    if (pasted.kind === "refuse") {
+      failures.push({
+        index: op.index,
+        label: op.label,
+        code: "INVALID_ARGUMENT",
+        message:
+          `content ${pasted.what}. Send this operation instead: ${corrected(pasted.cleaned)}\n` +
+          `If the text really belongs in the file as sent, send the batch with "verbatim": true.`,
+      });
+      out.push(op);
+      continue;
+    }
+    if (pasted.kind === "strip") {
+      notes.push(`operations[${op.index}]: ${pasted.note}`);
+      out.push({ ...op, lines: textToLines(pasted.text) });
+      continue;
+    }
+    if (op.lines.length === 1 && !TEX.test(path)) {
+      const places = escapePlaces(op.lines[0]);
+      if (places.outside > 0) {
+        failures.push({
+          index: op.index,
+          label: op.label,
+          code: "INVALID_ARGUMENT",
+          message:
+            `content is one line with ${places.outside === 1 ? "a literal \\n or \\t" : `${places.outside} literal \\n / \\t escapes`} outside any quoted literal, ` +
+            `which looks like an over-escaped call (real newlines or tabs meant); it was not written, since the backslashes may be meant (escapes inside quotes are taken as code). ` +
+            `With real newlines and tabs, send this operation: ${corrected(places.outsideRead)}\n` +
+            `If the backslashes really belong in the line as sent, send the batch with "verbatim": true.`,
+        });
+        out.push(op);
+        continue;
+      }
+    }
+    out.push(op);
+  }
+  return { ops: out, failures, notes };
+}

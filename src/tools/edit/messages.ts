@@ -1,0 +1,259 @@
+/**
+ * What `edit` says when it does not edit. Each text states the condition and
+ * the exits, with the data to take them: the ids of every match, the
+ * closest windows and the current text of the best one (so the model can
+ * retry without another view).
+ */
+
+import type { TextDocument } from "../../text/document.ts";
+import { textToLines } from "../../text/line-edits.ts";
+import { interpretEscapes } from "../../text/match-escapes.ts";
+import type { EditNoChange, MatchAmbiguous, MatchMissing } from "../../text/match.ts";
+import { renderLine, renderLines } from "../../text/render.ts";
+import { charDifferences, describeChar } from "../../text/near-match.ts";
+import type { Difference, WindowCandidate } from "../../text/similarity.ts";
+import { formatId } from "../../text/ids.ts";
+import { shownPath } from "../support/remedy.ts";
+import type { ToolLimits } from "../types.ts";
+
+/** Longest line content quoted in a list of matches. */
+const LISTED_LINE_CHARS = 160;
+/** Most lines of the best window shown in a no-match result. */
+const MAX_WINDOW_LINES = 40;
+/** Byte budget of that window. */
+const MAX_WINDOW_BYTES = 16 * 1024;
+
+/** EDIT_NO_CHANGE: why nothing would change. */
+export function noChangeText(path: string, reason: EditNoChange["reason"]): string {
+  if (reason === "same-strings") {
+    return "old_string and new_string are identical, so this edit would change nothing; nothing was written. Put the text you want in new_string.";
+  }
+  return (
+    `Replacing old_string with new_string leaves \`${shownPath(path)}\` exactly as it is (the file already reads that way); ` +
+    `nothing was written. If you meant a different change, view the file to see its current text.`
+  );
+}
+
+/**
+ * EDIT_AMBIGUOUS: every match as a line id (range for multi-line matches)
+ * with its first line, and the exits. An exact or escaped ambiguity has
+ * three (more context, replace_all, batch_edit by id); a whitespace-
+ * insensitive one two, since replace_all never applies a fuzzy match.
+ */
+export function ambiguousText(
+  path: string,
+  doc: Pick<TextDocument, "lines" | "hashes">,
+  r: MatchAmbiguous,
+  oldString: string,
+  limits: ToolLimits,
+): string {
+  const span = matchHeight(r.strategy, oldString);
+  const maxChars = Math.min(limits.maxLineChars, LISTED_LINE_CHARS);
+  const list = r.matches.map((m) => {
+    const last = Math.min(doc.lines.length, m.line + span - 1);
+    const line = `  ${renderLine(m.line, doc.hashes[m.line - 1], doc.lines[m.line - 1], maxChars)}`;
+    return last > m.line ? `${line}   (through ${formatId(last, doc.hashes[last - 1])})` : line;
+  });
+  if (r.total > r.matches.length) list.push(`  … and ${r.total - r.matches.length} more not listed`);
+
+  const first = r.matches[0];
+  const last = Math.min(doc.lines.length, first.line + span - 1);
+  const end = last > first.line ? `, "end": "${formatId(last, doc.hashes[last - 1])}"` : "";
+  const op = `{"operation": "replace", "start": "${first.id}"${end}, "content": "..."}`;
+  const batch = `use batch_edit with the id of the one you mean, e.g. {"path": ${JSON.stringify(shownPath(path))}, "operations": [${op}]}`;
+
+  const where = span > 1 ? `The matches (first line shown; each spans ${span} lines):` : "The matches:";
+  if (r.strategy === "fuzzy") {
+    return [
+      `old_string has no exact match in \`${shownPath(path)}\`, and ignoring whitespace it matches ${r.total} places; ` +
+        `a whitespace-insensitive match is applied only when it is unique, so nothing was changed. ${where}`,
+      ...list,
+      "Either:",
+      "- copy the exact text (with the file's indentation) of the place you mean into old_string, with enough surrounding lines to be unique; or",
+      `- ${batch}.`,
+    ].join("\n");
+  }
+  const escaped = r.strategy === "escaped" ? " (after reading its literal \\n / \\t as newlines / tabs)" : "";
+  return [
+    `old_string matches ${r.total} places in \`${shownPath(path)}\`${escaped}, and edit replaces only a unique match; nothing was changed. ${where}`,
+    ...list,
+    "Either:",
+    "- add surrounding lines to old_string until it matches only the place you mean;",
+    `- pass "replace_all": true to replace all ${r.total}; or`,
+    `- ${batch}.`,
+  ].join("\n");
+}
+
+/**
+ * How many lines one match covers, from the text that matched: a needle with
+ * k newlines spans k + 1 lines, or k when it ends with a newline (that
+ * newline is the last line's terminator).
+ */
+function matchHeight(strategy: MatchAmbiguous["strategy"], oldString: string): number {
+  const lf = oldString.split("\r\n").join("\n");
+  if (strategy === "fuzzy") return Math.max(1, textToLines(lf).length);
+  const needle = strategy === "escaped" ? interpretEscapes(lf) : lf;
+  let newlines = 0;
+  for (let i = needle.indexOf("\n"); i !== -1; i = needle.indexOf("\n", i + 1)) newlines++;
+  return Math.max(1, needle.endsWith("\n") ? newlines : newlines + 1);
+}
+
+/** The edit as the model sent it, for a corrected call. */
+export interface SentEdit {
+  readonly new_string: string;
+  readonly replace_all?: boolean;
+}
+
+/** Largest corrected `edit` call put in a no-match result. */
+const MAX_CALL_CHARS = 8 * 1024;
+
+/** One place a no-match result lists: a whitespace-only place or a similar window. */
+interface Place {
+  readonly start: number;
+  readonly end: number;
+  readonly summary: string;
+  readonly column?: number;
+}
+
+/**
+ * EDIT_NO_MATCH: where old_string is when whitespace is ignored (first: that
+ * is what the model meant), then the most similar windows, each with its
+ * first differing character named by column and code point, and the current
+ * text of the best one with ids. One whitespace-only place comes with the
+ * corrected call, ready to send.
+ */
+export function noMatchText(
+  path: string,
+  doc: TextDocument,
+  r: MatchMissing,
+  limits: ToolLimits,
+  sent?: SentEdit,
+): string {
+  const p = JSON.stringify(shownPath(path));
+  const ws = r.whitespacePlaces;
+  const head = ws.length > 0
+    ? `old_string is not in \`${shownPath(path)}\` as written, but it is there when whitespace is ignored ` +
+      `(${ws.length === 1 ? `at ${lineSpan(doc, ws[0].start, ws[0].end)}` : `at ${ws.length}${ws.length === 3 ? " or more" : ""} places`}); ` +
+      `only whole lines are matched ignoring whitespace, so nothing was changed.`
+    : `old_string was not found in \`${shownPath(path)}\` (not exactly, not with literal \\n / \\t read as newlines / tabs, and not ignoring whitespace); nothing was changed.`;
+  const places: Place[] = ws.map((w) => ({
+    start: w.start,
+    end: w.end,
+    column: w.column,
+    summary: `only whitespace differs${charNote(doc, w.start, r.needle, w.column)}`,
+  }));
+  for (const c of r.candidates) {
+    if (places.length >= 3) break;
+    if (places.some((q) => c.start < q.end && q.start < c.end)) continue;
+    places.push({ start: c.start, end: c.end, summary: `${c.percent}% similar; ${difference(c)}${c.differs === "content" ? charNote(doc, c.start, r.needle) : ""}` });
+  }
+  if (places.length === 0) {
+    const why = doc.lines.length === 0 ? "The file is empty." : "Nothing in the file resembles it.";
+    return `${head} ${why} View the file to find the current text: view {"path": ${p}}, or search it: view {"path": ${p}, "content": "<a distinctive part of old_string>"}.`;
+  }
+  const out = [head, "Closest places:"];
+  places.forEach((q, i) => out.push(`${i + 1}. ${lineSpan(doc, q.start, q.end, true)} — ${q.summary}`));
+
+  const best = places[0];
+  const to = Math.min(best.end, best.start + MAX_WINDOW_LINES);
+  const shown = renderLines(doc, best.start + 1, to, { maxLineChars: limits.maxLineChars, maxOutputBytes: MAX_WINDOW_BYTES });
+  out.push(`Current text of the closest place (${range(shown.from, shown.to)}), with ids:`, shown.text);
+  if (shown.to < best.end) out.push(`… view {"path": ${p}, "start": ${shown.to + 1}, "end": ${best.end}} for the rest of it.`);
+  const swapped = ws.length === 0 && sent ? typographicFix(doc, places[0].start, r.needle, sent.new_string) : undefined;
+  if (swapped) {
+    const args = { path: shownPath(path), old_string: swapped.old, new_string: swapped.new, ...(sent?.replace_all ? { replace_all: true } : {}) };
+    const call = `edit ${JSON.stringify(args)}`;
+    if (call.length <= MAX_CALL_CHARS) {
+      out.push(
+        `Every difference at the closest place is a typographic character where the file has its plain one (${swapped.names}). ` +
+          `The same edit with those characters as the file has them, in old_string and new_string, ready to send:\n${call}`,
+      );
+      return out.join("\n");
+    }
+  }
+  if (ws.length === 1 && sent) {
+    const args = { path: shownPath(path), old_string: ws[0].text, new_string: sent.new_string, ...(sent.replace_all ? { replace_all: true } : {}) };
+    const call = `edit ${JSON.stringify(args)}`;
+    out.push(
+      call.length <= MAX_CALL_CHARS
+        ? `The same edit with old_string as the file has it (only its whitespace changed), ready to send:\n${call}`
+        : `Use the file's exact text there as old_string (only its whitespace differs from yours).`,
+    );
+  } else {
+    out.push(
+      `Copy the text you mean from here into old_string exactly (without the "N:hh|" prefixes), or replace these lines by id with batch_edit.`,
+    );
+  }
+  return out.join("\n");
+}
+
+/** "; first difference: line 2, column 15 of old_string has "“" (U+201C …) where the file (line 8:ab, column 17) has …". */
+function charNote(doc: TextDocument, start: number, needle: string, column?: number): string {
+  const all = charDifferences(doc.lines, start, needle, column);
+  if (all.length === 0) return "";
+  const at = (d: (typeof all)[number]) => (d.fileLine < doc.lines.length ? formatId(d.fileLine + 1, doc.hashes[d.fileLine]) : `${d.fileLine + 1}`);
+  const [d] = all;
+  const first =
+    `; first different character: old_string line ${d.needleLine}, column ${d.needleColumn} has ${describeChar(d.needleChar)} ` +
+    `where the file (line ${at(d)}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}`;
+  if (all.length === 1) return first;
+  const rest = all.slice(1).map((x) => `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)} for ${describeChar(x.fileChar)}`);
+  return `${first}; the only other differences, each one character for one: ${rest.join("; ")}`;
+}
+
+/** Typographic characters models put where source has plain ones, and those plain ones. */
+const PLAIN: Record<string, string> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u00a0": " ",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2212": "-",
+};
+
+/**
+ * When every difference between old_string and the place at `start` is a
+ * typographic character for the plain one the file has (smart quotes, NBSP,
+ * dashes), old_string and new_string with those characters made plain.
+ */
+function typographicFix(doc: TextDocument, start: number, needle: string, newString: string): { old: string; new: string; names: string } | undefined {
+  const all = charDifferences(doc.lines, start, needle);
+  if (all.length === 0) return undefined;
+  const swaps = new Map<string, string>();
+  for (const d of all) {
+    if (d.needleChar === undefined || d.fileChar === undefined || PLAIN[d.needleChar] !== d.fileChar) return undefined;
+    swaps.set(d.needleChar, d.fileChar);
+  }
+  // Only the characters that differed are made plain; the check below proves old_string then matches.
+  const swap = (text: string) => [...text].map((ch) => swaps.get(ch) ?? ch).join("");
+  const old = swap(needle);
+  if (charDifferences(doc.lines, start, old).length !== 0) return undefined;
+  if (doc.lines.join("\n").split(old).length !== 2) return undefined; // it must then match exactly one place
+  const names = [...swaps].map(([from, to]) => `${describeChar(from)} -> ${describeChar(to)}`).join(", ");
+  return { old, new: swap(newString), names };
+}
+
+function lineSpan(doc: TextDocument, start: number, end: number, ids = false): string {
+  const id = (i: number) => (ids ? formatId(i + 1, doc.hashes[i]) : String(i + 1));
+  return end - start === 1 ? `line ${id(start)}` : `lines ${id(start)}–${id(end - 1)}`;
+}
+
+function range(from: number, to: number): string {
+  return from === to ? `line ${from}` : `lines ${from}-${to}`;
+}
+
+const DIFFERS: Record<Exclude<Difference, "content">, string> = {
+  none: "identical",
+  indentation: "only the indentation differs",
+  whitespace: "only whitespace differs",
+};
+
+function difference(c: WindowCandidate): string {
+  if (c.differs !== "content") return DIFFERS[c.differs];
+  const at = c.firstDifference;
+  return at
+    ? `the text differs, first at line ${at.needleLine} of old_string (file line ${at.id})`
+    : "the text differs";
+}

@@ -1,0 +1,244 @@
+/**
+ * `edit`: replace exact text. The target is proven by its content (the
+ * matching ladder of `applyStringEdit`), so the edit applies to the latest
+ * content with a compare-and-swap and retries a lost race (`mutateFile`).
+ * Matching is on LF lines; the file's own terminators, BOM and final-newline
+ * state are kept by `spliceLineEdits`.
+ */
+
+import * as v from "valibot";
+import { fail, type ToolResult } from "../../result.ts";
+import { documentFromLines } from "../../text/document.ts";
+import { spliceLineEdits } from "../../text/line-edits.ts";
+import type { TextDocument } from "../../text/document.ts";
+import { stripIdPrefixes } from "../../text/id-prefix.ts";
+import { applyStringEditWithBom } from "../../text/match-bom.ts";
+import { type EditApplied, type EscapeAmbiguous, findMatch } from "../../text/match.ts";
+import { changedSinceViewNote, changeResult, reportChange } from "../support/change-report.ts";
+import { ambiguousText, noChangeText, noMatchText } from "./messages.ts";
+import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
+import { argPath, FILE_PATH_RULE } from "../support/paths.ts";
+import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
+import { shownPath } from "../support/remedy.ts";
+import type { ToolContext, ToolDef } from "../types.ts";
+
+const schema = v.strictObject({
+  path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
+  old_string: v.pipe(
+    v.string(),
+    v.description("The exact text to replace, copied from the file (without the \"N:hh|\" prefixes of view output)."),
+  ),
+  new_string: v.pipe(v.string(), v.description("The text to put in its place.")),
+  replace_all: v.optional(
+    v.pipe(v.boolean(), v.description("Replace every occurrence instead of requiring exactly one. Default false.")),
+    false,
+  ),
+  verbatim: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description('Write new_string exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (otherwise refused as pasted view artifacts). Default false.'),
+    ),
+  ),
+});
+
+const DESCRIPTION = `Replace exact text in a file: old_string -> new_string.
+- View the file first in this session. old_string must match exactly one place: copy it from view output without the "N:hh|" prefixes, with enough surrounding lines to be unique, or set replace_all: true to replace every match.
+- Matching is by content, so changes elsewhere in the file since your view do not block the edit.
+- The file keeps its line endings (CRLF stays CRLF), byte-order mark and final-newline state.
+- Several matches fail with each listed as a line id "N:hh" (N = line number, hh = 2-hex content hash); no match shows the closest text with its ids.
+- The result is a diff whose lines carry fresh ids, usable by batch_edit without another view.
+${FILE_PATH_RULE}
+To create a file or replace all of it use write; to insert, delete or replace lines by id use batch_edit.
+Example: {"path": "src/server.ts", "old_string": "const port = 3000;", "new_string": "const port = 8080;"}`;
+
+/** The `edit` tool. */
+export const editTool: ToolDef<typeof schema> = {
+  name: "edit",
+  description: DESCRIPTION,
+  schema,
+  scope: "write",
+  annotations: { destructiveHint: true, idempotentHint: false },
+  async run(args, ctx) {
+    const target = argPath(args.path, ctx.storage, { file: true });
+    if (!target.ok) return target.result;
+    if (args.old_string === "") return emptyOldString(target.path);
+    const path = target.path;
+    return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit" });
+  },
+};
+
+function planEdit(
+  ctx: ToolContext,
+  path: string,
+  file: FileSnapshot,
+  args: EditArgs,
+): Plan {
+  const { doc } = file;
+  // old_string pasted with view prefixes is answered first: it decides what new_string's prefixes are.
+  const prefixed = args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match" ? undefined : pastedPrefixText(path, doc, args);
+  if (prefixed) return stop(fail("EDIT_NO_MATCH", prefixed));
+  const pasted = args.verbatim ? { kind: "clean" as const } : pastedInNewString(path, doc, args);
+  if (pasted.kind === "refuse") {
+    const call = { path: shownPath(path), old_string: args.old_string, new_string: pasted.cleaned, ...(args.replace_all ? { replace_all: true } : {}) };
+    return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. ${pastedRemedy(`edit ${JSON.stringify(call)}`)}`));
+  }
+  const newString = pasted.kind === "strip" ? pasted.text : args.new_string;
+  const pastedNote = pasted.kind === "strip" ? `Note: ${pasted.note}` : undefined;
+  const r = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, newString, { replaceAll: args.replace_all });
+  switch (r.kind) {
+    case "invalid":
+      return stop(fail("INVALID_ARGUMENT", `${r.message}.`));
+    case "no-change":
+      return stop(fail("EDIT_NO_CHANGE", noChangeText(path, r.reason) + keptStateNote(doc, args)));
+    case "escape-ambiguous":
+      return stop(fail("EDIT_AMBIGUOUS", escapeAmbiguousText(path, r, args)));
+    case "ambiguous":
+      return stop(fail("EDIT_AMBIGUOUS", ambiguousText(path, doc, r, args.old_string, ctx.limits)));
+    case "no-match":
+      return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
+    case "ok": {
+      const out = spliceLineEdits(doc, r.edits);
+      const next = documentFromLines(doc.bom, out, ctx.hasher);
+      return {
+        kind: "write",
+        bytes: next.bytes,
+        done: (landed) => success(ctx, path, doc, out, r, landed, pastedNote),
+      };
+    }
+  }
+}
+
+function success(
+  ctx: ToolContext,
+  path: string,
+  doc: TextDocument,
+  out: ReturnType<typeof spliceLineEdits>,
+  r: EditApplied,
+  landed: Landed,
+  pastedNote: string | undefined,
+): ToolResult {
+  const oldLines = doc.lines;
+  const report = reportChange(oldLines, out.lines, out.edits, ctx.limits);
+  const where = r.matches.map((m) => m.line);
+  const listed = where.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
+  const what = r.replacements === 1
+    ? `replaced 1 occurrence (line ${listed})`
+    : `replaced ${r.replacements} occurrences (lines ${listed})`;
+  const heading = `Edited \`${shownPath(path)}\`: ${what}; ${oldLines.length} -> ${out.lines.length} lines.`;
+  const ending = finalNewlineNote(doc, out);
+  const since = landed.changedSinceView
+    ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current")
+    : undefined;
+  return changeResult([heading, r.hint && `Note: ${r.hint}`, pastedNote, ending], report, [since], ctx.limits, { path, version: landed.version });
+}
+
+type EditArgs = { old_string: string; new_string: string; replace_all: boolean; verbatim?: boolean };
+
+/**
+ * Pasted view artifacts in new_string (see support/pasted.ts). The region an
+ * edit replaces is where old_string matches, so prefixes are first stripped
+ * to find it: prefixes that all name lines of that region are a paste of
+ * their view, anything else is refused.
+ */
+function pastedInNewString(path: string, doc: TextDocument, args: EditArgs): PasteVerdict {
+  const target = { path: shownPath(path), fileLines: doc.lines };
+  const first = checkPasted(args.new_string, target);
+  if (first.kind !== "refuse") return first;
+  const trial = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, first.cleaned, { replaceAll: args.replace_all });
+  if (trial.kind !== "ok") return first;
+  const ownsId = (n: number, h: number) => doc.hashes[n - 1] === h && inEdit(trial.edits, n - 1);
+  return checkPasted(args.new_string, { ...target, ownsId });
+}
+
+function inEdit(edits: EditApplied["edits"], line: number): boolean {
+  return edits.some((e) => line >= e.start && line < Math.max(e.end, e.start + 1));
+}
+
+/** Whether lines with these terminators end with a newline (an empty file does not). */
+function endsWithNewline(eols: readonly string[]): boolean {
+  return eols.length > 0 && eols[eols.length - 1] !== "";
+}
+
+/** A change of the final-newline state is said, never left for the model to find in the bytes. */
+function finalNewlineNote(doc: TextDocument, out: { eols: readonly string[]; lines: readonly string[] }): string | undefined {
+  if (out.lines.length === 0) return undefined;
+  const before = endsWithNewline(doc.eols);
+  const after = endsWithNewline(out.eols);
+  if (before === after) return undefined;
+  return after
+    ? "Note: the file now ends with a newline (it had none before this edit)."
+    : "Note: the file no longer ends with a newline (it had one before this edit).";
+}
+
+/** Why a replacement that only drops a trailing newline changed nothing: edit keeps the final newline. */
+function keptStateNote(doc: TextDocument, args: { old_string: string; new_string: string }): string {
+  const lf = (s: string) => s.split("\r\n").join("\n");
+  const oldText = lf(args.old_string);
+  if (!oldText.endsWith("\n") || lf(args.new_string) !== oldText.slice(0, -1) || !endsWithNewline(doc.eols)) return "";
+  return (
+    " (edit keeps the file's final newline: a new_string without old_string's last newline does not remove it. " +
+    "To make the file end without a newline, replace it whole with write.)"
+  );
+}
+
+/** EDIT_AMBIGUOUS for an escape reading that would change an escape inside a quoted literal. */
+function escapeAmbiguousText(
+  path: string,
+  r: EscapeAmbiguous,
+  args: { old_string: string; new_string: string; replace_all: boolean },
+): string {
+  const call = {
+    path: shownPath(path),
+    old_string: r.oldRead,
+    new_string: r.newCorrected,
+    ...(args.replace_all ? { replace_all: true } : {}),
+  };
+  return (
+    `old_string matched \`${shownPath(path)}\` only after reading its literal \\n / \\t as real newlines / tabs, ` +
+    `and new_string has no real newline, so it looks escaped the same way; but ${r.inside === 1 ? "one of its escapes sits" : `${r.inside} of its escapes sit`} ` +
+    `inside a quoted literal, where "\\n" or "\\t" is usually meant as written. Reading it would put a real newline or tab inside the literal, ` +
+    `so nothing was changed rather than guessing. ` +
+    `If the escapes inside quotes are meant to stay escapes (as in code), send this call, with real newlines and tabs everywhere else:\n` +
+    `edit ${JSON.stringify(call)}\n` +
+    `If every escape was meant as a real newline or tab, send new_string with real newlines and tabs instead.`
+  );
+}
+
+/**
+ * old_string pasted with view's `N:hh|` prefixes: when it matches without
+ * them, say so and give the call without them (new_string cleaned too when
+ * every line of it carries them). Refused rather than guessed: the prefixes
+ * might be meant in new_string, and the model should see the clean call.
+ */
+function pastedPrefixText(
+  path: string,
+  doc: TextDocument,
+  args: { old_string: string; new_string: string; replace_all: boolean },
+): string | undefined {
+  const old = stripIdPrefixes(args.old_string);
+  if (old === undefined) return undefined;
+  const next = stripIdPrefixes(args.new_string) ?? args.new_string;
+  const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all });
+  if (retry.kind !== "ok") return undefined;
+  const call = { path: shownPath(path), old_string: old, new_string: next, ...(args.replace_all ? { replace_all: true } : {}) };
+  return (
+    `old_string carries the "N:hh|" prefixes that view prints before each line; they are not part of the file, so it matched nothing and nothing was changed. ` +
+    `Without them it matches line ${retry.matches[0].line}${next !== args.new_string ? " (new_string's prefixes are removed too)" : ""}. Ready to send:\n` +
+    `edit ${JSON.stringify(call)}`
+  );
+}
+
+function stop(result: ToolResult): Plan {
+  return { kind: "stop", result };
+}
+
+function emptyOldString(path: string): ToolResult {
+  const p = JSON.stringify(shownPath(path));
+  return fail(
+    "INVALID_ARGUMENT",
+    `old_string is empty: edit replaces existing text, so old_string must be the exact text to replace. ` +
+      `To create a file or replace all of its content, use write {"path": ${p}, "content": "..."}; ` +
+      `to insert lines, use batch_edit {"path": ${p}, "operations": [{"operation": "insert", "after": "N:hh", "content": "..."}]} ` +
+      `(after: a line id from view, 0 for the start of the file, -1 for the end).`,
+  );
+}
