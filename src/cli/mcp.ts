@@ -26,6 +26,7 @@ import { MCP_USAGE } from "./usage.ts";
 import { openHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspace } from "./workspaces.ts";
+import { gateRequests } from "./stdio-gate.ts";
 
 /** Flags of `mcp`. */
 export const MCP_FLAGS: FlagSpec = {
@@ -98,30 +99,48 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   routeConsoleToStderr();
   const stdin = streams?.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin as typeof process.stdin, (streams?.stdout ?? process.stdout) as typeof process.stdout);
-  transport.onerror = (error) => io.err(`toolwarden: stdio: ${error instanceof Error ? error.message : String(error)}\n`);
+  transport.onerror = (error) => io.err(`toolwarden: stdio: ${stdioErrorText(error)}\n`);
 
   const done = new Promise<number>((resolve) => {
     let closing = false;
-    const finish = async (why: string) => {
+    const finish = async (why: string, failed = false) => {
       if (closing) return;
       closing = true;
       unsubscribe();
-      if (!quiet || inflight.size > 0) io.err(`toolwarden: ${why}: closing the session${inflight.size ? `, waiting for ${inflight.size} call(s)` : ""}\n`);
+      if (!quiet || failed || inflight.size > 0) io.err(`toolwarden: ${why}: closing the session${inflight.size ? `, waiting for ${inflight.size} call(s)` : ""}\n`);
       const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
       await server.close().catch(() => {});
-      resolve(finished ? 0 : 1);
+      resolve(finished && !failed ? 0 : 1);
     };
     const unsubscribe = io.onStopSignal((signal) => void finish(signal));
     stdin.once("end", () => void finish("stdin closed"));
+    // The transport closes itself when a message overflows its buffer, and then reads no more: without
+    // this the process would stay up, deaf, and the client would wait for answers forever.
+    const dropResources = server.onclose;
+    server.onclose = () => {
+      dropResources?.();
+      void finish("the stdio transport closed", true);
+    };
   });
 
   await server.connect(transport);
+  gateRequests(transport, stdin);
+  // Each answer waiting for the client to read adds a drain listener; the gate allows 16 of them.
+  (streams?.stdout ?? process.stdout).setMaxListeners?.(64);
   if (!quiet) {
     io.err(
       `toolwarden ${version} mcp over stdio on ${workspace.where} (tools: ${pipeline.tools.map((t) => t.name).join(", ")}; hasher: ${hasher.backend})\n`,
     );
   }
   return done;
+}
+
+/** A transport error in words an operator acts on (the SDK's buffer overflow names no cause or remedy). */
+function stdioErrorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const over = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(text);
+  if (!over) return text;
+  return `the client sent a message over ${over[1]} bytes (or no newline within that many bytes); stdio messages are one JSON line each, at most that size, so send large files in parts`;
 }
 
 /** A dependency's console.log would corrupt the protocol stream: in this mode it writes to stderr. */

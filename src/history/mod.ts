@@ -1,6 +1,6 @@
 /** Audit log, file history and revert: a layer beside policy, used by the host. */
 export * from "./types.ts";
-export { createStorageHistory, sha256Hex, type StorageHistoryOptions } from "./store.ts";
+export { createStorageHistory, isEntryId, sha256Hex, type StorageHistoryOptions } from "./store.ts";
 export { createRecorder, type Recorder } from "./recorder.ts";
 export { deferRecording, defersRecording, type DeferOptions, type DeferringHistory } from "./deferred.ts";
 export { auditEntryOf, bounded, namedPaths, type FinishedCall } from "./record.ts";

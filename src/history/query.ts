@@ -15,6 +15,7 @@ export function pageLimit(limit: number | undefined): number {
 export function matchesQuery(entry: AuditEntry, query: AuditQuery): boolean {
   if (query.since !== undefined && Date.parse(entry.time) < Date.parse(query.since)) return false;
   if (query.session !== undefined && entry.session !== query.session) return false;
+  if (query.principal !== undefined && entry.principal !== query.principal) return false;
   if (query.changesOnly && entry.changes.length === 0) return false;
   if (query.path !== undefined) {
     const p = query.path;

@@ -35,13 +35,25 @@ function argsText(args: unknown): string {
   }
 }
 
-/** The paths a call names: `path`, and `paths` when a tool takes several. */
+/** Most named paths an entry keeps, and most characters of each (a real path is at most 4096 bytes). */
+export const MAX_NAMED_PATHS = 64;
+export const MAX_NAMED_PATH_CHARS = 4096;
+
+/**
+ * The paths a call names: `path`, and `paths` when a tool takes several.
+ * Bounded: a call is logged even when its arguments are refused, and the
+ * history's bounds count versions, not entries, so a request of 8 MiB of
+ * "paths" must not become an 8 MiB entry kept for 30 days.
+ */
 export function namedPaths(args: unknown): string[] {
   if (typeof args !== "object" || args === null) return [];
   const out: string[] = [];
   const { path, paths } = args as { path?: unknown; paths?: unknown };
-  if (typeof path === "string") out.push(path);
-  if (Array.isArray(paths)) for (const p of paths) if (typeof p === "string") out.push(p);
+  const add = (p: unknown) => {
+    if (typeof p === "string" && out.length < MAX_NAMED_PATHS) out.push(p.length > MAX_NAMED_PATH_CHARS ? `${p.slice(0, MAX_NAMED_PATH_CHARS)}…` : p);
+  };
+  add(path);
+  if (Array.isArray(paths)) for (const p of paths.slice(0, MAX_NAMED_PATHS)) add(p);
   return out;
 }
 

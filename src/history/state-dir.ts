@@ -33,7 +33,11 @@ const SYNC_WRITE_BYTES = 1024 * 1024;
 
 /** A storage rooted at `root` (created on first write). */
 export function createStateDirStorage(root: string): Storage {
-  const at = (path: string) => join(root, path);
+  // Paths come from the history store, but an id that slipped through must never climb out of the root.
+  const at = (path: string) => {
+    if (path.split("/").some((segment) => segment === ".." || segment === ".")) throw new FsError("FS_INVALID_PATH", `invalid state path: ${path}`, { path });
+    return join(root, path);
+  };
   // Directories made by this process: each append would otherwise repeat a recursive mkdir.
   const made = new Set<string>();
   return {

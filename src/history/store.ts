@@ -29,6 +29,13 @@ export interface StorageHistoryOptions {
 }
 
 const ENTRIES = "audit";
+/** What {@link nextId} makes: 15 digits of time, "-", 8 hex digits. Nothing else names an entry. */
+const ENTRY_ID = /^\d{15}-[0-9a-f]{8}$/;
+
+/** True when `id` has the form of an entry id (so it is safe to turn into a key). */
+export function isEntryId(id: string): boolean {
+  return ENTRY_ID.test(id);
+}
 /** Blob hashes remembered as stored, per store. */
 const KNOWN_BLOBS = 4096;
 const BLOBS = "blobs";
@@ -73,6 +80,8 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   }
 
   async function readEntry(id: string): Promise<AuditEntry | undefined> {
+    // A caller's id must never become a path: "../../ws/evil" would read any .json as an entry.
+    if (!isEntryId(id)) return undefined;
     try {
       const { bytes } = await storage.read(`${ENTRIES}/${id}.json`);
       return JSON.parse(decoder.decode(bytes)) as AuditEntry;
@@ -83,7 +92,7 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   }
 
   async function entryIds(): Promise<string[]> {
-    return (await names(ENTRIES)).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5));
+    return (await names(ENTRIES)).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5)).filter(isEntryId);
   }
 
   async function allEntries(): Promise<AuditEntry[]> {

@@ -61,6 +61,8 @@ export interface AuditQuery {
   /** Only entries at or after this time (ISO 8601). */
   readonly since?: string;
   readonly session?: string;
+  /** Only entries of this principal (its label): a session id is the client's choice, so two tokens may share one. */
+  readonly principal?: string;
   /** Only entries naming or changing this path. */
   readonly path?: string;
   /** Only entries that changed a file. */

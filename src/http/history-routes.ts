@@ -61,6 +61,7 @@ function auditQuery(c: Context<AppEnv>): AuditQuery | Response {
     query.limit = limit;
   }
   if (q.session !== undefined) query.session = q.session;
+  if (q.principal !== undefined) query.principal = q.principal;
   if (q.cursor !== undefined) query.cursor = q.cursor;
   if (q.changes === "1" || q.changes === "true") query.changesOnly = true;
   if (q.path !== undefined) {
@@ -85,7 +86,7 @@ async function everyEntry(history: HistoryStore, query: AuditQuery): Promise<Aud
 
 const RevertBody = v.union([
   v.strictObject({ change: v.pipe(v.string(), v.minLength(1)) }),
-  v.strictObject({ session: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({ session: v.pipe(v.string(), v.minLength(1)), principal: v.optional(v.pipe(v.string(), v.minLength(1))) }),
   v.strictObject({ path: v.pipe(v.string(), v.minLength(1)), version: v.pipe(v.string(), v.minLength(1)), expect: v.nullable(v.string()) }),
 ]);
 
@@ -157,7 +158,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
       return errorResponse(
         400,
         "INVALID_ARGUMENT",
-        'The body must be {"change": ID} (an id from GET /v1/audit), {"session": S}, or {"path": P, "version": V, "expect": CURRENT} ' +
+        'The body must be {"change": ID} (an id from GET /v1/audit), {"session": S} (optionally with "principal": P), or {"path": P, "version": V, "expect": CURRENT} ' +
           "(a version from GET /v1/history?path=P; CURRENT the version the file has now, null when it does not exist).",
       );
     }
@@ -183,10 +184,23 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
       outcome = "action" in done ? { reverted: [done], conflicts: [] } : { reverted: [], conflicts: [done] };
       entries = entries.filter((e) => e.changes.some((ch) => ch.path === path && (ch.after?.version === target.version || ch.before?.version === target.version)));
     } else {
-      entries = "change" in target ? [await history.get(target.change)].filter((e) => e !== undefined) : await everyEntry(history, { session: target.session, changesOnly: true });
+      entries =
+        "change" in target
+          ? [await history.get(target.change)].filter((e) => e !== undefined)
+          : await everyEntry(history, { session: target.session, changesOnly: true, ...(target.principal ? { principal: target.principal } : {}) });
       if (entries.length === 0) {
-        const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}`;
+        const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}${target.principal ? ` of ${target.principal}` : ""}`;
         return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
+      }
+      const principals = [...new Set(entries.map((e) => e.principal))];
+      if ("session" in target && principals.length > 1) {
+        // Session ids are the clients' choice: another token may have used the same one. Never undo both unasked.
+        const session = JSON.stringify(target.session);
+        return errorResponse(
+          409,
+          "EDIT_CONFLICT",
+          `Session ${session} has changes by ${principals.length} principals (${principals.join(", ")}); nothing was reverted. Name one: {"session": ${session}, "principal": ${JSON.stringify(principals[0])}}.`,
+        );
       }
       outcome = await revertEntries(recorder.storage, history, entries);
     }

@@ -37,6 +37,8 @@ export const PAGE_SIZE = 100;
 export const MAX_LISTED = 10_000;
 /** Largest file `resources/read` returns. */
 export const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+/** Subscriptions one session may hold at once (each keeps its path and URI in memory). */
+export const MAX_SUBSCRIPTIONS = 1000;
 /** MCP's "resource not found" error code. */
 const RESOURCE_NOT_FOUND = -32002;
 
@@ -154,8 +156,15 @@ export function installResources(server: Server, host: ToolHost, principalOf: Pr
   server.setRequestHandler(SubscribeRequestSchema, (request, extra) => {
     const principal = principalOf(extra.authInfo);
     needRead(principal);
+    const path = pathOfUri(request.params.uri);
+    if (!subscribed.has(path) && subscribed.size >= MAX_SUBSCRIPTIONS) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `This session already holds ${MAX_SUBSCRIPTIONS} resource subscriptions, the most it may; resources/unsubscribe some before subscribing to ${request.params.uri}.`,
+      );
+    }
     workspace = principal.workspace;
-    subscribed.set(pathOfUri(request.params.uri), request.params.uri);
+    subscribed.set(path, request.params.uri);
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
@@ -175,6 +184,10 @@ function readError(error: unknown, uri: string): McpError {
       return new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. resources/list shows the workspace's files.`, { uri });
     case "FS_IS_DIRECTORY":
       return new McpError(ErrorCode.InvalidParams, `${uri} is a directory; resources are files. resources/list shows the files under it.`);
+    case "FS_INVALID_PATH":
+    case "FS_ACCESS_DENIED":
+      // The client named a path it may not read (the reserved .toolwarden/, a symlink out of the workspace): its error, not ours.
+      return new McpError(ErrorCode.InvalidParams, `${uri} cannot be read as a resource: ${error instanceof Error ? error.message : String(error)}. resources/list shows the workspace's files.`, { uri });
     case "FS_TOO_LARGE":
       return new McpError(ErrorCode.InvalidParams, `${uri} is over ${MAX_RESOURCE_BYTES} bytes, too large to read as a resource; read parts of it with the view tool (start/end).`);
     default:

@@ -129,10 +129,18 @@ export const memoryProvider: StorageProvider<"memory"> = {
   },
 };
 
+/** Refuse a workspace prefix inside some workspace's reserved folder: its tools would read and forge that history. */
+function refuseReservedPrefix(prefix: string): void {
+  if (prefix.split("/").includes(RESERVED_SEGMENT)) {
+    throw new CodedError("INVALID_ARGUMENT", `the prefix ${JSON.stringify(prefix)} is inside ${RESERVED_SEGMENT}/, where a workspace keeps its history; choose a prefix outside it`);
+  }
+}
+
 /** `s3://BUCKET[/PREFIX]`: endpoint and keys from the environment; the start-up probe runs before it is handed out. */
 export const s3Provider: StorageProvider<"s3"> = {
   kind: "s3",
   async open(spec, context) {
+    refuseReservedPrefix(spec.prefix);
     const config = { ...s3ConfigFromSpec(spec.bucket, spec.prefix, context.env), ...(context.fetch ? { fetch: context.fetch } : {}) };
     const resolved = resolveS3Config(config);
     const where = `${resolved.endpoint.href.replace(/\/+$/, "")} bucket ${resolved.bucket}${resolved.prefix ? ` prefix ${resolved.prefix}` : ""}`;
@@ -164,6 +172,7 @@ export const r2Provider: StorageProvider<"r2"> = {
   kind: "r2",
   async open(spec, context) {
     if (!context.r2) throw new CodedError("INVALID_ARGUMENT", "r2: needs the Worker's R2 binding");
+    refuseReservedPrefix(spec.prefix);
     const prefix = spec.prefix === "" ? "" : `${spec.prefix}/`;
     await probeR2Conditions(context.r2, prefix);
     return {

@@ -94,7 +94,11 @@ export function resolveS3Config(config: S3Config): ResolvedS3Config {
   }
   if (endpoint.search !== "" || endpoint.hash !== "") throw invalid("endpoint must not have a query or fragment");
   const bucket = requireText(config.bucket, "bucket");
-  if (bucket.includes("/") || bucket === "." || bucket === "..") throw invalid(`bucket ${JSON.stringify(bucket)} is not a bucket name`);
+  // Letters, digits, ".", "-", "_" (every S3 server's names, old AWS ones included). Anything else could
+  // change the URL: with host-style addressing "evil.example?" would send signed requests to evil.example.
+  if (!/^[A-Za-z0-9._-]+$/.test(bucket) || bucket === "." || bucket === "..") {
+    throw invalid(`bucket ${JSON.stringify(bucket)} is not a bucket name (letters, digits, ".", "-" and "_" only)`);
+  }
   const pageSize = config.listPageSize ?? MAX_PAGE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
     throw invalid(`listPageSize must be an integer in 1..${MAX_PAGE}, got ${pageSize}`);
