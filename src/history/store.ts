@@ -23,12 +23,14 @@ import {
 /** Options of {@link createStorageHistory}. */
 export interface StorageHistoryOptions {
   readonly bounds?: HistoryBounds;
-  /** Prune after this many recorded changes (default 64; 1 prunes at every change). */
+  /** Prune after this many recorded changes (default 1024; 1 prunes at every change), or sooner once new versions add up to an eighth of the byte bound. */
   readonly pruneEvery?: number;
   readonly now?: () => number;
 }
 
 const ENTRIES = "audit";
+/** Default of {@link StorageHistoryOptions.pruneEvery}. */
+const DEFAULT_PRUNE_EVERY = 1024;
 /** What {@link nextId} makes: 15 digits of time, "-", 8 hex digits. Nothing else names an entry. */
 const ENTRY_ID = /^\d{15}-[0-9a-f]{8}$/;
 
@@ -52,9 +54,10 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export function createStorageHistory(storage: Storage, options: StorageHistoryOptions = {}): HistoryStore & { prune(): Promise<void> } {
   const bounds = options.bounds ?? DEFAULT_HISTORY_BOUNDS;
   const now = options.now ?? Date.now;
-  const pruneEvery = Math.max(1, options.pruneEvery ?? 64);
+  const pruneEvery = Math.max(1, options.pruneEvery ?? DEFAULT_PRUNE_EVERY);
   let lastTick = 0;
   let changesSincePrune = 0;
+  let bytesSincePrune = 0;
   // Blobs known to be stored (most recent last), so a kept version costs no storage call the next time.
   const stored = new Set<string>();
   const remember = (hash: string) => {
@@ -108,8 +111,12 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     async append(entry: NewAuditEntry): Promise<AuditEntry> {
       const full: AuditEntry = { id: nextId(), ...entry };
       await storage.write(`${ENTRIES}/${full.id}.json`, encoder.encode(JSON.stringify(full)), Cond.ifAbsent);
-      if (full.changes.length > 0 && ++changesSincePrune >= pruneEvery) {
+      if (full.changes.length === 0) return full;
+      bytesSincePrune += full.changes.reduce((n, c) => n + (c.after?.size ?? 0), 0);
+      // A prune reads the whole log: run it after many changes, or once new versions could fill an eighth of the budget.
+      if (++changesSincePrune >= pruneEvery || bytesSincePrune >= bounds.maxBytes / 8) {
         changesSincePrune = 0;
+        bytesSincePrune = 0;
         await store.prune();
       }
       return full;

@@ -50,6 +50,8 @@ export interface WorkerVars extends ObservationEnv {
   readonly TOOLWARDEN_QUOTA_MAX_BYTES?: string;
   readonly TOOLWARDEN_QUOTA_MAX_FILES?: string;
   readonly TOOLWARDEN_STORAGE?: string;
+  /** `off`: record no audit log or history (default on). */
+  readonly TOOLWARDEN_HISTORY?: string;
   readonly AWS_ACCESS_KEY_ID?: string;
   readonly AWS_SECRET_ACCESS_KEY?: string;
   readonly AWS_SESSION_TOKEN?: string;

@@ -30,7 +30,7 @@ import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
 import { type R2BucketLike, probeR2Conditions, R2ConditionsIgnoredError, createR2Storage } from "../storage/r2/mod.ts";
 import { connectS3Bucket, S3ConditionsIgnoredError, S3ResponseError, type S3Bucket } from "../storage/s3/mod.ts";
-import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
+import { createStorageHistory, deferRecording, type DeferringHistory } from "../history/mod.ts";
 import { RESERVED_SEGMENT } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
@@ -67,7 +67,7 @@ export interface WorkerFetchOptions {
 }
 
 /** A Worker `fetch` handler. */
-export type WorkerFetch = (request: Request, env: WorkerEnv) => Promise<Response>;
+export type WorkerFetch = (request: Request, env: WorkerEnv, ctx?: { waitUntil(promise: Promise<unknown>): void }) => Promise<Response>;
 
 const MISCONFIGURED =
   "The server is misconfigured and refuses every request until the operator fixes it (the reason is in the Worker's log). " +
@@ -89,6 +89,7 @@ function configKey(env: WorkerEnv): string {
     env.TOOLWARDEN_QUOTA_MAX_BYTES,
     env.TOOLWARDEN_QUOTA_MAX_FILES,
     env.TOOLWARDEN_STORAGE,
+    env.TOOLWARDEN_HISTORY,
     env.AWS_ACCESS_KEY_ID,
     env.AWS_SECRET_ACCESS_KEY,
     env.AWS_SESSION_TOKEN,
@@ -129,6 +130,8 @@ function hostedRegistry(env: WorkerEnv, config: WorkerConfig, open: (prefix: str
 /** An app and the storage it serves, which must be reachable (and proven) before a request is served. */
 interface Built {
   readonly app: Hono<AppEnv>;
+  /** Resolves once every audit recording queued so far has finished (they run after the reply). */
+  settled(): Promise<void>;
   /** "R2" or "S3", for the 503 text. */
   readonly storageName: string;
   ready(): Promise<void>;
@@ -223,7 +226,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       const storages = new Map<string, Storage>();
       const r2 = env.FILES!;
       const s3 = config.storage.kind === "s3" ? s3Source(config.storage) : undefined;
-      const histories = new Map<string, HistoryStore>();
+      const histories = new Map<string, DeferringHistory>();
       // The S3 bucket is connected only before the first request is served: its storages are made on first use.
       const registry = hostedRegistry(env, config, (prefix) =>
         s3 ? deferredStorage(() => s3.rawStorage(prefix.replace(/\/$/, ""))) : createR2Storage(r2, prefix),
@@ -243,10 +246,13 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         observations: createDurableObservationStore(env.OBSERVATIONS),
         // Each workspace's audit log and history live under its reserved prefix, which no tool reaches.
         historyFor(workspace) {
+          if (env.TOOLWARDEN_HISTORY === "off") return undefined;
           let history = histories.get(workspace);
           if (!history) {
             const place = `${workspace}/${RESERVED_SEGMENT}/history`;
-            histories.set(workspace, (history = createStorageHistory(s3 ? s3.rawStorage(place) : createR2Storage(r2, `${place}/`))));
+            const store = createStorageHistory(s3 ? s3.rawStorage(place) : createR2Storage(r2, `${place}/`));
+            // Recorded after the reply; the request's waitUntil keeps the isolate until it is done.
+            histories.set(workspace, (history = deferRecording(store, { onError: (error) => log.error("toolwarden: recording a call failed", error) })));
           }
           return history;
         },
@@ -273,16 +279,17 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           storage: config.storage.kind === "s3" ? config.storage.spec : "r2",
         }),
       );
+      const settled = async () => void (await Promise.all([...histories.values()].map((h) => h.settled())));
       return s3
-        ? { app, storageName: "S3", ready: () => s3.ready() }
-        : { app, storageName: "R2", ready: () => probe(r2) };
+        ? { app, settled, storageName: "S3", ready: () => s3.ready() }
+        : { app, settled, storageName: "R2", ready: () => probe(r2) };
     } catch (error) {
       // createApp and the rule loader throw on inconsistent settings (duplicate token, bad host entry, bad rule).
       throw new WorkerConfigError(error instanceof Error ? error.message : String(error));
     }
   }
 
-  return async (request, env) => {
+  return async (request, env, ctx) => {
     const key = configKey(env);
     if (built?.key !== key) {
       const app = build(env);
@@ -309,6 +316,8 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         { "retry-after": "5" },
       );
     }
-    return current.app.fetch(request, env);
+    const response = await current.app.fetch(request, env);
+    ctx?.waitUntil(current.settled());
+    return response;
   };
 }
