@@ -15,6 +15,7 @@ import { createFakeS3 } from "../helpers/s3-fake.ts";
 const AGENT_A = "agent-a-token-0123456789";
 const ADMIN_A = "admin-a-token-0123456789";
 const AGENT_B = "agent-b-token-0123456789";
+const AUDIT_B = "audit-b-token-0123456789";
 const INTRUDER_A = "intruder-a-token-0123456";
 
 const work = tempDir("tw-history-attacks-");
@@ -34,6 +35,7 @@ beforeAll(async () => {
         { token: AGENT_A, scopes: ["read", "write"], label: "agent-a", workspace: wsA },
         { token: ADMIN_A, scopes: ["admin"], label: "admin-a", workspace: wsA },
         { token: AGENT_B, scopes: ["read", "write"], label: "agent-b", workspace: wsB },
+        { token: AUDIT_B, scopes: ["audit"], label: "audit-b", workspace: wsB },
         { token: INTRUDER_A, scopes: ["read", "write"], label: "intruder-a", workspace: wsA },
       ],
     }),
@@ -100,6 +102,8 @@ describe("change ids are ids, never paths", () => {
   test("workspace A's admin cannot reach workspace B's log through a '../<hash>/' change id", async () => {
     const written = await tool(AGENT_B, "write", { path: "b.txt", content: "bee\n" }, "b1");
     expect(written.isError).toBe(false);
+    // The call is recorded after the reply; a read of B's log waits for what is queued before it.
+    expect((await fetch(`${server.url}/v1/audit`, { headers: { authorization: `Bearer ${AUDIT_B}` } })).status).toBe(200);
     const folders = readdirSync(join(state, "workspaces"));
     const hashB = folders.find((f) => readFileSync(join(state, "workspaces", f, "workspace.json"), "utf8").includes("wsB"));
     expect(hashB).toBeString();
