@@ -12,7 +12,7 @@
  * A missing or broken secret makes every request a 500 with a JSON error
  * body and the reason in the log (src/worker/config.ts lists every var).
  */
-import type { DurableObjectNamespace, ExecutionContext, R2Bucket } from "@cloudflare/workers-types/index.ts";
+import type { DurableObjectNamespace, R2Bucket } from "@cloudflare/workers-types/index.ts";
 import fnvWasm from "./wasm/fnv.wasm";
 import pkg from "./package.json";
 import { fileTools } from "./src/tools/mod.ts";
@@ -37,7 +37,7 @@ const handle = createWorkerFetch({ tools: fileTools, wasm: fnvWasm, version: pkg
 
 /** The Worker: `fetch` serves REST (`/v1`), MCP (`/mcp`), `/healthz` and `/openapi.json`. */
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    return handle(request, env, ctx);
+  fetch(request: Request, env: Env): Promise<Response> {
+    return handle(request, env);
   },
 };

@@ -30,7 +30,7 @@ import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
 import { createDurableObservationStore, type DurableObjectNamespaceLike } from "../policy/durable.ts";
 import { type R2BucketLike, probeR2Conditions, R2ConditionsIgnoredError, createR2Storage } from "../storage/r2/mod.ts";
 import { connectS3Bucket, S3ConditionsIgnoredError, S3ResponseError, type S3Bucket } from "../storage/s3/mod.ts";
-import { createStorageHistory, deferRecording, type DeferringHistory } from "../history/mod.ts";
+import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
 import { RESERVED_SEGMENT } from "../storage/guard.ts";
 import type { Storage } from "../storage/types.ts";
 import type { ToolDef } from "../tools/types.ts";
@@ -67,7 +67,7 @@ export interface WorkerFetchOptions {
 }
 
 /** A Worker `fetch` handler. */
-export type WorkerFetch = (request: Request, env: WorkerEnv, ctx?: { waitUntil(promise: Promise<unknown>): void }) => Promise<Response>;
+export type WorkerFetch = (request: Request, env: WorkerEnv) => Promise<Response>;
 
 const MISCONFIGURED =
   "The server is misconfigured and refuses every request until the operator fixes it (the reason is in the Worker's log). " +
@@ -130,8 +130,6 @@ function hostedRegistry(env: WorkerEnv, config: WorkerConfig, open: (prefix: str
 /** An app and the storage it serves, which must be reachable (and proven) before a request is served. */
 interface Built {
   readonly app: Hono<AppEnv>;
-  /** Resolves once every audit recording queued so far has finished (they run after the reply). */
-  settled(): Promise<void>;
   /** "R2" or "S3", for the 503 text. */
   readonly storageName: string;
   ready(): Promise<void>;
@@ -226,7 +224,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
       const storages = new Map<string, Storage>();
       const r2 = env.FILES!;
       const s3 = config.storage.kind === "s3" ? s3Source(config.storage) : undefined;
-      const histories = new Map<string, DeferringHistory>();
+      const histories = new Map<string, HistoryStore>();
       // The S3 bucket is connected only before the first request is served: its storages are made on first use.
       const registry = hostedRegistry(env, config, (prefix) =>
         s3 ? deferredStorage(() => s3.rawStorage(prefix.replace(/\/$/, ""))) : createR2Storage(r2, prefix),
@@ -250,9 +248,9 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           let history = histories.get(workspace);
           if (!history) {
             const place = `${workspace}/${RESERVED_SEGMENT}/history`;
-            const store = createStorageHistory(s3 ? s3.rawStorage(place) : createR2Storage(r2, `${place}/`));
-            // Recorded after the reply; the request's waitUntil keeps the isolate until it is done.
-            histories.set(workspace, (history = deferRecording(store, { onError: (error) => log.error("toolwarden: recording a call failed", error) })));
+            // Recorded before the reply: a queue shared by requests would make one request wait on
+            // another's I/O, which workerd cancels as a hung request.
+            histories.set(workspace, (history = createStorageHistory(s3 ? s3.rawStorage(place) : createR2Storage(r2, `${place}/`))));
           }
           return history;
         },
@@ -279,17 +277,16 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           storage: config.storage.kind === "s3" ? config.storage.spec : "r2",
         }),
       );
-      const settled = async () => void (await Promise.all([...histories.values()].map((h) => h.settled())));
       return s3
-        ? { app, settled, storageName: "S3", ready: () => s3.ready() }
-        : { app, settled, storageName: "R2", ready: () => probe(r2) };
+        ? { app, storageName: "S3", ready: () => s3.ready() }
+        : { app, storageName: "R2", ready: () => probe(r2) };
     } catch (error) {
       // createApp and the rule loader throw on inconsistent settings (duplicate token, bad host entry, bad rule).
       throw new WorkerConfigError(error instanceof Error ? error.message : String(error));
     }
   }
 
-  return async (request, env, ctx) => {
+  return async (request, env) => {
     const key = configKey(env);
     if (built?.key !== key) {
       const app = build(env);
@@ -316,8 +313,6 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
         { "retry-after": "5" },
       );
     }
-    const response = await current.app.fetch(request, env);
-    ctx?.waitUntil(current.settled());
-    return response;
+    return current.app.fetch(request, env);
   };
 }
