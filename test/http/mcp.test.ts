@@ -145,9 +145,9 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
     });
 
-    test("workspace files are resources: listed and read in the token's own workspace, no subscriptions over HTTP", async () => {
+    test(`workspace files are resources: listed and read in the token's own workspace, subscriptions ${mode === "stateful" ? "offered (GET stream)" : "not offered (no stream)"}`, async () => {
       const { client } = await connect(server.url, TOKENS.full);
-      expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: false });
+      expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: mode === "stateful" });
       await callTool(client, "write", { path: `${mode}/res.txt`, content: "resource text\n" });
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toContain(`file:///${mode}/res.txt`);
@@ -158,11 +158,33 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       await expect(other.client.readResource({ uri: `file:///${mode}/res.txt` })).rejects.toThrow(/Resource not found/);
     });
 
-    test("GET is 405: there is no server-initiated stream", async () => {
-      const response = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream" } });
-      expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toContain("POST");
-    });
+    if (mode === "stateless") {
+      test("GET is 405: there is no server-initiated stream", async () => {
+        const response = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream" } });
+        expect(response.status).toBe(405);
+        expect(response.headers.get("allow")).toBe("POST");
+      });
+    } else {
+      test("GET needs the session's id, and only its own token gets the stream; one stream per session", async () => {
+        const bare = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream" } });
+        expect(bare.status).toBe(400);
+        expect(((await bare.json()) as { error: { message: string } }).error.message).toContain("Mcp-Session-Id");
+        const { transport } = await connect(server.url, TOKENS.full);
+        const id = transport.sessionId!;
+        // The client has opened its own GET stream by now; another token naming that session is refused, as its POSTs are.
+        const stolen = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.other), accept: "text/event-stream", "mcp-session-id": id } });
+        expect(stolen.status).toBe(404);
+        const forged = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream", "mcp-session-id": "no-such-session" } });
+        expect(forged.status).toBe(404);
+        // A second stream for the same session by the owner is a conflict while the first is open.
+        const headers = { ...mcpHeaders(TOKENS.full), accept: "text/event-stream", "mcp-session-id": id, "mcp-protocol-version": transport.protocolVersion! };
+        const first = await fetch(`${server.url}/mcp`, { headers });
+        const second = await fetch(`${server.url}/mcp`, { headers });
+        expect([first.status, second.status]).toContain(409);
+        await first.body?.cancel();
+        await second.body?.cancel();
+      });
+    }
   });
 }
 
