@@ -166,23 +166,30 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       });
     } else {
       test("GET needs the session's id, and only its own token gets the stream; one stream per session", async () => {
-        const bare = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream" } });
+        const stream = (token: string, session?: string) =>
+          fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(token, session), accept: "text/event-stream" } });
+        const bare = await stream(TOKENS.full);
         expect(bare.status).toBe(400);
         expect(((await bare.json()) as { error: { message: string } }).error.message).toContain("Mcp-Session-Id");
-        const { transport } = await connect(server.url, TOKENS.full);
-        const id = transport.sessionId!;
-        // The client has opened its own GET stream by now; another token naming that session is refused, as its POSTs are.
-        const stolen = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.other), accept: "text/event-stream", "mcp-session-id": id } });
-        expect(stolen.status).toBe(404);
-        const forged = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream", "mcp-session-id": "no-such-session" } });
-        expect(forged.status).toBe(404);
-        // A second stream for the same session by the owner is a conflict while the first is open.
-        const headers = { ...mcpHeaders(TOKENS.full), accept: "text/event-stream", "mcp-session-id": id, "mcp-protocol-version": transport.protocolVersion! };
-        const first = await fetch(`${server.url}/mcp`, { headers });
-        const second = await fetch(`${server.url}/mcp`, { headers });
-        expect([first.status, second.status]).toContain(409);
-        await first.body?.cancel();
-        await second.body?.cancel();
+        const id = await rawInitialize(server.url, TOKENS.full);
+        // Another token naming the session is refused, as its POSTs are; so is an id never minted.
+        expect((await stream(TOKENS.other, id)).status).toBe(404);
+        expect((await stream(TOKENS.full, crypto.randomUUID())).status).toBe(404);
+        const first = await stream(TOKENS.full, id);
+        expect(first.status).toBe(200);
+        expect(first.headers.get("content-type")).toBe("text/event-stream");
+        // The status arrives with a first comment, before any notification.
+        const reader = first.body!.getReader();
+        expect(new TextDecoder().decode((await reader.read()).value)).toStartWith(":");
+        // A second stream for the same session is a conflict while the first is open.
+        const second = await stream(TOKENS.full, id);
+        expect(second.status).toBe(409);
+        // DELETE ends the session, and with it the open stream.
+        const deleted = await fetch(`${server.url}/mcp`, { method: "DELETE", headers: mcpHeaders(TOKENS.full, id) });
+        expect(deleted.status).toBe(200);
+        let ended = false;
+        for (let i = 0; i < 100 && !ended; i++) ended = (await reader.read()).done;
+        expect(ended).toBe(true);
       });
     }
   });
