@@ -3,8 +3,8 @@
  * and paged `resources/list` (the files a search would walk: hidden and
  * gitignored entries left out, at most {@link MAX_LISTED} files), and
  * `resources/read` (UTF-8 text as `text`, anything else as a base64 `blob`,
- * each with a MIME type from the extension). With subscriptions (stdio,
- * where the server can send unrelated notifications), a subscribed file
+ * each with a MIME type from the extension). With subscriptions (stdio and
+ * stateful HTTP, where the server can send unrelated notifications), a subscribed file
  * changed by any write, edit or batch_edit through this host sends
  * `notifications/resources/updated`.
  *

@@ -121,7 +121,8 @@ export interface McpServerOptions {
   readonly identity?: McpIdentity;
   /**
    * Offer resources/subscribe (default false): only where the server can
-   * send a notification outside any request (stdio); HTTP answers in JSON.
+   * send a notification outside any request (stdio; stateful HTTP, on the
+   * session's GET stream). Stateless HTTP has no such stream.
    */
   readonly resourceSubscriptions?: boolean;
   /**

@@ -18,9 +18,15 @@
  * Both answer in JSON rather than SSE (enableJsonResponse): a finished
  * response holds no stream or keep-alive timer. A tools/call that has
  * notifications to send first (progress, log lines) is answered as an SSE
- * stream instead (src/http/mcp-stream.ts). GET (a stream for
- * server-initiated messages) is answered 405; the MCP client treats that as
- * "no such stream".
+ * stream instead (src/http/mcp-stream.ts).
+ *
+ * GET (the standalone SSE stream for server-initiated messages) exists only
+ * in stateful mode: the session's own transport keeps it (one per session;
+ * a second is 409) and `notifications/resources/updated` travels on it, so
+ * only stateful sessions offer `resources.subscribe`. It is bound to the
+ * session's owner like every POST. Stateless mode answers GET 405 (the MCP
+ * client treats that as "no such stream"): no isolate outlives its request,
+ * so none could hold the stream or hear another isolate's writes.
  */
 import type { Context, Hono } from "hono";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
@@ -74,16 +80,14 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     maxSessionsPerOwner: options.maxSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN,
     idleMs: options.idleTimeoutMs ?? 30 * 60 * 1000,
   });
-  const allow = mode === "stateful" ? "POST, DELETE" : "POST";
+  const allow = mode === "stateful" ? "GET, POST, DELETE" : "POST";
 
   function notAllowed(c: Context<AppEnv>): Response {
-    return jsonRpcErrorResponse(
-      405,
-      BAD_REQUEST,
-      `Method ${c.req.method} is not supported on /mcp: this server sends no server-initiated messages, so there is ` +
-        `no GET stream${mode === "stateless" ? " and sessions need no DELETE" : ""}. Send JSON-RPC requests with POST.`,
-      { allow },
-    );
+    const why =
+      mode === "stateless"
+        ? "this stateless server keeps nothing between requests, so there is no GET stream for server-initiated messages and sessions need no DELETE"
+        : "use POST for JSON-RPC requests, GET (Accept: text/event-stream) for the session's notification stream, DELETE to end the session";
+    return jsonRpcErrorResponse(405, BAD_REQUEST, `Method ${c.req.method} is not supported on /mcp: ${why}. Send JSON-RPC requests with POST.`, { allow });
   }
 
   async function stateless(c: Context<AppEnv>, principal: Principal, body: unknown): Promise<Response> {
@@ -146,7 +150,8 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
   }
 
   async function open(c: Context<AppEnv>, principal: Principal, body: unknown): Promise<Response> {
-    const server = createMcpServer(serverOptions);
+    // The session keeps its transport, so its GET stream can carry resource updates.
+    const server = createMcpServer({ ...serverOptions, resourceSubscriptions: true });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
@@ -172,20 +177,54 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
         if (body instanceof Response) return body;
         return mode === "stateless" ? stateless(c, principal, body.value) : stateful(c, principal, body.value);
       }
+      case "GET":
       case "DELETE": {
         if (mode === "stateless") return notAllowed(c);
         const id = c.req.header(SESSION_HEADER);
+        if (id === undefined && c.req.method === "GET") {
+          return jsonRpcErrorResponse(
+            400,
+            BAD_REQUEST,
+            "Bad Request: GET /mcp opens a session's notification stream and needs its Mcp-Session-Id header. Send initialize first and repeat the Mcp-Session-Id it returns.",
+          );
+        }
+        // Only the token that opened the session may use it: another token's GET or DELETE is 404, as its POST is.
         const live = id === undefined ? undefined : sessions.get(id, principal.id);
         if (!live) return sessionNotFound();
-        // The transport answers, then calls onsessionclosed, which drops the session from the table.
-        return live.transport.handleRequest(c.req.raw, {
+        // GET: the transport opens the session's one standalone SSE stream (409 while one is open).
+        // DELETE: the transport answers, then calls onsessionclosed, which drops the session from the table.
+        const response = await live.transport.handleRequest(c.req.raw, {
           authInfo: authInfoFor({ principal, session: callerSession(principal, "mcp", id!) }),
         });
+        return c.req.method === "GET" ? primed(response) : response;
       }
       default:
         return notAllowed(c);
     }
   });
+}
+
+const OPENED = new TextEncoder().encode(": stream open\n\n");
+
+/**
+ * An SSE response that starts with a comment, so the status and headers
+ * reach the client now rather than with the first notification or keep-alive
+ * (servers flush nothing before the first body chunk). Closing it closes
+ * the transport's stream, which frees the session's one GET slot.
+ */
+function primed(response: Response): Response {
+  if (!response.ok || !response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(OPENED),
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The parsed JSON-RPC body, or the parse-error response. */

@@ -145,9 +145,9 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
     });
 
-    test("workspace files are resources: listed and read in the token's own workspace, no subscriptions over HTTP", async () => {
+    test(`workspace files are resources: listed and read in the token's own workspace, subscriptions ${mode === "stateful" ? "offered (GET stream)" : "not offered (no stream)"}`, async () => {
       const { client } = await connect(server.url, TOKENS.full);
-      expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: false });
+      expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: mode === "stateful" });
       await callTool(client, "write", { path: `${mode}/res.txt`, content: "resource text\n" });
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toContain(`file:///${mode}/res.txt`);
@@ -158,11 +158,40 @@ for (const mode of ["stateful", "stateless"] as McpMode[]) {
       await expect(other.client.readResource({ uri: `file:///${mode}/res.txt` })).rejects.toThrow(/Resource not found/);
     });
 
-    test("GET is 405: there is no server-initiated stream", async () => {
-      const response = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream" } });
-      expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toContain("POST");
-    });
+    if (mode === "stateless") {
+      test("GET is 405: there is no server-initiated stream", async () => {
+        const response = await fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(TOKENS.full), accept: "text/event-stream" } });
+        expect(response.status).toBe(405);
+        expect(response.headers.get("allow")).toBe("POST");
+      });
+    } else {
+      test("GET needs the session's id, and only its own token gets the stream; one stream per session", async () => {
+        const stream = (token: string, session?: string) =>
+          fetch(`${server.url}/mcp`, { headers: { ...mcpHeaders(token, session), accept: "text/event-stream" } });
+        const bare = await stream(TOKENS.full);
+        expect(bare.status).toBe(400);
+        expect(((await bare.json()) as { error: { message: string } }).error.message).toContain("Mcp-Session-Id");
+        const id = await rawInitialize(server.url, TOKENS.full);
+        // Another token naming the session is refused, as its POSTs are; so is an id never minted.
+        expect((await stream(TOKENS.other, id)).status).toBe(404);
+        expect((await stream(TOKENS.full, crypto.randomUUID())).status).toBe(404);
+        const first = await stream(TOKENS.full, id);
+        expect(first.status).toBe(200);
+        expect(first.headers.get("content-type")).toBe("text/event-stream");
+        // The status arrives with a first comment, before any notification.
+        const reader = first.body!.getReader();
+        expect(new TextDecoder().decode((await reader.read()).value)).toStartWith(":");
+        // A second stream for the same session is a conflict while the first is open.
+        const second = await stream(TOKENS.full, id);
+        expect(second.status).toBe(409);
+        // DELETE ends the session, and with it the open stream.
+        const deleted = await fetch(`${server.url}/mcp`, { method: "DELETE", headers: mcpHeaders(TOKENS.full, id) });
+        expect(deleted.status).toBe(200);
+        let ended = false;
+        for (let i = 0; i < 100 && !ended; i++) ended = (await reader.read()).done;
+        expect(ended).toBe(true);
+      });
+    }
   });
 }
 

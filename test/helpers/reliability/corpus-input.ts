@@ -269,5 +269,6 @@ export const INPUT_CASES: readonly InputCase[] = [
   { name: "MCP: an unknown method", transport: "mcp", args: { jsonrpc: "2.0", id: 1, method: "tools/frobnicate" }, expect: { status: 200, code: "-32601", phrase: /Method not found/ } },
   { name: "MCP: an unknown tool", transport: "mcp", args: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "veiw", arguments: { path: "app.ts" } } }, expect: { status: 200, code: "INVALID_ARGUMENT", phrase: /Unknown tool `veiw`\. Did you mean `view`\?/ } },
   { name: "MCP: arguments of the wrong type", transport: "mcp", args: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "view", arguments: { path: 5 } } }, expect: { status: 200, code: "INVALID_ARGUMENT", phrase: retryCall("view") } },
-  { name: "MCP: GET /mcp", transport: "http", route: "/mcp", method: "GET", expect: { status: 405, code: "-32000", phrase: /Send JSON-RPC requests with POST/ } },
+  { name: "MCP: GET /mcp without a session id", transport: "http", route: "/mcp", method: "GET", headers: { accept: "text/event-stream" }, expect: { status: 400, code: "-32000", phrase: /needs its Mcp-Session-Id header\. Send initialize first/ } },
+  { name: "MCP: PUT /mcp", transport: "http", route: "/mcp", method: "PUT", expect: { status: 405, code: "-32000", phrase: /Send JSON-RPC requests with POST/ } },
 ];
