@@ -13,15 +13,17 @@
  * typographic no-match, no change); batch_edit (applied with a shift note,
  * stale ids corrected by one shift, a mistyped id, a conflict, a duplicated
  * line, a stripped view prefix).
+ * Also: a path ending in "/", the escaped-new_string refusal, and the shell
+ * guard's refusal of `cat` (its message, as the guard words it).
  * Not covered: the absolute-path refusal (it names a local root, /srv/ws),
- * the escaped-new_string refusal (indented block), and bash's refusal (local
- * shell mode).
+ * and the loud-failure example (a rules-layer result over a real bash run).
  */
 import { describe, expect, test } from "bun:test";
 import { resultText, type ToolResult } from "../../src/result.ts";
 import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import { editTool } from "../../src/tools/edit/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { checkShellCommand } from "../../src/tools/shell/guard.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { call, markViewed } from "../helpers/tool-mutation.ts";
@@ -29,8 +31,10 @@ import { view } from "../helpers/tool-view.ts";
 
 const docs = await Bun.file(new URL("../../docs/tools.md", import.meta.url)).text();
 
-/** Every fenced block at the start of a line (indented ones are left out), as its lines. */
-const blocks: string[][] = [...docs.matchAll(/^```\n([\s\S]*?)\n```$/gm)].map((m) => m[1].split("\n"));
+/** Every fenced block, as its lines (a block indented in a list item loses that indent). */
+const blocks: string[][] = [...docs.matchAll(/^( *)```\n([\s\S]*?)\n\1```$/gm)].map((m) =>
+  m[2].split("\n").map((line) => (line.startsWith(m[1]) ? line.slice(m[1].length) : line)),
+);
 
 /** The one docs block whose first line starts with `start` (and that holds a line holding `holding`, when given). */
 function block(start: string, holding = ""): string[] {
@@ -191,6 +195,18 @@ async function routesContext(content = routes): Promise<ToolContext> {
   return ctx;
 }
 
+describe("docs/tools.md: paths and bash", () => {
+  test("a path ending in / names a directory", async () => {
+    const result = await call(writeTool, { path: "newdir/", content: "x\n" }, makeContext());
+    expectDocs(text(result), block("The path `newdir/` ends with"));
+  });
+  test("bash refuses a command that reads project files, with the view calls", () => {
+    const verdict = checkShellCommand("cat src/x.ts");
+    expect(verdict.allowed).toBe(false);
+    if (!verdict.allowed) expectDocs(verdict.message, block("bash refused `cat src/x.ts`"));
+  });
+});
+
 describe("docs/tools.md: edit", () => {
   test("edited, then batch_edit applied on the result", async () => {
     const ctx = await routesContext();
@@ -231,6 +247,17 @@ describe("docs/tools.md: edit", () => {
     const ctx = await routesContext(routesMoved);
     const result = await call(editTool, { path: "src/routes.ts", old_string: "return db.users.get(\u201cid\u201d);", new_string: "x" }, ctx);
     expectDocs(text(result), block("old_string was not found in `src/routes.ts`"));
+  });
+  test("an escaped new_string with an escape inside a quoted literal", async () => {
+    const ctx = await routesContext();
+    await seed(ctx.storage, { "src/table.js": "function row(a, b) {\n\treturn a;\n}\n" });
+    await markViewed(ctx, "src/table.js");
+    const args = {
+      path: "src/table.js",
+      old_string: "function row(a, b) {\\n\\treturn a;",
+      new_string: 'function row(a, b) {\\n\\treturn a + "\\t" + b;',
+    };
+    expectDocs(text(await call(editTool, args, ctx)), block("old_string matched `src/table.js` only after"));
   });
   test("no change", async () => {
     const ctx = await routesContext();
