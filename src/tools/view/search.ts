@@ -10,6 +10,7 @@
  * {@link MAX_SHOWN_MATCHES} matching lines in all, {@link PER_FILE_MATCHES}
  * per file in a directory search, and the output byte limit; what is left
  * out is counted and the footer says how to narrow or continue.
+ * This module collects a {@link SearchModel}; ./search-render.ts prints it.
  *
  * Files are searched one at a time, in walk order, while the next few are
  * read ahead (see ./read-ahead.ts: at most 16 files and 8 MiB in flight).
@@ -35,7 +36,7 @@ import type { ToolContext } from "../types.ts";
 import { MAX_DEPTH } from "./schema.ts";
 import { entryFilter } from "./directory.ts";
 import { invalidArgument, notFound, notTextResult } from "./messages.ts";
-import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
+import { formatSize, plural, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
@@ -43,6 +44,7 @@ import { binaryStart, readForSearch } from "./search-read.ts";
 import { streamMatches } from "./stream-search.ts";
 import { readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
+import { fileHeader, moreNote, renderSearch, type SearchFileGroup, type SearchModel } from "./search-render.ts";
 
 /** Most matching lines one search shows. */
 export const MAX_SHOWN_MATCHES = 200;
@@ -77,8 +79,8 @@ export interface SearchArgs {
 
 /** Running totals and output of one search. */
 interface Tally {
-  /** Rendered groups, one per file shown: its path line, then its rows. */
-  readonly files: string[][];
+  /** One group per file shown. */
+  readonly files: SearchFileGroup[];
   bytes: number;
   readonly budget: number;
   /** Matching lines found (counted), and how many of them were shown. */
@@ -214,7 +216,7 @@ async function searchWhole(run: Run, path: string, notes: readonly string[]): Pr
   const where = ranged
     ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
     : `${shownPath(path)} (${plural(index.count, "line")})`;
-  return ok(render(run, where, [...notes, ...range.notes], [], "file"));
+  return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file")));
 }
 
 /** {@link searchFile} over the file's stream; rare range corners fall back to a whole read. */
@@ -287,7 +289,7 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
     count,
   );
   const where = ranged ? `${shownPath(path)} lines ${range.from}-${range.to} of ${total}` : `${shownPath(path)} (${plural(total, "line")})`;
-  return ok(render(run, where, [...notes, ...range.notes], [], "file"));
+  return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file")));
 }
 
 /** Search every text file the walk reaches, one at a time, until done or a cap stops it. */
@@ -387,7 +389,7 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
   if (stats.unexpanded.length > 3) skipped.push(`${stats.unexpanded.length - 3} more such directories`);
   for (const dir of stats.unreadable.slice(0, 3)) skipped.push(`${dir}/ (unreadable: permission denied)`);
   if (stats.unreadable.length > 3) skipped.push(`${stats.unreadable.length - 3} more unreadable directories`);
-  return ok(render(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory"));
+  return ok(renderSearch(model(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory")));
 }
 
 /** The lines of a file as a search shows them: how many, and the content of line i (0-based). */
@@ -432,11 +434,11 @@ async function showFile(
 
   const maxChars = ctx.limits.maxLineChars;
   const marker = context > 0;
-  const header = `${shownPath(path)} (${plural(matchCount, "matching line")})`;
+  const header = fileHeader(path, matchCount);
   // The blank line before a file's group is counted with it.
   let bytes = utf8Length(header) + (tally.files.length > 0 ? 2 : 1);
   if (tally.bytes + bytes > tally.budget) return;
-  const rows: string[] = [header];
+  const rows: string[] = [];
   let shown = 0;
   let lastRow = -1;
   let next = 0; // index into `matches` of the first match not yet shown
@@ -467,12 +469,12 @@ async function showFile(
     lastRow = to;
   }
   if (shown === 0) return;
+  let more: SearchFileGroup["more"];
   if (next < matchCount) {
-    const note = `[${plural(matchCount - shown, "more matching line")} in this file: ${options.more(matches[next] + 1)}]`;
-    rows.push(note);
-    bytes += utf8Length(note) + 1;
+    more = { left: matchCount - shown, call: options.more(matches[next] + 1) };
+    bytes += utf8Length(moreNote(more.left, more.call)) + 1;
   }
-  tally.files.push(rows);
+  tally.files.push({ path, matchCount, rows, more });
   tally.bytes += bytes;
   tally.shownMatches += shown;
   tally.filesShown++;
@@ -503,61 +505,38 @@ function renderRow(
   return match ? `> ${row}` : `  ${row}`;
 }
 
-/** The whole search result: header, notes, what was skipped, the file groups, and the closing advice. */
-function render(
+/** The search's findings as the model ./search-render.ts prints. */
+function model(
   run: Run,
   where: string,
   notes: readonly string[],
-  skipped: readonly string[],
+  notSearched: readonly string[],
   kind: "file" | "directory",
-): string {
+): SearchModel {
   const { args, searcher, tally, context } = run;
-  const what = `${quoteArg(args.content)} (${searcher.label})`;
-  const atLeast = tally.complete ? "" : "at least ";
-  const searched = kind === "directory" ? `; ${plural(tally.filesSearched, "file")} searched` : "";
-  const out: string[] = [];
-  if (tally.matched === 0) {
-    out.push(`[search ${what} in ${where}: no match${kind === "directory" ? ` in ${plural(tally.filesSearched, "file")} searched` : ""}]`);
-  } else {
-    const inFiles = kind === "directory" ? ` in ${atLeast}${plural(tally.filesMatched, "file")}` : "";
-    const marks = context > 0 ? "; > marks matching lines" : "";
-    out.push(`[search ${what} in ${where}: ${atLeast}${plural(tally.matched, "matching line")}${inFiles}${searched}${marks}]`);
-  }
-  if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
-  if (skipped.length > 0) out.push(`[not searched: ${skipped.join(", ")}]`);
-  const unsearched: string[] = [];
-  if (tally.notText > 0) unsearched.push(`${plural(tally.notText, "binary or non-UTF-8 file")}`);
-  if (tally.tooLarge > 0) unsearched.push(`${plural(tally.tooLarge, "file")} too large to search`);
-  if (tally.unreadable > 0) unsearched.push(`${plural(tally.unreadable, "unreadable file")}`);
-  if (unsearched.length > 0) out.push(`[skipped: ${unsearched.join(", ")}]`);
-
-  // A blank line between files keeps each path visibly the start of its group.
-  tally.files.forEach((rows, i) => {
-    if (i > 0) out.push("");
-    out.push(...rows);
-  });
-
-  if (tally.matched === 0) {
-    const hints: string[] = [];
-    if (args.case_sensitive !== false) hints.push(`"case_sensitive": false`);
-    if (!args.regex && /[.*+?^$|()[\]{}\\]/.test(args.content)) hints.push(`"regex": true if content is a pattern`);
-    if (args.regex) hints.push("a simpler pattern");
-    else hints.push(`a shorter "content"`);
-    if (kind === "directory" && args.pattern !== undefined) hints.push(`a wider "pattern"`);
-    out.push(`[nothing matched. Try ${hints.join(", or ")}]`);
-  } else if (tally.shownMatches < tally.matched) {
-    const left = tally.matched - tally.shownMatches;
-    const leftFiles = tally.filesMatched - tally.filesShown;
-    const where = leftFiles > 0 ? ` (${atLeast}${plural(leftFiles, "more file")} not shown)` : "";
-    const narrow = kind === "directory"
-      ? `a subdirectory as "path", a "pattern" such as "**/*.ts", or a more specific "content"`
-      : `a more specific "content", or "start"/"end" to search part of the file`;
-    out.push(
-      `[showing ${tally.shownMatches} of ${atLeast}${tally.matched} matching lines; ${atLeast}${left} not shown${where}. Narrow it: ${narrow}]`,
-    );
-  }
-  if (tally.stopReason) out.push(`[the search ${tally.stopReason}; counts are lower bounds]`);
-  return out.join("\n");
+  return {
+    kind,
+    content: args.content,
+    regex: args.regex ?? false,
+    caseSensitive: args.case_sensitive !== false,
+    label: searcher.label,
+    context,
+    pattern: args.pattern,
+    where,
+    notes,
+    notSearched,
+    matched: tally.matched,
+    shownMatches: tally.shownMatches,
+    filesMatched: tally.filesMatched,
+    filesShown: tally.filesShown,
+    filesSearched: tally.filesSearched,
+    notText: tally.notText,
+    tooLarge: tally.tooLarge,
+    unreadable: tally.unreadable,
+    complete: tally.complete,
+    stopReason: tally.stopReason,
+    files: tally.files,
+  };
 }
 
 function tooLargeResult(path: string, size: number, limit: number): ToolResult {
