@@ -14,7 +14,9 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$work/ws"
 printf 'hello\n' > "$work/ws/hello.txt"
-npx bun src/cli.ts serve "$work/ws" --no-auth --port 0 --quiet > "$work/banner" 2> "$work/stderr" &
+# Bun itself, not through npx: $! must be the server, or the cleanup kills only npx and leaves the
+# server holding CI's output pipe open (CI then waits on it forever).
+node_modules/.bin/bun src/cli.ts serve "$work/ws" --no-auth --port 0 --quiet > "$work/banner" 2> "$work/stderr" < /dev/null &
 pid=$!
 url=""
 for _ in $(seq 1 600); do
