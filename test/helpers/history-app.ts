@@ -4,6 +4,8 @@
  * an admin and an auditor token: the fixture of the history, revert and
  * inspector tests.
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { jsHasher } from "../../src/hash/js.ts";
 import { createStorageHistory } from "../../src/history/mod.ts";
 import { createApp } from "../../src/http/app.ts";
@@ -49,4 +51,30 @@ export function startHistoryApp() {
     bytes: async (path) => ((await storage.stat(path)) ? (await storage.read(path)).bytes : undefined),
   };
   return { storage, history, url, target, stop: () => server.stop(true) };
+}
+
+/** A `--config` file's text granting the agent, admin and auditor tokens on the directory `root`. */
+export function historyTokensConfig(root: string): string {
+  return JSON.stringify({
+    tokens: [
+      { token: AGENT_TOKEN, scopes: ["read", "write"], label: "agent", workspace: root },
+      { token: ADMIN_TOKEN, scopes: ["admin"], label: "admin", workspace: root },
+      { token: AUDIT_TOKEN, scopes: ["audit"], label: "auditor", workspace: root },
+    ],
+  });
+}
+
+/** The target of a server at `url` serving the directory `root` with {@link historyTokensConfig}'s tokens. */
+export function directoryTarget(url: string, root: string): HistoryTarget {
+  return {
+    url,
+    agentToken: AGENT_TOKEN,
+    adminToken: ADMIN_TOKEN,
+    auditToken: AUDIT_TOKEN,
+    async seed(path, bytes) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), bytes);
+    },
+    bytes: async (path) => (existsSync(join(root, path)) ? new Uint8Array(readFileSync(join(root, path))) : undefined),
+  };
 }
