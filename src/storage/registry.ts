@@ -132,7 +132,10 @@ export const memoryProvider: StorageProvider<"memory"> = {
 /** Refuse a workspace prefix inside some workspace's reserved folder: its tools would read and forge that history. */
 function refuseReservedPrefix(prefix: string): void {
   if (prefix.split("/").includes(RESERVED_SEGMENT)) {
-    throw new CodedError("INVALID_ARGUMENT", `the prefix ${JSON.stringify(prefix)} is inside ${RESERVED_SEGMENT}/, where a workspace keeps its history; choose a prefix outside it`);
+    throw new CodedError(
+      "INVALID_ARGUMENT",
+      `the prefix ${JSON.stringify(prefix)} is inside ${RESERVED_SEGMENT}/, where a workspace keeps its history; choose a prefix outside it`,
+    );
   }
 }
 

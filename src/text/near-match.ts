@@ -93,12 +93,7 @@ export interface CharDifference {
  * aligned where it shares the longest prefix with that line (`column` when
  * given). Undefined when the needle is there in full.
  */
-export function firstCharDifference(
-  lines: readonly string[],
-  start: number,
-  needle: string,
-  column?: number,
-): CharDifference | undefined {
+export function firstCharDifference(lines: readonly string[], start: number, needle: string, column?: number): CharDifference | undefined {
   return charDifferences(lines, start, needle, column, 1)[0];
 }
 
@@ -108,13 +103,7 @@ export function firstCharDifference(
  * straight ones, NBSP for spaces) and at most `limit` of them: the whole fix
  * in one message. Otherwise just the first difference.
  */
-export function charDifferences(
-  lines: readonly string[],
-  start: number,
-  needle: string,
-  column?: number,
-  limit = 5,
-): CharDifference[] {
+export function charDifferences(lines: readonly string[], start: number, needle: string, column?: number, limit = 5): CharDifference[] {
   const first = lines[start] ?? "";
   const head = needle.split("\n", 1)[0];
   const from = column ?? bestAlignment(first, head);

@@ -25,7 +25,13 @@ test.skipIf(!existsSync(deno))(
         server.url,
         TOKEN,
         "batch_edit",
-        { path: "app.ts", operations: [{ operation: "replace", start: id, content: "const port = 8080;" }, { operation: "insert", after: -1, content: "export { port };" }] },
+        {
+          path: "app.ts",
+          operations: [
+            { operation: "replace", start: id, content: "const port = 8080;" },
+            { operation: "insert", after: -1, content: "export { port };" },
+          ],
+        },
         "d",
       );
       expect(edit.body.isError).toBe(false);

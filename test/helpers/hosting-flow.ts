@@ -14,7 +14,7 @@ const decoder = new TextDecoder();
 /** The seed tree: path -> text. */
 export const SEED: Record<string, string> = {
   "README.md": "# demo\n",
-  "src/app.ts": "export const greeting = \"hello\";\nexport const answer = 41;\n",
+  "src/app.ts": 'export const greeting = "hello";\nexport const answer = 41;\n',
   "src/util/math.ts": "export const add = (a: number, b: number) => a + b;\n",
 };
 

@@ -51,7 +51,7 @@ beforeAll(() => {
     adminToken: "admin-token-0123456789",
     auditToken: "audit-token-0123456789",
     seed: async (path, bytes) => void (await storage.write(path, bytes)),
-    bytes: async (path) => (await storage.stat(path)) ? (await storage.read(path)).bytes : undefined,
+    bytes: async (path) => ((await storage.stat(path)) ? (await storage.read(path)).bytes : undefined),
   };
 });
 afterAll(() => server.stop(true));

@@ -12,7 +12,16 @@ import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
 
 const s = (blob: string): FileState => ({ version: `v-${blob}`, blob, size: 1 });
 const entry = (id: string, changes: AuditEntry["changes"]): AuditEntry => ({
-  id, time: "2026-12-01T10:00:00.000Z", principal: "p", session: "s", tool: "edit", paths: changes.map((c) => c.path), code: "OK", changes, bytes: 0, ms: 1,
+  id,
+  time: "2026-12-01T10:00:00.000Z",
+  principal: "p",
+  session: "s",
+  tool: "edit",
+  paths: changes.map((c) => c.path),
+  code: "OK",
+  changes,
+  bytes: 0,
+  ms: 1,
 });
 
 describe("restoreStep (pure)", () => {
@@ -51,7 +60,17 @@ describe("the newest entries", () => {
   test("the last N that match, oldest first, reading from the end", async () => {
     const store = createStorageHistory(createMemoryStorage());
     for (let i = 0; i < 6; i++) {
-      await store.append({ time: new Date(i).toISOString(), principal: "p", session: i % 2 ? "odd" : "even", tool: `t${i}`, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 });
+      await store.append({
+        time: new Date(i).toISOString(),
+        principal: "p",
+        session: i % 2 ? "odd" : "even",
+        tool: `t${i}`,
+        paths: [],
+        code: "OK",
+        changes: [],
+        bytes: 0,
+        ms: 0,
+      });
     }
     expect((await store.query({ newest: true, limit: 2 })).entries.map((e) => e.tool)).toEqual(["t4", "t5"]);
     expect((await store.query({ newest: true, limit: 2, session: "even" })).entries.map((e) => e.tool)).toEqual(["t2", "t4"]);

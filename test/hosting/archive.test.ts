@@ -140,7 +140,13 @@ describe("hostile archives are refused with a report and leave nothing", () => {
   });
 
   test("an import over the workspace's quota is refused with usage, limit and what it would add", async () => {
-    const result = await put("quota", (await tarOf({ "a.txt": "a".repeat(60), "b.txt": "b".repeat(60) })) as BodyInit, "application/gzip", app, "?maxBytes=100");
+    const result = await put(
+      "quota",
+      (await tarOf({ "a.txt": "a".repeat(60), "b.txt": "b".repeat(60) })) as BodyInit,
+      "application/gzip",
+      app,
+      "?maxBytes=100",
+    );
     expect(result.status).toBe(413);
     expect(result.body.error.message).toContain("would add 60 bytes to the 60 bytes in use, over the limit of 100 bytes");
     await expectNothingLeft("quota");

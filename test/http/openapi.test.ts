@@ -34,9 +34,7 @@ describe("openapi.json", () => {
   test("is OpenAPI 3.1 with the REST paths", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toMatchObject({ title: "toolwarden", version: "9.9.9-test" });
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(["/healthz", "/v1/tools", "/v1/tools/view", "/v1/tools/write", "/v1/tools/{name}"]),
-    );
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/healthz", "/v1/tools", "/v1/tools/view", "/v1/tools/write", "/v1/tools/{name}"]));
   });
 
   test("every operation has a unique operationId and responses; every $ref resolves", () => {

@@ -346,7 +346,13 @@ describe("a prebuilt pipeline", () => {
   });
 
   test("createApp refuses both or neither of tools and pipeline", () => {
-    const base = { auth: { mode: "none" as const, workspace: "w" }, storageFor: () => createMemoryStorage(), observations: createMemoryObservationStore(), hasher: jsHasher, version: "1" };
+    const base = {
+      auth: { mode: "none" as const, workspace: "w" },
+      storageFor: () => createMemoryStorage(),
+      observations: createMemoryObservationStore(),
+      hasher: jsHasher,
+      version: "1",
+    };
     expect(() => createApp(base)).toThrow(/exactly one/);
     expect(() => createApp({ ...base, tools: fakeTools(), pipeline: createPipeline(fakeTools()) })).toThrow(/exactly one/);
   });

@@ -29,7 +29,10 @@ async function signIn(token: string): Promise<Response> {
 }
 
 function cookiesOf(response: Response): string {
-  return response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 beforeAll(async () => {
@@ -90,7 +93,11 @@ describe("the inspector's gates", () => {
     const agent = await signIn("agent-token-0123456789");
     expect(agent.headers.getSetCookie()).toEqual([]);
     expect(await agent.text()).toContain("needs a token with scope audit");
-    const foreign = await fetch(`${url}/ui/signin`, { method: "POST", headers: { origin: "http://evil.example" }, body: new URLSearchParams({ token: "admin-token-0123456789" }) });
+    const foreign = await fetch(`${url}/ui/signin`, {
+      method: "POST",
+      headers: { origin: "http://evil.example" },
+      body: new URLSearchParams({ token: "admin-token-0123456789" }),
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.getSetCookie()).toEqual([]);
   });

@@ -1,14 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import {
-  addNotices,
-  allow,
-  blockResult,
-  createPipeline,
-  deny,
-  type PostExecuteListener,
-  type ToolCall,
-} from "../../src/pipeline/mod.ts";
+import { addNotices, allow, blockResult, createPipeline, deny, type PostExecuteListener, type ToolCall } from "../../src/pipeline/mod.ts";
 import { ok, resultText, type Notice, type ToolResult } from "../../src/result.ts";
 import { echo, fakeCtx, fakeTool } from "../helpers/pipeline-fakes.ts";
 
@@ -19,7 +11,13 @@ function counted() {
   const runs = { count: 0 };
   const tool = fakeTool("t", "read", v.object({ x: v.optional(v.string()) }), async () => {
     runs.count++;
-    return { isError: false, content: [{ type: "text", text: "line 1" }, { type: "text", text: "line 2" }] };
+    return {
+      isError: false,
+      content: [
+        { type: "text", text: "line 1" },
+        { type: "text", text: "line 2" },
+      ],
+    };
   });
   return { p: createPipeline([echo, tool]), runs };
 }
@@ -101,7 +99,10 @@ describe("post-execute", () => {
   test("blockResult puts the explanation first and keeps the original output unchanged after it", () => {
     const original: ToolResult = {
       isError: false,
-      content: [{ type: "text", text: "Traceback (most recent call last):\n  ...\n[exit code: 0]" }, { type: "text", text: "tail" }],
+      content: [
+        { type: "text", text: "Traceback (most recent call last):\n  ...\n[exit code: 0]" },
+        { type: "text", text: "tail" },
+      ],
       notices: [notice("kept")],
     };
     const blocked = blockResult(original, "The command printed a traceback but exited 0.");

@@ -37,12 +37,7 @@ describe("stage order", () => {
       return next();
     });
     const result = await p.call("t", { path: "a" }, fakeCtx());
-    expect(trace).toEqual([
-      "validate",
-      'pre {"path":"A","limit":10}',
-      'run {"path":"A","limit":10}',
-      "post out",
-    ]);
+    expect(trace).toEqual(["validate", 'pre {"path":"A","limit":10}', 'run {"path":"A","limit":10}', "post out"]);
     expect(result).toEqual({ isError: false, content: [{ type: "text", text: "out" }] });
   });
 

@@ -95,9 +95,9 @@ describe("normalizeWorkspacePath", () => {
 
   test("agrees with a segment-walk model on dot-heavy paths", () => {
     const segment = fc.constantFrom("a", "b", "..", ".", "", "...", "\u2024\u2024", "\uff0e\uff0e", "%2e%2e", "é");
-    const path = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 12 }), fc.boolean()).map(
-      ([lead, segments, trail]) => `${lead ? "/" : ""}${segments.join("/")}${trail ? "/" : ""}`,
-    );
+    const path = fc
+      .tuple(fc.boolean(), fc.array(segment, { maxLength: 12 }), fc.boolean())
+      .map(([lead, segments, trail]) => `${lead ? "/" : ""}${segments.join("/")}${trail ? "/" : ""}`);
     fc.assert(
       fc.property(path, (input) => {
         const expected = model(input);

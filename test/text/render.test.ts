@@ -20,9 +20,7 @@ describe("renderLine", () => {
   });
 
   test("a long line is cut with a visible marker giving its full length", () => {
-    expect(renderLine(7, 0xab, "x".repeat(123456), 10)).toBe(
-      "7:ab|xxxxxxxxxx… [line truncated: 123456 chars total]",
-    );
+    expect(renderLine(7, 0xab, "x".repeat(123456), 10)).toBe("7:ab|xxxxxxxxxx… [line truncated: 123456 chars total]");
     expect(renderLine(7, 0xab, "x".repeat(10), 10)).toBe("7:ab|xxxxxxxxxx");
     expect(renderLine(7, 0xab, "abc", Number.POSITIVE_INFINITY)).toBe("7:ab|abc");
   });
@@ -58,9 +56,7 @@ describe("renderLines", () => {
     const long = docOf(["short", "y".repeat(50), "z".repeat(51)]);
     const r = renderLines(long, 1, 3, { maxLineChars: 50 });
     expect(r.truncatedLines).toBe(1);
-    expect(r.text.split("\n")[2]).toBe(
-      `3:${formatHash(lineHash("z".repeat(51)))}|${"z".repeat(50)}… [line truncated: 51 chars total]`,
-    );
+    expect(r.text.split("\n")[2]).toBe(`3:${formatHash(lineHash("z".repeat(51)))}|${"z".repeat(50)}… [line truncated: 51 chars total]`);
   });
 
   test("a byte budget stops before the line that would exceed it and says so", () => {
@@ -104,9 +100,7 @@ describe("renderLines", () => {
 
   test("rendered output stays within the budget and lists consecutive lines", () => {
     // Line contents never hold "\n" (it ends a line).
-    const content = fc
-      .oneof(fc.string({ unit: "grapheme", maxLength: 30 }), fc.constantFrom("", "é世🚀"))
-      .map((s) => s.replaceAll("\n", ""));
+    const content = fc.oneof(fc.string({ unit: "grapheme", maxLength: 30 }), fc.constantFrom("", "é世🚀")).map((s) => s.replaceAll("\n", ""));
     fc.assert(
       fc.property(fc.array(content, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 400 }), (lines, budget) => {
         const d = docOf(lines);
@@ -130,10 +124,7 @@ describe("renderLines", () => {
 /** Text built from the pieces that break naive line handling. */
 const trickyText = fc
   .array(
-    fc.oneof(
-      fc.constantFrom("\n", "\r\n", "\r", "\t", "\uFEFF", "é", "世界", "🚀", "abc", "x".repeat(40)),
-      fc.string({ unit: "grapheme", maxLength: 8 }),
-    ),
+    fc.oneof(fc.constantFrom("\n", "\r\n", "\r", "\t", "\uFEFF", "é", "世界", "🚀", "abc", "x".repeat(40)), fc.string({ unit: "grapheme", maxLength: 8 })),
     { maxLength: 40 },
   )
   .map((parts) => parts.join(""));
@@ -197,9 +188,7 @@ describe("renderLines on output larger than its reused 1 MiB buffer", () => {
     expect(renderLines(huge, 1, 3, { maxLineChars: Number.POSITIVE_INFINITY }).text).toBe(
       huge.lines.map((l, i) => renderLine(i + 1, huge.hashes[i], l, Number.POSITIVE_INFINITY)).join("\n"),
     );
-    expect(renderLines(huge, 2, 2, { maxLineChars: 5 }).text).toBe(
-      `2:${formatHash(huge.hashes[1])}|ééééé… [line truncated: 700000 chars total]`,
-    );
+    expect(renderLines(huge, 2, 2, { maxLineChars: 5 }).text).toBe(`2:${formatHash(huge.hashes[1])}|ééééé… [line truncated: 700000 chars total]`);
   });
 });
 

@@ -30,7 +30,10 @@ beforeAll(async () => {
     }),
   );
   // Own process group: `deno task` runs `deno run` as a child, and cleanup must reach both.
-  server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")], { command: [deno, "task", "serve"], detached: true });
+  server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")], {
+    command: [deno, "task", "serve"],
+    detached: true,
+  });
   target = {
     url: server.url,
     agentToken: "agent-token-0123456789",

@@ -58,7 +58,11 @@ describe("parseWorkerConfig", () => {
     ["unknown scope", { TOOLWARDEN_TOKENS: tokens(grant({ scopes: ["root"] })) }, /scopes may only contain read, write, exec, admin, audit/],
     ["unknown field", { TOOLWARDEN_TOKENS: tokens(grant({ tokn: TOKEN })) }, /entry #1 tokn/],
     ["file limit", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_FILE_BYTES: "8MB" }, /TOOLWARDEN_MAX_FILE_BYTES must be a positive integer/],
-    ["path bound", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_PATHS_PER_SESSION: "0" }, /TOOLWARDEN_MAX_PATHS_PER_SESSION must be a positive integer/],
+    [
+      "path bound",
+      { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_PATHS_PER_SESSION: "0" },
+      /TOOLWARDEN_MAX_PATHS_PER_SESSION must be a positive integer/,
+    ],
     ["rules", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_RULES: "{rules" }, /TOOLWARDEN_RULES is not valid JSON/],
   ];
   for (const [label, vars, message] of broken) {

@@ -196,10 +196,16 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     if (existing) {
       await createOptions.archive?.body.cancel().catch(() => undefined);
       if (existing.record.state !== "ready") {
-        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request (if that import died, DELETE the workspace and PUT it again)`);
+        throw new FsError(
+          "FS_ALREADY_EXISTS",
+          `workspace ${workspace} is being created by another request (if that import died, DELETE the workspace and PUT it again)`,
+        );
       }
       if (createOptions.archive) {
-        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`);
+        throw new FsError(
+          "FS_ALREADY_EXISTS",
+          `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`,
+        );
       }
       let record = existing.record;
       if (createOptions.quota) {
@@ -216,7 +222,8 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       version = await writeRecord(workspace, creating, Cond.ifAbsent);
     } catch (error) {
       await createOptions.archive?.body.cancel().catch(() => undefined);
-      if (isFsError(error) && error.code === "FS_ALREADY_EXISTS") throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request`);
+      if (isFsError(error) && error.code === "FS_ALREADY_EXISTS")
+        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request`);
       throw error;
     }
     let imported: ImportReport | undefined;

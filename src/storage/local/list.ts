@@ -29,14 +29,7 @@ function unreadable(path: string, cause: unknown): FsError {
  * Append the entries of the directory held open as `dirFd` (workspace path
  * `dirPath`), and below it to `maxDepth`, to `out`. The caller closes `dirFd`.
  */
-export async function walk(
-  ctx: LocalContext,
-  dirFd: number,
-  dirPath: string,
-  depth: number,
-  maxDepth: number,
-  out: ListEntry[],
-): Promise<void> {
+export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, depth: number, maxDepth: number, out: ListEntry[]): Promise<void> {
   await pace();
   let names: string[];
   try {

@@ -31,10 +31,7 @@ export interface LineIdRef {
 }
 
 /** Where an insert goes: after a line (by id), or at the start / end of the file. */
-export type Anchor =
-  | { readonly kind: "start" }
-  | { readonly kind: "end" }
-  | { readonly kind: "line"; readonly id: LineIdRef };
+export type Anchor = { readonly kind: "start" } | { readonly kind: "end" } | { readonly kind: "line"; readonly id: LineIdRef };
 
 /** A well-formed operation. `index` is its place in `operations`; `label` names it in messages. */
 export type Operation =

@@ -119,14 +119,11 @@ function formatFileView(ctx: ToolContext, path: string, rows: FileRows, extraNot
   const tail: string[] = [];
   if (rendered.truncatedLines > 0) {
     tail.push(
-      `[${plural(rendered.truncatedLines, "line")} longer than ${limits.maxLineChars} characters shown shortened; ` +
-        `ids still cover the whole line]`,
+      `[${plural(rendered.truncatedLines, "line")} longer than ${limits.maxLineChars} characters shown shortened; ` + `ids still cover the whole line]`,
     );
   }
   if (rendered.to < wantedTo) {
-    const why = rendered.complete
-      ? `the ${limits.maxViewLines}-line limit`
-      : `the ${formatSize(limits.maxOutputBytes)} output limit`;
+    const why = rendered.complete ? `the ${limits.maxViewLines}-line limit` : `the ${formatSize(limits.maxOutputBytes)} output limit`;
     const next = viewCall(path, { start: rendered.to + 1, end: wantedTo < total ? wantedTo : undefined });
     tail.push(`[cut at line ${rendered.to} by ${why}; ${plural(wantedTo - rendered.to, "more line")} to show. Continue: ${next}]`);
   }

@@ -14,7 +14,6 @@ import { notFound } from "./messages.ts";
 import { viewFile } from "./file.ts";
 import { search } from "./search.ts";
 
-
 type Mode = "file" | "directory" | "search-file" | "search-directory";
 
 /** Arguments the model set that the mode it reached does not use: said in a note, never silently dropped. */
@@ -56,7 +55,6 @@ async function run(args: ViewArgs, ctx: ToolContext, path: string): Promise<Tool
 }
 
 async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise<ToolResult> {
-
   if (args.content !== undefined) {
     const searchArgs = { ...args, content: args.content };
     if (ctx.storage.readStream) {

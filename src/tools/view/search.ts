@@ -213,9 +213,7 @@ async function searchWhole(run: Run, path: string, notes: readonly string[]): Pr
     cap: MAX_SHOWN_MATCHES,
     more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine, end }),
   });
-  const where = ranged
-    ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
-    : `${shownPath(path)} (${plural(index.count, "line")})`;
+  const where = ranged ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}` : `${shownPath(path)} (${plural(index.count, "line")})`;
   return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file")));
 }
 
@@ -483,14 +481,7 @@ async function showFile(
 }
 
 /** One row: `N:hh|content`, marked when context is on; a long matching line is shown around its match. */
-function renderRow(
-  n: number,
-  content: string,
-  match: boolean,
-  marker: boolean,
-  searcher: Searcher | undefined,
-  maxChars: number,
-): string {
+function renderRow(n: number, content: string, match: boolean, marker: boolean, searcher: Searcher | undefined, maxChars: number): string {
   const h8 = lineHash(content);
   let row: string;
   const col = searcher && content.length > maxChars ? searcher.column(content) : -1;
@@ -506,13 +497,7 @@ function renderRow(
 }
 
 /** The search's findings as the model ./search-render.ts prints. */
-function model(
-  run: Run,
-  where: string,
-  notes: readonly string[],
-  notSearched: readonly string[],
-  kind: "file" | "directory",
-): SearchModel {
+function model(run: Run, where: string, notes: readonly string[], notSearched: readonly string[], kind: "file" | "directory"): SearchModel {
   const { args, searcher, tally, context } = run;
   return {
     kind,

@@ -97,7 +97,10 @@ function swapAll(s: string, swaps: ReadonlyArray<[string, string]>): string {
 }
 
 /** The retry of `step` after the view a refusal asked for. */
-const retrySame = (step: (t: TaskEnv) => Step): FollowUp["then"] => (t) => step(t);
+const retrySame =
+  (step: (t: TaskEnv) => Step): FollowUp["then"] =>
+  (t) =>
+    step(t);
 
 // --- the tasks ------------------------------------------------------------------
 
@@ -189,7 +192,10 @@ function reversedRange(source: string): Task {
 
 /** A segment of a line holding ", " whose whitespace-free form occurs once in the file. */
 function driftSegment(t: TaskEnv, at: number): { row: Row; segment: string } {
-  const flat = t.rows.map((r) => r.text).join("\n").replace(/\s+/g, "");
+  const flat = t.rows
+    .map((r) => r.text)
+    .join("\n")
+    .replace(/\s+/g, "");
   const find = (row: Row): string | undefined => {
     const i = row.text.indexOf(", ");
     if (i < 4) return undefined;
@@ -373,7 +379,12 @@ function unseenEdit(source: string): Task {
     },
     call: (t) => editCall(t.path, r(t).text.trim(), edited(r(t).text.trim())),
     intended: (t) => ({ [t.path]: replaceLine(t.original, r(t).line, edited(r(t).text)) }),
-    followUp: (text, t) => defaultFollowUp(text, t, retrySame((t2) => editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim())))),
+    followUp: (text, t) =>
+      defaultFollowUp(
+        text,
+        t,
+        retrySame((t2) => editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim()))),
+      ),
   };
 }
 
@@ -428,7 +439,8 @@ function editDirectory(source: string): Task {
     source,
     call: (t) => editCall(t.dir, r(t).text.trim(), edited(r(t).text.trim())),
     intended: (t) => ({ [t.path]: replaceLine(t.original, r(t).line, edited(r(t).text)) }),
-    followUp: (text, t) => defaultFollowUp(text, t, (t2, listing) => (listing.text.includes(t2.path) ? editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim())) : undefined)),
+    followUp: (text, t) =>
+      defaultFollowUp(text, t, (t2, listing) => (listing.text.includes(t2.path) ? editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim())) : undefined)),
   };
 }
 
@@ -567,7 +579,8 @@ function trailingSlash(source: string): Task {
     call: (t) => ({ tool: "write", args: { path: `${t.dir}/helpers/`, content: "export {};\n" } }),
     intended: (t) => ({ [`${t.dir}/helpers/index.js`]: "export {};\n" }),
     // The model names the file it meant inside the directory.
-    followUp: (text, t) => (/director/.test(text) ? { first: { tool: "write", args: { path: `${t.dir}/helpers/index.js`, content: "export {};\n" } } } : undefined),
+    followUp: (text, t) =>
+      /director/.test(text) ? { first: { tool: "write", args: { path: `${t.dir}/helpers/index.js`, content: "export {};\n" } } } : undefined,
   };
 }
 

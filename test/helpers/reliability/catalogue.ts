@@ -299,7 +299,13 @@ async function runTask(task: Task, t: TaskEnv): Promise<TaskResult> {
   const follow = task.followUp ? task.followUp(first.text, t) : defaultFollowUp(first.text, t);
   if (!follow) return { task, verdict: "unrecovered", code: first.code, detail: `no next call in:\n${first.text}` };
   const second = await t.agent.call(follow.first);
-  if (second.isError) return { task, verdict: "unrecovered", code: first.code, detail: `next call ${JSON.stringify(follow.first)} failed: ${second.code}\n${second.text}\n--- first text:\n${first.text}` };
+  if (second.isError)
+    return {
+      task,
+      verdict: "unrecovered",
+      code: first.code,
+      detail: `next call ${JSON.stringify(follow.first)} failed: ${second.code}\n${second.text}\n--- first text:\n${first.text}`,
+    };
   if (follow.then) {
     const shown = rowsOf(second.text);
     if (shown.length > 0) t.rows = shown;

@@ -206,9 +206,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
             const line = 1 + Math.floor(Math.random() * OWN_LINES);
             const before = ownModel[c][line - 1];
             const after = `client ${c} line ${line} value ${++edits}`;
-            const outcome = edits % 2 === 0
-              ? await caller.call("edit", { path: own, old_string: before, new_string: after }, session)
-              : await caller.call("batch_edit", { path: own, operations: [{ operation: "replace", start: idOf(line, before), content: after }] }, session);
+            const outcome =
+              edits % 2 === 0
+                ? await caller.call("edit", { path: own, old_string: before, new_string: after }, session)
+                : await caller.call("batch_edit", { path: own, operations: [{ operation: "replace", start: idOf(line, before), content: after }] }, session);
             if (record(kind, outcome)) ownModel[c][line - 1] = after;
             break;
           }
@@ -272,10 +273,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
 export function loadTable(report: LoadReport): string {
   const ms = (n: number) => `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`;
   const mib = (n: number) => `${Math.round(n)} MiB`;
-  const codes = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${v} ${k}`).join(", ") || "none";
+  const codes = (r: Record<string, number>) =>
+    Object.entries(r)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(", ") || "none";
   const rows = [
     ["duration, clients", `${report.seconds.toFixed(0)} s, ${report.clients} clients over HTTP (Bun, local storage)`],
-    ["requests", `${report.requests} (${Math.round(report.requests / report.seconds)}/s): ${Object.entries(report.byKind).map(([k, v]) => `${k} ${v}`).join(", ")}`],
+    [
+      "requests",
+      `${report.requests} (${Math.round(report.requests / report.seconds)}/s): ${Object.entries(report.byKind)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+    ],
     ["5xx responses", String(report.status5xx)],
     ["failed requests", String(report.failedRequests + Object.values(report.unexpectedToolErrors).reduce((a, b) => a + b, 0))],
     ["expected tool errors", codes(report.expectedToolErrors)],
