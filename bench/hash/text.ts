@@ -108,7 +108,7 @@ function makeLine(rand: () => number): string {
 export function sourceLikeText(size: number, seed = 20260501): Uint8Array {
   const rand = prng(seed);
   const encoder = new TextEncoder();
-  const pool = Array.from({ length: 4096 }, () => encoder.encode(makeLine(rand) + "\n"));
+  const pool = Array.from({ length: 4096 }, () => encoder.encode(`${makeLine(rand)}\n`));
   const out = new Uint8Array(size);
   let at = 0;
   while (at < size) {

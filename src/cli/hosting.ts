@@ -15,7 +15,7 @@ import {
 } from "../http/hosting/mod.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
-import { connectS3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
+import { connectS3Bucket, type S3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";
 import { StartupError } from "./errors.ts";
@@ -67,7 +67,7 @@ export async function s3Backend(location: string, env: Readonly<Record<string, s
   const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
   if (!match) throw new StartupError(`--workspaces ${location}: use s3://BUCKET or s3://BUCKET/PREFIX`);
   // One probe of conditional writes for the whole bucket; each workspace's storage is handed out without another.
-  let bucket;
+  let bucket: S3Bucket;
   try {
     bucket = await connectS3Bucket(s3ConfigFromSpec(match[1], match[2], { ...env }));
   } catch (error) {

@@ -9,7 +9,7 @@ import type { Config, ConfigToken } from "../config/mod.ts";
 import type { HttpLimits, Scope } from "../http/mod.ts";
 import type { JwtOptions } from "../http/jwt.ts";
 import type { LoudFailureConfig } from "../rules/mod.ts";
-import { formatStorageSpec, parseStorageSpec } from "../storage/spec.ts";
+import { formatStorageSpec, parseStorageSpec, type StorageSpec } from "../storage/spec.ts";
 import { UsageError, type FlagValues } from "./args.ts";
 import { StartupError } from "./errors.ts";
 import { hostedWorkspace, resolveHosting, resolveJwt, type HostingSettings } from "./hosting-settings.ts";
@@ -105,7 +105,7 @@ export function isLoopbackHost(host: string): boolean {
  * that does not parse (an unknown scheme, a bad prefix).
  */
 export function resolveSpec(text: string, base: string, where: string): string {
-  let spec;
+  let spec: StorageSpec;
   try {
     spec = parseStorageSpec(text);
   } catch (error) {

@@ -137,7 +137,7 @@ function wasmHashLines(x: FnvExports, pieceBytes: number): (bytes: Uint8Array) =
 function selfTestText(): Uint8Array {
   const endings = ["\n", "\r\n", "\r", ""];
   let text = "";
-  for (let i = 0; text.length < 20_000; i++) text += `${"\u00e9".repeat(i % 7)}${i}` + endings[i % 4] + (i % 9 === 0 ? "\n" : "");
+  for (let i = 0; text.length < 20_000; i++) text += `${"\u00e9".repeat(i % 7)}${i}${endings[i % 4]}${i % 9 === 0 ? "\n" : ""}`;
   return new TextEncoder().encode(text);
 }
 

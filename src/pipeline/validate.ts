@@ -128,7 +128,7 @@ export function shortJson(value: unknown, maxChars = MAX_GIVEN_CHARS): string {
   }
   if (text.length <= maxChars) return text;
   // Cut on code points so a surrogate pair is never split.
-  return [...text.slice(0, maxChars)].slice(0, maxChars - 1).join("") + "…";
+  return `${[...text.slice(0, maxChars)].slice(0, maxChars - 1).join("")}…`;
 }
 
 // --- schema introspection -------------------------------------------------

@@ -35,7 +35,7 @@ import { checkJwtKeys, secretBytes, type JwtKey, type JwtOptions } from "../http
 import { SCOPES } from "../scopes.ts";
 import { observationLimitsFromEnv, type ObservationEnv, type ObservationLimits } from "../policy/durable.ts";
 import { s3ConfigFromSpec, type S3Config } from "../storage/s3/config.ts";
-import { parseStorageSpec } from "../storage/spec.ts";
+import { parseStorageSpec, type StorageSpec } from "../storage/spec.ts";
 
 /** The Worker's string vars and secrets. */
 export interface WorkerVars extends ObservationEnv {
@@ -243,7 +243,7 @@ function parseRules(raw: string | undefined): unknown {
 function parseStorage(vars: WorkerVars): WorkerStorage {
   const raw = vars.TOOLWARDEN_STORAGE?.trim();
   if (raw === undefined || raw === "" || raw === "r2" || raw === "r2:") return { kind: "r2" };
-  let spec;
+  let spec: StorageSpec;
   try {
     spec = parseStorageSpec(raw);
   } catch (error) {

@@ -112,7 +112,7 @@ async function halfSentWrite(server: ServeProcess, path: string, content: string
 describe("stopping", () => {
   let dir: ReturnType<typeof tempDir>;
   let server: ServeProcess;
-  const content = Array.from({ length: 60_000 }, (_, i) => `line ${i} of the new content, long enough to matter`).join("\n") + "\n";
+  const content = `${Array.from({ length: 60_000 }, (_, i) => `line ${i} of the new content, long enough to matter`).join("\n")}\n`;
 
   beforeEach(async () => {
     dir = tempDir();

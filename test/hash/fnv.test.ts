@@ -73,7 +73,7 @@ for (const [name, make] of hashers) {
       ["\n\ra", ["", "\ra"]],
       ["x\n\ny", ["x", "", "y"]],
       // fills the JS hasher's first guess of 16 lines exactly before the unterminated last line
-      ["\n".repeat(16) + "x", [...Array(16).fill(""), "x"]],
+      [`${"\n".repeat(16)}x`, [...Array(16).fill(""), "x"]],
     ];
     for (const [text, lines] of cases) {
       test(`splits ${JSON.stringify(text)} into ${JSON.stringify(lines)}`, async () => {

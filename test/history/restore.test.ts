@@ -8,6 +8,7 @@ import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { prefixedStorage } from "../../src/storage/prefixed.ts";
 import { fileTools } from "../../src/tools/mod.ts";
+import type { HistoryVersion } from "../helpers/api-replies.ts";
 import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
 
 const s = (blob: string): FileState => ({ version: `v-${blob}`, blob, size: 1 });
@@ -113,7 +114,7 @@ afterAll(() => server.stop(true));
 
 describe("POST /v1/revert {path, version, expect}", () => {
   const v1 = utf8("one\r\ntwo\r\n");
-  let versions: any[];
+  let versions: HistoryVersion[];
 
   test("puts a file back to an earlier version byte for byte, and is recorded", async () => {
     await target.seed("f.txt", v1);
@@ -121,12 +122,12 @@ describe("POST /v1/revert {path, version, expect}", () => {
     await ok(target, "edit", { path: "f.txt", old_string: "two", new_string: "TWO" }, "s");
     await ok(target, "edit", { path: "f.txt", old_string: "one", new_string: "ONE" }, "s");
     versions = (await api(target, "/v1/history?path=f.txt", target.adminToken)).json.versions;
-    const original = versions.at(-1).before.version;
+    const original = versions.at(-1)!.before.version;
     const current = versions[0].after.version;
     const reply = await api(target, "/v1/revert", target.adminToken, { path: "f.txt", version: original, expect: current });
     expect(reply.json).toMatchObject({ ok: true, reverted: [{ path: "f.txt", action: "restored" }], conflicts: [] });
     expect(await target.bytes("f.txt")).toEqual(v1);
-    const logged = (await api(target, "/v1/audit?changes=1", target.adminToken)).json.entries.at(-1);
+    const logged = (await api(target, "/v1/audit?changes=1", target.adminToken)).json.entries.at(-1)!;
     expect(logged.tool).toBe("revert");
     expect(logged.paths).toEqual(["f.txt"]);
   });

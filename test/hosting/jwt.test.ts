@@ -16,8 +16,8 @@ import { fileTools } from "../../src/tools/mod.ts";
 
 const NOW = 1_900_000_000;
 const clock = () => NOW * 1000;
-const SECRET_A = secretBytes("a".repeat(32) + "-first-key");
-const SECRET_B = secretBytes("b".repeat(32) + "-second-key");
+const SECRET_A = secretBytes(`${"a".repeat(32)}-first-key`);
+const SECRET_B = secretBytes(`${"b".repeat(32)}-second-key`);
 const keyA: SigningKey = { alg: "HS256", kid: "a", secret: SECRET_A };
 const keyB: SigningKey = { alg: "HS256", kid: "b", secret: SECRET_B };
 const base: JwtOptions = {

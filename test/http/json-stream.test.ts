@@ -43,7 +43,7 @@ describe("jsonStream", () => {
       text,
       "",
       "😀".repeat(SLICE),
-      "x".repeat(SLICE - 1) + "😀" + "y".repeat(SLICE),
+      `${"x".repeat(SLICE - 1)}😀${"y".repeat(SLICE)}`,
     ];
     for (const value of values) {
       const expected = new TextEncoder().encode(JSON.stringify(value));

@@ -8,7 +8,7 @@ import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { prefixedStorage } from "../../src/storage/prefixed.ts";
 import { fileTools } from "../../src/tools/mod.ts";
-import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
+import { api, type HistoryTarget, ok } from "../helpers/history-flow.ts";
 
 const storage = createMemoryStorage();
 const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
@@ -177,7 +177,7 @@ describe("the inspector's gates", () => {
     expect(anonymous).toContain("event: signed-out");
     expect(anonymous).not.toContain(SECRET);
 
-    const last = (await api(target, "/v1/audit", target.adminToken)).json.entries.at(-1).id;
+    const last = (await api(target, "/v1/audit", target.adminToken)).json.entries.at(-1)!.id;
     const controller = new AbortController();
     const response = await fetch(`${url}/ui/events?after=${last}`, { headers: { cookie: admin.cookie }, signal: controller.signal });
     expect(response.headers.get("content-type")).toContain("text/event-stream");

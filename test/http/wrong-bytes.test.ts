@@ -284,7 +284,7 @@ describe("pasted view artifacts", () => {
     await put(path, "one\ntwo\nthree\n");
     const view = ok(await agent.call("view", { path }));
     const rows = view.split("\n").filter((l) => /^\d+:[0-9a-f]{2}\|/.test(l));
-    const content = rows.map((r) => r.replace("|two", "|TWO")).join("\n") + "\n";
+    const content = `${rows.map((r) => r.replace("|two", "|TWO")).join("\n")}\n`;
     const text = ok(await agent.call("write", { path, content }));
     expect(text).toContain("the prefixes were removed");
     expect(await disk(path)).toBe("one\nTWO\nthree\n");
@@ -313,7 +313,7 @@ describe("pasted view artifacts", () => {
 describe("whole-file write after a partial view", () => {
   bothTransports("a 3-line view or a search hit does not license replacing 350 lines; ranged views add up", async (agent, tag) => {
     const path = `big-${tag}.ts`;
-    const before = Array.from({ length: 350 }, (_, i) => `line ${i + 1};`).join("\n") + "\n";
+    const before = `${Array.from({ length: 350 }, (_, i) => `line ${i + 1};`).join("\n")}\n`;
     await put(path, before);
     ok(await agent.call("view", { path, start: 1, end: 3 }));
     ok(await agent.call("view", { path: ".", content: "line 200;" }));

@@ -103,7 +103,7 @@ describe("blocking", () => {
   test("an error rule wins over a context rule: blocked, both named, no notice", async () => {
     const h = host();
     installLoudFailure(h.p);
-    const out = "cp: cannot stat 'a.csv': No such file or directory\n" + SAMPLES["python-traceback-with-success"];
+    const out = `cp: cannot stat 'a.csv': No such file or directory\n${SAMPLES["python-traceback-with-success"]}`;
     const result = await h.call("bash", text(out));
     expect(result.code).toBe("RULE_BLOCKED");
     const header = result.content[0].text;
@@ -214,7 +214,10 @@ describe("composition with other listeners", () => {
     const h = host();
     installLoudFailure(h.p);
     let seen: ToolResult | undefined;
-    h.p.onPostExecute((_call, result, next) => ((seen = result), next()));
+    h.p.onPostExecute((_call, result, next) => {
+      seen = result;
+      return next();
+    });
     const result = await h.call("bash", text(SAMPLES["no-such-file-with-success"]));
     expect(seen?.notices?.[0].text).toContain("no-such-file-with-success");
     expect(result.notices).toEqual(seen?.notices);
@@ -240,7 +243,10 @@ describe("composition with other listeners", () => {
     const h = host();
     installLoudFailure(h.p);
     let ran = false;
-    h.p.onPostExecute((_call, _result, next) => ((ran = true), next()));
+    h.p.onPostExecute((_call, _result, next) => {
+      ran = true;
+      return next();
+    });
     expect((await h.call("bash", text(SAMPLES["npm-err-with-success"]))).code).toBe("RULE_BLOCKED");
     expect(ran).toBe(false);
   });

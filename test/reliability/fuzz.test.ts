@@ -254,7 +254,7 @@ test("edit: replacing a unique line's text writes exactly the model's bytes, wha
             for (let at = line.content.indexOf(needle); at !== -1; at = line.content.indexOf(needle, at + needle.length)) k++;
             return sum + k;
           }, 0);
-        const candidates = file.lines.map((l, i) => i).filter((i) => file.lines[i].content.trim() !== "" && count(file.lines[i].content) === 1);
+        const candidates = file.lines.map((_l, i) => i).filter((i) => file.lines[i].content.trim() !== "" && count(file.lines[i].content) === 1);
         fc.pre(candidates.length > 0);
         const i = candidates[pick % candidates.length];
         const { result, after } = await runTool(file, "edit", { old_string: file.lines[i].content, new_string: replacement }, jsHasher);

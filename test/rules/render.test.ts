@@ -104,8 +104,8 @@ describe("excerpts", () => {
   });
 
   test("a match at the very start or end is not padded with a needless ellipsis", () => {
-    expect(excerptAround("bash: x: command not found" + "z".repeat(100), 0, 26, 30)).toBe("bash: x: command not foundzzz…");
-    const text = "z".repeat(100) + "END";
+    expect(excerptAround(`bash: x: command not found${"z".repeat(100)}`, 0, 26, 30)).toBe("bash: x: command not foundzzz…");
+    const text = `${"z".repeat(100)}END`;
     expect(excerptAround(text, 100, 103, 10)).toBe("…zzzzzzEND");
   });
 

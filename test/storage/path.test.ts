@@ -74,17 +74,17 @@ describe("normalizeWorkspacePath", () => {
     ["\ud83d", "lone UTF-16 surrogate"],
     ["x".repeat(256), "segment longer than 255 bytes"],
     ["\u4e16".repeat(86), "segment longer than 255 bytes"], // 258 bytes in 86 characters
-    ["a/".repeat(2048) + "a", "longer than 4096 bytes"],
+    [`${"a/".repeat(2048)}a`, "longer than 4096 bytes"],
   ];
   for (const [input, reason] of refused) {
-    test(`refuses ${JSON.stringify(input.length > 30 ? input.slice(0, 30) + "..." : input)}: ${reason}`, () => {
+    test(`refuses ${JSON.stringify(input.length > 30 ? `${input.slice(0, 30)}...` : input)}: ${reason}`, () => {
       expect(refusal(input)).toContain(reason);
     });
   }
 
   test("size limits are inclusive", () => {
     expect(normalizeWorkspacePath("x".repeat(255))).toBe("x".repeat(255));
-    const longest = ("a".repeat(255) + "/").repeat(16);
+    const longest = `${"a".repeat(255)}/`.repeat(16);
     expect(new TextEncoder().encode(longest).length).toBe(4096);
     expect(normalizeWorkspacePath(longest)).toBe(longest.slice(0, -1));
   });

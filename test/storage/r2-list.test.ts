@@ -155,7 +155,12 @@ describe("createR2Storage", () => {
     const counted = new Proxy(bucket, {
       get: (target, key) => {
         const value = Reflect.get(target, key);
-        return typeof value === "function" ? (...args: unknown[]) => (calls++, value.apply(target, args)) : value;
+        return typeof value === "function"
+          ? (...args: unknown[]) => {
+              calls++;
+              return value.apply(target, args);
+            }
+          : value;
       },
     });
     await createR2Storage(counted, "ws").write("a/b/c.txt", bytes("2"), { kind: "ifVersion", version });

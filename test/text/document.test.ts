@@ -252,7 +252,7 @@ describe("loadDocument", () => {
       backend: "wasm",
       hashLines: (bytes) => {
         const r = makeHasher().hashLines(bytes);
-        return { ...r, ends: r.ends.map((e, i) => (bytes[e] === 0x0d ? e + 1 : e)) };
+        return { ...r, ends: r.ends.map((e, _i) => (bytes[e] === 0x0d ? e + 1 : e)) };
       },
     };
     expect(() => loadDocument(utf8("a\r\nb\n"), crInContent)).toThrow("the text splits into 2");

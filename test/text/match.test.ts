@@ -394,7 +394,9 @@ describe("a large repetitive file", () => {
     const r = applied(applyStringEdit(lines, "count++;", "count += 1;", { replaceAll: true }));
     expect(r.replacements).toBe(3333);
     expect(r.edits.length).toBe(3333);
-    r.lines.forEach((line, i) => expect(line).toBe(i % 3 === 1 ? "    count += 1;" : lines[i]));
+    r.lines.forEach((line, i) => {
+      expect(line).toBe(i % 3 === 1 ? "    count += 1;" : lines[i]);
+    });
   });
 
   test("a unique multi-line match is found among near-duplicates", () => {

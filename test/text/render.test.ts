@@ -109,7 +109,9 @@ describe("renderLines", () => {
         expect(rows.length).toBe(r.to - r.from + 1);
         if (rows.length > 1) expect(new TextEncoder().encode(r.text).length).toBeLessThanOrEqual(budget);
         expect(r.complete).toBe(r.to === d.lines.length);
-        rows.forEach((row, i) => expect(row.startsWith(`${i + 1}:`)).toBe(true));
+        rows.forEach((row, i) => {
+          expect(row.startsWith(`${i + 1}:`)).toBe(true);
+        });
         // The next line would not have fitted: the budget is used, not just respected.
         if (!r.complete) {
           const more = renderLines(d, 1, r.to + 1, { maxLineChars: 12 });

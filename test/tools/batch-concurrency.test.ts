@@ -17,8 +17,8 @@ import { asSession, makeContext, readText, seed } from "../helpers/tool-context.
 import { call, expectOk, idOf, markViewed } from "../helpers/tool-mutation.ts";
 
 const SESSIONS = 16;
-const ORIGINAL = Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} original`).join("\n") + "\n";
-const EXPECTED = Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} edited by s${i + 1}`).join("\n") + "\n";
+const ORIGINAL = `${Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} original`).join("\n")}\n`;
+const EXPECTED = `${Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} edited by s${i + 1}`).join("\n")}\n`;
 
 const dirs: string[] = [];
 afterAll(async () => {

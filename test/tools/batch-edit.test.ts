@@ -64,7 +64,7 @@ describe("batch_edit: applying", () => {
   });
 
   test("ids of lines outside the diff follow the moved-ids note", async () => {
-    const long = Array.from({ length: 30 }, (_, i) => `l${i + 1}`).join("\n") + "\n";
+    const long = `${Array.from({ length: 30 }, (_, i) => `l${i + 1}`).join("\n")}\n`;
     const { ctx } = await viewed({ "a.txt": long });
     const text = expectOk(await batch(ctx, "a.txt", [{ operation: "insert", after: id(2, long), content: "x\ny" }]));
     expect(text).toContain("old lines 5-30 are now lines 7-32 (+2)");
@@ -231,7 +231,7 @@ describe("batch_edit: line endings, BOM, final newline (bytes)", () => {
 
   test("a BOM stays, and a missing final newline stays missing after an append", async () => {
     const bom = [0xef, 0xbb, 0xbf];
-    const out = await edited(new Uint8Array([...bom, ...utf8("a\nb")]), (t) => [{ operation: "insert", after: -1, content: "c\n" }]);
+    const out = await edited(new Uint8Array([...bom, ...utf8("a\nb")]), (_t) => [{ operation: "insert", after: -1, content: "c\n" }]);
     expect(out).toEqual(new Uint8Array([...bom, ...utf8("a\nb\nc")]));
   });
 

@@ -21,7 +21,7 @@ async function viewed(files: Record<string, string>) {
 }
 
 const LINES = Array.from({ length: 12 }, (_, i) => `const v${i + 1} = ${i + 1};`);
-const TEXT = LINES.join("\n") + "\n";
+const TEXT = `${LINES.join("\n")}\n`;
 const id = (n: number, text = TEXT) => idOf(text, n);
 
 /** A line that hashes like `line` but reads differently (a collision of the 8-bit hash). */

@@ -329,7 +329,7 @@ describe("planBatch and the refusal text", () => {
 });
 
 describe("repairBatch", () => {
-  const FILE = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const FILE = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
   const d = doc(FILE);
   const ref = (line: number, hash: number) => ({ line, hash, text: `${line}:${hash.toString(16).padStart(2, "0")}` });
   const stale = (line: number, hash: number) => {

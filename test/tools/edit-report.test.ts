@@ -109,7 +109,7 @@ describe("edit messages", () => {
   });
 
   test("a big best window is shown up to 40 lines with the view call for the rest", () => {
-    const text = lines(100, "row ").join("\n") + "\n";
+    const text = `${lines(100, "row ").join("\n")}\n`;
     const d = doc(text);
     const needle = lines(60, "row ")
       .map((l) => `${l}!`)

@@ -194,7 +194,7 @@ describe("scenario: BOM and a missing final newline survive edits", () => {
 describe("scenario: duplicates in a large repetitive file", () => {
   test("edit refuses with every match's id; batch_edit with one of those ids edits exactly that one", async () => {
     const ctx = makeContext();
-    const blocks = Array.from({ length: 60 }, (_, i) => `case ${i}:\n  handle();\n  break;`).join("\n") + "\n";
+    const blocks = `${Array.from({ length: 60 }, (_, i) => `case ${i}:\n  handle();\n  break;`).join("\n")}\n`;
     await seed(ctx.storage, { "big.js": blocks });
     await view(ctx, "big.js", { start: 1, end: 10 });
     const before = await snapshot(ctx, "big.js");

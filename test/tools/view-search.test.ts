@@ -24,7 +24,7 @@ async function project() {
 
 /** Matching rows of a search output (with or without the context marker). */
 function idRows(text: string): string[] {
-  return text.split("\n").filter((l) => /^(?:> |  )?\d+:[0-9a-f]{2}\|/.test(l));
+  return text.split("\n").filter((l) => /^(?:> | {2})?\d+:[0-9a-f]{2}\|/.test(l));
 }
 
 describe("view search: output format", () => {

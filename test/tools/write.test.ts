@@ -130,7 +130,7 @@ describe("write: overwriting under the observation policy", () => {
 
   test("the diff of a big rewrite is bounded and says what to view", async () => {
     const ctx = makeContext();
-    const old = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const old = `${Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n")}\n`;
     await seed(ctx.storage, { "big.txt": old });
     await markViewed(ctx, "big.txt");
     const text = expectOk(await write(ctx, "big.txt", old.replaceAll("line", "row")));

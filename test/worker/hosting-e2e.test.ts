@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { exportJWK, generateKeyPair } from "jose";
 import { mintToken, secretBytes, type SigningKey } from "../../src/cli/mint.ts";
+import type { WorkspaceInfo } from "../../src/http/hosting/registry.ts";
 import { admin, runHostingFlow, tarOf, tool } from "../helpers/hosting-flow.ts";
 import { buildWorkerBundle, startWorker, type RunningWorker, type WorkerBundle } from "../helpers/worker-e2e.ts";
 
@@ -76,7 +77,7 @@ describe("hosted workspaces on the Worker (Miniflare)", () => {
     const refused = results.filter((r) => r.body.code === "LIMIT_EXCEEDED").length;
     expect(landed).toBe(10);
     expect(refused).toBe(14);
-    const info = (await (await admin(url, adminToken, "GET", `/v1/workspaces/${ws}`)).json()) as any;
+    const info = (await (await admin(url, adminToken, "GET", `/v1/workspaces/${ws}`)).json()) as WorkspaceInfo;
     expect(info.usage).toEqual({ bytes: 1000, files: 10 });
     const stored = Object.keys(await worker.objects(`${ws}/`)).filter((key) => !key.startsWith(`${ws}/.toolwarden/`));
     expect(stored.length).toBe(10);

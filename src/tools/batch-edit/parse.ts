@@ -126,7 +126,7 @@ function targetId(field: "start" | "end", value: string | number, path: string, 
   return { line: id.line, hash: id.hash, text: formatId(id.line, id.hash) };
 }
 
-function anchor(value: string | number, path: string, fail: (m: string) => void): Anchor | undefined {
+function anchor(value: string | number, _path: string, fail: (m: string) => void): Anchor | undefined {
   if (isBareNumber(value)) {
     const n = Number(String(value).trim());
     if (n === 0) return { kind: "start" };

@@ -145,7 +145,9 @@ export function noMatchText(path: string, doc: TextDocument, r: MatchMissing, li
     return `${head} ${why} View the file to find the current text: view {"path": ${p}}, or search it: view {"path": ${p}, "content": "<a distinctive part of old_string>"}.`;
   }
   const out = [head, "Closest places:"];
-  places.forEach((q, i) => out.push(`${i + 1}. ${lineSpan(doc, q.start, q.end, true)} — ${q.summary}`));
+  places.forEach((q, i) => {
+    out.push(`${i + 1}. ${lineSpan(doc, q.start, q.end, true)} — ${q.summary}`);
+  });
 
   const best = places[0];
   const to = Math.min(best.end, best.start + MAX_WINDOW_LINES);

@@ -1,6 +1,6 @@
 import { fail, type ToolResult } from "../../result.ts";
 import { FileTooLargeError } from "../../storage/errors.ts";
-import type { Version } from "../../storage/types.ts";
+import type { ReadResult, Version } from "../../storage/types.ts";
 import { loadDocument, type TextDocument } from "../../text/document.ts";
 import type { ToolContext } from "../types.ts";
 import { shownPath, toolError } from "./remedy.ts";
@@ -24,7 +24,7 @@ function mib(bytes: number): string {
  * lines of a loaded file the session saw).
  */
 export async function loadTextFile(ctx: ToolContext, path: string, options: { observe?: boolean | "failures" } = {}): Promise<LoadedFile> {
-  let read;
+  let read: ReadResult;
   try {
     // One read that refuses an oversized file itself: a stat first would cost local storage a second
     // pass over the file (its versions hash the content).

@@ -11,7 +11,7 @@ import type { Observation } from "../../policy/types.ts";
 import { fail, type ToolResult } from "../../result.ts";
 import { isFsError } from "../../storage/errors.ts";
 import { parentPath } from "../../storage/path.ts";
-import { Cond, type Version } from "../../storage/types.ts";
+import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { loadTextFile } from "./load.ts";
 import { observed, observeEdited } from "./observe.ts";
@@ -126,7 +126,7 @@ export async function mutateFile(
 
 /** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */
 async function gateUnseen(ctx: ToolContext, path: string, observation: Observation | undefined, tool: string): Promise<ToolResult | undefined> {
-  let stat;
+  let stat: StatResult | null;
   try {
     stat = await ctx.storage.stat(path);
   } catch (error) {
@@ -171,7 +171,7 @@ export function editRefusalText(path: string, decision: Extract<EditDecision, { 
         remedyFor("FS_NOT_OBSERVED", path)
       );
     case "created":
-      return `${p} did not exist when you last looked, and it has been created since; you have not seen its content` + remedyFor("FS_NOT_OBSERVED", path);
+      return `${p} did not exist when you last looked, and it has been created since; you have not seen its content${remedyFor("FS_NOT_OBSERVED", path)}`;
     case "deleted":
       return (
         `${p} no longer exists: it was deleted after you viewed it. Nothing was changed. ` +

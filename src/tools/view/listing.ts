@@ -63,7 +63,7 @@ export function renderListing(listing: Listing, notes: readonly string[], budget
   if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
   out.push(...rows);
   if (listing.uncounted > 0) {
-    out.push(`[line counts left out for ${plural(listing.uncounted, "file")} over ${formatSize(LINE_COUNT_MAX_BYTES)} ` + `or past the reading budget]`);
+    out.push(`[line counts left out for ${plural(listing.uncounted, "file")} over ${formatSize(LINE_COUNT_MAX_BYTES)} or past the reading budget]`);
   }
   const atLeast = listing.complete ? "" : "at least ";
   if (rows.length < listing.matched) {

@@ -27,7 +27,7 @@
 
 import { formatHash, lineHash } from "../../hash/fnv.ts";
 import { fail, ok, type ToolResult } from "../../result.ts";
-import type { ReadStreamResult } from "../../storage/types.ts";
+import type { ReadResult, ReadStreamResult } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
 import { renderLine, utf8Length } from "../../text/render.ts";
 import { observeLinesSeen } from "../support/observe.ts";
@@ -174,7 +174,6 @@ export async function search(
  * that counts the lines.
  */
 async function searchFile(run: Run, path: string, notes: readonly string[], opened?: ReadStreamResult): Promise<ToolResult> {
-  const { ctx, args, searcher, tally } = run;
   if (opened !== undefined) {
     if (opened.size > run.sizeLimit) {
       await opened.stream.cancel().catch(() => {});
@@ -188,7 +187,7 @@ async function searchFile(run: Run, path: string, notes: readonly string[], open
 /** {@link searchFile} of a file read whole. */
 async function searchWhole(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
-  let read;
+  let read: ReadResult;
   try {
     const stat = await ctx.storage.stat(path);
     if (stat === null) return notFound(ctx, path);

@@ -109,7 +109,7 @@ class LiveRows {
     });
     if (r.to >= this.next) {
       // Concatenation, not join: runtimes keep the pieces as a rope instead of copying megabytes.
-      this.text = first ? r.text : this.text + "\n" + r.text;
+      this.text = first ? r.text : `${this.text}\n${r.text}`;
       this.bytes += first ? r.bytes : r.bytes + 1;
       this.truncated += r.truncatedLines;
       this.next = r.to + 1;

@@ -251,7 +251,7 @@ function alreadyExists(path: string, decision: WriteDecision): ToolResult {
       : " (another writer created it while this write was on its way)";
   return fail(
     "FS_ALREADY_EXISTS",
-    `\`${shownPath(path)}\` already exists${when}; nothing was written and that file is intact.` + remedyFor("FS_ALREADY_EXISTS", path),
+    `\`${shownPath(path)}\` already exists${when}; nothing was written and that file is intact.${remedyFor("FS_ALREADY_EXISTS", path)}`,
   );
 }
 

@@ -71,11 +71,11 @@ function seed(dir: string, clients: number): void {
     const lines = Array.from({ length: SOURCE_LINES }, (_, i) =>
       i % 25 === 0 ? `export function handler${f}_${i}(input: string): string {` : `  const value${i} = compute(${f}, ${i}); // TODO check ${i % 7}`,
     );
-    writeFileSync(join(sub, `file${f}.ts`), lines.join("\n") + "\n");
+    writeFileSync(join(sub, `file${f}.ts`), `${lines.join("\n")}\n`);
   }
   mkdirSync(join(dir, "work"), { recursive: true });
-  for (let c = 0; c < clients; c++) writeFileSync(join(dir, "work", `client${c}.txt`), ownLines(c).join("\n") + "\n");
-  writeFileSync(join(dir, "shared.txt"), Array.from({ length: clients }, (_, c) => sharedLine(c, 0)).join("\n") + "\n");
+  for (let c = 0; c < clients; c++) writeFileSync(join(dir, "work", `client${c}.txt`), `${ownLines(c).join("\n")}\n`);
+  writeFileSync(join(dir, "shared.txt"), `${Array.from({ length: clients }, (_, c) => sharedLine(c, 0)).join("\n")}\n`);
 }
 
 const OWN_LINES = 40;
@@ -238,9 +238,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
 
     const inconsistent: string[] = [];
     for (let c = 0; c < options.clients; c++) {
-      if (readFileSync(join(dir.path, "work", `client${c}.txt`), "utf8") !== ownModel[c].join("\n") + "\n") inconsistent.push(`work/client${c}.txt`);
+      if (readFileSync(join(dir.path, "work", `client${c}.txt`), "utf8") !== `${ownModel[c].join("\n")}\n`) inconsistent.push(`work/client${c}.txt`);
     }
-    const shared = Array.from({ length: options.clients }, (_, c) => sharedLine(c, sharedModel[c])).join("\n") + "\n";
+    const shared = `${Array.from({ length: options.clients }, (_, c) => sharedLine(c, sharedModel[c])).join("\n")}\n`;
     if (readFileSync(join(dir.path, "shared.txt"), "utf8") !== shared) inconsistent.push("shared.txt");
 
     return {

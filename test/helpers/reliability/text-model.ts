@@ -98,7 +98,9 @@ export function applyModel(file: ModelFile, ops: readonly ModelOp[]): { bom: boo
     if (b === old.length) break;
     const range = rangeAt.get(b);
     if (range) {
-      range.lines.forEach((content, k) => out.push({ content, eol: b + k < range.to ? old[b + k].eol : dominant }));
+      range.lines.forEach((content, k) => {
+        out.push({ content, eol: b + k < range.to ? old[b + k].eol : dominant });
+      });
       b = range.to;
     } else {
       out.push({ ...old[b], kept: b });
