@@ -112,6 +112,12 @@ export function localVersion(bytes: Uint8Array): Version | Promise<Version> {
   return createHash("sha256").update(bytes).digest("hex").slice(0, 32);
 }
 
+/** Byte-for-byte equality (a native memcmp). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+}
+
 /** Longest stretch of back-to-back blocking calls (ms) before other work gets a turn. */
 const MAX_BLOCKING_MS = 4;
 /** A pause this long between calls means the event loop already had its turn (or was idle). */

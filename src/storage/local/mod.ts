@@ -63,7 +63,7 @@ import type {
   WriteCondition,
   WriteResult,
 } from "../types.ts";
-import { localVersion, pace, SYNC_IO_BYTES } from "./io.ts";
+import { localVersion, pace, sameBytes, SYNC_IO_BYTES } from "./io.ts";
 import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
@@ -81,6 +81,17 @@ export interface LocalStorageOptions {
    * Default true.
    */
   readonly fsync?: boolean;
+}
+
+/**
+ * Whether `current` (the file's bytes, read under the lock) are the
+ * condition's version. The bytes the caller read as that version, when it
+ * passed them, are compared first (a memcmp instead of a SHA-256 of the
+ * file): equal bytes are that version. Otherwise the bytes are hashed.
+ */
+async function isVersion(current: Uint8Array, condition: { readonly version: Version; readonly bytes?: Uint8Array }): Promise<boolean> {
+  if (condition.bytes !== undefined && sameBytes(current, condition.bytes)) return true;
+  return (await localVersion(current)) === condition.version;
 }
 
 function stale(path: string): FsError {
@@ -167,7 +178,10 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       checkPath(path);
       await pace();
-      const version = await localVersion(bytes);
+      // The new bytes are hashed while the lock, the re-read and the write go on (digest runs off the
+      // JS thread for large content); the version is awaited only for the result.
+      const version = Promise.resolve(localVersion(bytes));
+      version.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
       return withTargetLock(path, async (resolved) => {
         const existing = resolved.stats;
         if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
@@ -184,12 +198,12 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
             if (!existing) throw stale(path);
             const current = await readFile(ctx, path, Number.POSITIVE_INFINITY, true);
             replaced = current.fd;
-            if ((await localVersion(current.bytes)) !== condition.version) throw stale(path);
+            if (!(await isVersion(current.bytes, condition))) throw stale(path);
           }
           const hold = condition.kind !== "ifVersion" && existing !== null;
-          const result = await replaceTarget(ctx, path, bytes, condition, resolved, version, hold);
+          const result = await replaceTarget(ctx, path, bytes, condition, resolved, hold);
           replaced ??= result.held;
-          return { version: result.version, created: result.created };
+          return { version: await version, created: result.created };
         } finally {
           if (replaced !== undefined) closeLater(replaced);
         }

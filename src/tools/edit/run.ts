@@ -110,7 +110,7 @@ type EditArgs = { old_string: string; new_string: string; replace_all: boolean; 
  * their view, anything else is refused.
  */
 function pastedInNewString(path: string, doc: TextDocument, args: EditArgs): PasteVerdict {
-  const target = { path: shownPath(path), fileLines: doc.lines };
+  const target = { path: shownPath(path), fileLines: () => doc.lines };
   const first = checkPasted(args.new_string, target);
   if (first.kind !== "refuse") return first;
   const trial = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, first.cleaned, { replaceAll: args.replace_all });

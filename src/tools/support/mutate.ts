@@ -113,7 +113,7 @@ export async function mutateFile(
     // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
     if (ctx.signal?.aborted) return cancelled(path);
     try {
-      const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
+      const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version, loaded.bytes));
       if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation);
       return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
     } catch (error) {
