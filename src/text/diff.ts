@@ -113,6 +113,32 @@ export function diffFromEdits(
   return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
 }
 
+/**
+ * Hunks of a diff of a window of the files (lines from `offset` on, in both)
+ * renumbered as lines of the whole files.
+ */
+export function offsetHunks(hunks: readonly DiffHunk[], offset: number): DiffHunk[] {
+  if (offset === 0) return hunks.slice();
+  return hunks.map((h) => ({
+    oldStart: h.oldStart + offset,
+    oldCount: h.oldCount,
+    newStart: h.newStart + offset,
+    newCount: h.newCount,
+    lines: h.lines.map((l): DiffLine => {
+      switch (l.kind) {
+        case "context":
+          return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + offset };
+        case "removed":
+          return { ...l, oldLine: l.oldLine + offset };
+        case "added":
+          return { ...l, newLine: l.newLine + offset };
+        case "elided":
+          return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + offset };
+      }
+    }),
+  }));
+}
+
 /** Options of {@link renderDiff}. */
 export interface RenderDiffOptions {
   /** Most output lines (hunk headers included) before the rest is left out with a note (default 200). */

@@ -99,7 +99,8 @@ export async function mutateFile(
   while (true) {
     attempt++;
     if (ctx.signal?.aborted) return cancelled(path);
-    const loaded = await loadTextFile(ctx, path);
+    // Ids are hashed only if the plan uses them: a windowed edit of a large file does not.
+    const loaded = await loadTextFile(ctx, path, { lazyColumns: true });
     if (!loaded.ok) {
       if (loaded.result.code !== "FS_NOT_FOUND") return loaded.result;
       const gone = decideEdit(observation, { kind: "absent" });
