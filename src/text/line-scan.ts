@@ -12,35 +12,14 @@ import type { EolStyle } from "./eol.ts";
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** Bit 7 of each byte of `x` that is zero (exact, no false positives). */
-function zeroBytes(x: number): number {
-  return ~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f);
-}
-
-/** How many of the (at most 4) flag bits of `zeroBytes` are set. */
-function flags(t: number): number {
-  return Math.imul((t >>> 7) & 0x01010101, 0x01010101) >>> 24;
-}
-
 /**
- * The "\n" bytes in `bytes[from, to)`. Four bytes at a time through a word
- * view of the aligned middle (an `indexOf` per line cost ~40 ns a call,
- * 4 ms for 100k lines).
+ * The "\n" bytes in `bytes[from, to)`. The native `indexOf` (a memchr) per
+ * line beat a word-at-a-time JS loop on Bun by 5x (2 ms vs 10 ms for
+ * 100k lines: JSC runs that loop's arithmetic in doubles).
  */
 export function countNewlines(bytes: Uint8Array, from = 0, to = bytes.length): number {
   let count = 0;
-  let i = from;
-  while (i < to && ((bytes.byteOffset + i) & 3) !== 0) if (bytes[i++] === LF) count++;
-  const wordCount = (to - i) >>> 2;
-  if (wordCount > 0) {
-    const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, wordCount);
-    for (let w = 0; w < wordCount; w++) {
-      const t = zeroBytes(words[w] ^ 0x0a0a0a0a);
-      if (t !== 0) count += flags(t);
-    }
-    i += wordCount * 4;
-  }
-  while (i < to) if (bytes[i++] === LF) count++;
+  for (let i = bytes.indexOf(LF, from); i !== -1 && i < to; i = bytes.indexOf(LF, i + 1)) count++;
   return count;
 }
 
@@ -58,26 +37,9 @@ export function countLines(bytes: Uint8Array): number {
 export function lineStart(bytes: Uint8Array, line: number): number {
   if (line <= 0) return 0;
   let left = line; // newlines still to pass
-  let i = 0;
-  const n = bytes.length;
-  while (i < n && ((bytes.byteOffset + i) & 3) !== 0) {
-    if (bytes[i++] === LF && --left === 0) return i;
-  }
-  const wordCount = (n - i) >>> 2;
-  if (wordCount > 0) {
-    const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, wordCount);
-    let w = 0;
-    for (; w < wordCount; w++) {
-      const t = zeroBytes(words[w] ^ 0x0a0a0a0a);
-      if (t === 0) continue;
-      const c = flags(t);
-      if (c >= left) break;
-      left -= c;
-    }
-    i += w * 4;
-  }
-  for (; i < n; i++) if (bytes[i] === LF && --left === 0) return i + 1;
+  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, i + 1)) if (--left === 0) return i + 1;
   // Past the last newline: `line` is the line count when the last line is unterminated and one newline was missing.
+  const n = bytes.length;
   return left === 1 && n > 0 && bytes[n - 1] !== LF ? n : -1;
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { fail, type ToolResult } from "../../result.ts";
-import { documentFromLines } from "../../text/document.ts";
+import { encodeDocument } from "../../text/document.ts";
 import type { spliceLineEdits } from "../../text/line-edits.ts";
 import { capOutput, changedSinceViewNote, changeResult, reportChange } from "../support/change-report.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
@@ -68,10 +68,9 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     };
   }
   const { out } = planned;
-  const next = documentFromLines(doc.bom, out, ctx.hasher);
   return {
     kind: "write",
-    bytes: next.bytes,
+    bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
     done: (landed) => success(ctx, path, doc.lines, out, ops, landed, checked.notes),
   };
 }
