@@ -27,6 +27,7 @@ const SECTIONS: Record<string, string> = {
   throughput: "bench/http.ts",
   reference: "bench/vs-reference.ts",
   memory: "bench/memory.ts",
+  bigedit: "bench/edit-big.ts",
   search: "bench/search.ts",
 };
 const HASH_ENTRY = "bench/hash/run.ts";

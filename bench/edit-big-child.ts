@@ -1,0 +1,43 @@
+/**
+ * `edit` and `batch_edit` of one large file in a fresh process (for
+ * bench/edit-big.ts): times each call and reports the peak resident memory.
+ *
+ *   bun bench/edit-big-child.ts CODE_ROOT DIR FILE_JSON ROUNDS
+ *
+ * CODE_ROOT is the checkout whose tools run (this one, or another commit's
+ * for a before/after in one run). Prints one JSON line.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EditFile } from "./lib/workloads.ts";
+
+function peakRssMB(): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+  return kb ? Number(kb) / 1024 : process.resourceUsage().maxRSS / 1024;
+}
+
+const [codeRoot, dir, fileJson, roundsArg] = process.argv.slice(2);
+const file = JSON.parse(fileJson) as EditFile;
+const rounds = Number(roundsArg);
+const { inProcess, expectOk } = await import(join(codeRoot, "bench/lib/inproc.ts"));
+const { editCalls, batchEditCalls } = await import(join(codeRoot, "bench/lib/workloads.ts"));
+const tools = await inProcess(dir);
+const call = (tool: string, args: Record<string, unknown>) => tools.call(tool, args);
+const baselineMB = peakRssMB();
+expectOk(await call("view", { path: file.path, start: 1, end: 1 }), "view");
+const edit = editCalls(file, call);
+const batch = batchEditCalls(file, call);
+const editMs: number[] = [];
+const batchMs: number[] = [];
+// The first call of each compiles the path: untimed, as a server has long done it.
+await edit();
+await batch();
+for (let i = 0; i < rounds; i++) {
+  let t = performance.now();
+  await edit();
+  editMs.push(performance.now() - t);
+  t = performance.now();
+  await batch();
+  batchMs.push(performance.now() - t);
+}
+console.log(JSON.stringify({ editMs, batchMs, baselineMB, peakMB: peakRssMB() }));
