@@ -114,26 +114,27 @@ export function diffFromEdits(
 }
 
 /**
- * Hunks of a diff of a window of the files (lines from `offset` on, in both)
- * renumbered as lines of the whole files.
+ * Hunks of a diff of a window of the files (old lines from `offset` on, new
+ * lines from `newOffset`, by default the same) renumbered as lines of the
+ * whole files.
  */
-export function offsetHunks(hunks: readonly DiffHunk[], offset: number): DiffHunk[] {
-  if (offset === 0) return hunks.slice();
+export function offsetHunks(hunks: readonly DiffHunk[], offset: number, newOffset = offset): DiffHunk[] {
+  if (offset === 0 && newOffset === 0) return hunks.slice();
   return hunks.map((h) => ({
     oldStart: h.oldStart + offset,
     oldCount: h.oldCount,
-    newStart: h.newStart + offset,
+    newStart: h.newStart + newOffset,
     newCount: h.newCount,
     lines: h.lines.map((l): DiffLine => {
       switch (l.kind) {
         case "context":
-          return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + offset };
+          return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + newOffset };
         case "removed":
           return { ...l, oldLine: l.oldLine + offset };
         case "added":
-          return { ...l, newLine: l.newLine + offset };
+          return { ...l, newLine: l.newLine + newOffset };
         case "elided":
-          return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + offset };
+          return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + newOffset };
       }
     }),
   }));

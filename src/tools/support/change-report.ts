@@ -44,9 +44,14 @@ export function reportChange(
 ): ChangeReport {
   const local = edits ? diffFromEdits(oldLines, newLines, edits) : diffLines(oldLines, newLines);
   const hunks = window ? offsetHunks(local, window.offset) : local;
+  return reportHunks(hunks, window ? window.oldLineCount : oldLines.length, limits);
+}
+
+/** {@link reportChange} of hunks already made (numbered in the whole files). */
+export function reportHunks(hunks: readonly DiffHunk[], oldLineCount: number, limits: ToolLimits): ChangeReport {
   return {
     diff: renderDiff(hunks, { maxLines: MAX_DIFF_LINES, maxLineChars: limits.maxLineChars }),
-    shifts: shiftNote(hunks, window ? window.oldLineCount : oldLines.length),
+    shifts: shiftNote(hunks, oldLineCount),
     changes: changedRuns(hunks, MAX_DIFF_LINES),
   };
 }
