@@ -2,8 +2,9 @@
  * `edit` and `batch_edit` of one large file in a fresh process (for
  * bench/edit-big.ts): times each call and reports the peak resident memory.
  *
- *   bun bench/edit-big-child.ts CODE_ROOT DIR FILE_JSON ROUNDS
+ *   bun bench/edit-big-child.ts CODE_ROOT DIR FILE_JSON ROUNDS [edit|batch]
  *
+ * With `edit` or `batch`, one call of that tool only (for its memory).
  * CODE_ROOT is the checkout whose tools run (this one, or another commit's
  * for a before/after in one run). Prints one JSON line.
  */
@@ -16,7 +17,7 @@ function peakRssMB(): number {
   return kb ? Number(kb) / 1024 : process.resourceUsage().maxRSS / 1024;
 }
 
-const [codeRoot, dir, fileJson, roundsArg] = process.argv.slice(2);
+const [codeRoot, dir, fileJson, roundsArg, only] = process.argv.slice(2);
 const file = JSON.parse(fileJson) as EditFile;
 const rounds = Number(roundsArg);
 const { inProcess, expectOk } = await import(join(codeRoot, "bench/lib/inproc.ts"));
@@ -27,6 +28,14 @@ const baselineMB = peakRssMB();
 expectOk(await call("view", { path: file.path, start: 1, end: 1 }), "view");
 const edit = editCalls(file, call);
 const batch = batchEditCalls(file, call);
+if (only === "edit" || only === "batch") {
+  // One call in a fresh process: the memory of that edit alone (peak over the process's own).
+  const t = performance.now();
+  await (only === "edit" ? edit() : batch());
+  const ms = performance.now() - t;
+  console.log(JSON.stringify({ editMs: only === "edit" ? [ms] : [], batchMs: only === "batch" ? [ms] : [], baselineMB, peakMB: peakRssMB() }));
+  process.exit(0);
+}
 const editMs: number[] = [];
 const batchMs: number[] = [];
 // The first call of each compiles the path: untimed, as a server has long done it.

@@ -70,8 +70,26 @@ export function eolStyleOfBytes(bytes: Uint8Array): EolStyle {
   return { eol: crlf > lf ? "\r\n" : "\n", finalNewline };
 }
 
-/** The offset of the first occurrence of `needle` in `hay` at or after `from`, or -1 (an empty needle is at `from`). */
+/** The native substring search of Node's Buffer, where the runtime has one as a global (Bun, Node, Deno 2). */
+type NativeSearch = { from(buffer: ArrayBufferLike, byteOffset: number, length: number): { indexOf(value: Uint8Array, from: number): number } };
+const NativeBuffer = (globalThis as { Buffer?: NativeSearch }).Buffer;
+
+/**
+ * The offset of the first occurrence of `needle` in `hay` at or after
+ * `from`, or -1 (an empty needle is at `from`). Native where the runtime
+ * has it: on Bun the JS loop below took 8-18 ms for a 5 MB file while its
+ * code was still cold (every candidate of a common anchor byte checked in
+ * the interpreter), the native search 0.2-0.6 ms.
+ */
 export function indexOfBytes(hay: Uint8Array, needle: BytesNeedle, from = 0): number {
+  if (NativeBuffer !== undefined && needle.bytes.length > 0 && from <= hay.length) {
+    return NativeBuffer.from(hay.buffer, hay.byteOffset, hay.length).indexOf(needle.bytes, from);
+  }
+  return indexOfBytesJs(hay, needle, from);
+}
+
+/** {@link indexOfBytes} in plain JS (the Workers runtime has no global Buffer). */
+export function indexOfBytesJs(hay: Uint8Array, needle: BytesNeedle, from = 0): number {
   const n = needle.bytes;
   const m = n.length;
   if (m === 0) return from <= hay.length ? from : -1;

@@ -277,6 +277,21 @@ describe("local: files on disk", () => {
     expect(written.version).toBe((await storage.read("cas.txt")).version);
   });
 
+  test("ifVersion with the read bytes of a large file refuses one byte changed in place by another process", async () => {
+    const file = join(root, "big.txt");
+    const content = new Uint8Array(3 * 1024 * 1024 + 7).fill(0x61);
+    await fs.writeFile(file, content);
+    const read = await storage.read("big.txt");
+    const handle = await fs.open(file, "r+");
+    await handle.write("b", 2 * 1024 * 1024 + 3); // past the first compared slice
+    await handle.close();
+    expect(await codeOf(storage.write("big.txt", text("new\n"), Cond.ifVersion(read.version, read.bytes)))).toBe("FS_STALE_VERSION");
+    expect((await fs.readFile(file)).length).toBe(content.length);
+    await fs.writeFile(file, content);
+    await storage.write("big.txt", text("new\n"), Cond.ifVersion(read.version, read.bytes));
+    expect(await fs.readFile(file, "utf8")).toBe("new\n");
+  });
+
   test("ifVersion with bytes that are not the current content still lands when the version matches", async () => {
     const { version } = await storage.write("cas2.txt", text("one\n"));
     // The bytes are only a shortcut: the version decides when they differ.

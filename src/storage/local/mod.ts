@@ -63,10 +63,10 @@ import type {
   WriteCondition,
   WriteResult,
 } from "../types.ts";
-import { localVersion, pace, sameBytes, SYNC_IO_BYTES } from "./io.ts";
+import { localVersion, pace, SYNC_IO_BYTES } from "./io.ts";
 import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
-import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
+import { ATTEMPTS, closeLater, fileEquals, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
@@ -81,17 +81,6 @@ export interface LocalStorageOptions {
    * Default true.
    */
   readonly fsync?: boolean;
-}
-
-/**
- * Whether `current` (the file's bytes, read under the lock) are the
- * condition's version. The bytes the caller read as that version, when it
- * passed them, are compared first (a memcmp instead of a SHA-256 of the
- * file): equal bytes are that version. Otherwise the bytes are hashed.
- */
-async function isVersion(current: Uint8Array, condition: { readonly version: Version; readonly bytes?: Uint8Array }): Promise<boolean> {
-  if (condition.bytes !== undefined && sameBytes(current, condition.bytes)) return true;
-  return (await localVersion(current)) === condition.version;
 }
 
 function stale(path: string): FsError {
@@ -114,6 +103,31 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
    * aliases through inside symlinks share one lock), with a resolution made
    * under the lock.
    */
+  /**
+   * Whether the file at `path` (re-read under its lock) is the condition's
+   * version. With the bytes the caller read as that version, the file is
+   * compared with them in slices (no SHA-256, no second copy): equal bytes
+   * are that version. Otherwise, or when they differ, it is read and hashed.
+   * `hold` gets the descriptor of the file read, for the caller to close.
+   */
+  async function holdsVersion(
+    path: string,
+    condition: { readonly version: Version; readonly bytes?: Uint8Array },
+    hold: (fd: number) => void,
+  ): Promise<boolean> {
+    if (condition.bytes !== undefined) {
+      const compared = await fileEquals(ctx, path, condition.bytes);
+      if (compared.equal) {
+        hold(compared.fd);
+        return true;
+      }
+      closeLater(compared.fd);
+    }
+    const current = await readFile(ctx, path, Number.POSITIVE_INFINITY, true);
+    hold(current.fd!);
+    return (await localVersion(current.bytes)) === condition.version;
+  }
+
   async function withTargetLock<T>(path: string, fn: (resolved: Resolved) => Promise<T>): Promise<T> {
     const keyOf = (r: Resolved) => (r.stats ? r.real : r.entry);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -196,9 +210,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         try {
           if (condition.kind === "ifVersion") {
             if (!existing) throw stale(path);
-            const current = await readFile(ctx, path, Number.POSITIVE_INFINITY, true);
-            replaced = current.fd;
-            if (!(await isVersion(current.bytes, condition))) throw stale(path);
+            if (!(await holdsVersion(path, condition, (fd) => (replaced = fd)))) throw stale(path);
           }
           const hold = condition.kind !== "ifVersion" && existing !== null;
           const result = await replaceTarget(ctx, path, bytes, condition, resolved, hold);
