@@ -31,7 +31,10 @@ function allowed(c: Context<AppEnv>, scopes: readonly Scope[]): Response | undef
   return errorResponse(403, "FORBIDDEN", `This needs a token with scope ${scopes.join(" or ")}; this token has ${[...have].join(", ") || "none"}.`);
 }
 
-function historyOf(c: Context<AppEnv>, host: ToolHost): HistoryStore | Response {
+/** The caller's workspace history, if the caller holds one of `scopes` and the server records one. */
+function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Scope[]): HistoryStore | Response {
+  const refused = allowed(c, scopes);
+  if (refused) return refused;
   const history = host.historyOf(c.get("principal").workspace);
   if (history) return history;
   return errorResponse(404, "INVALID_ARGUMENT", "This server does not record history (start it with a state directory, or on storage that keeps one).");
@@ -93,9 +96,7 @@ const RevertBody = v.union([
 /** Register the routes (auth is applied by the caller). */
 export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   app.get("/v1/audit", async (c) => {
-    const refused = allowed(c, READERS);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const query = auditQuery(c);
     if (query instanceof Response) return query;
@@ -103,9 +104,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.get("/v1/history", async (c) => {
-    const refused = allowed(c, READERS);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const path = pathParam(c);
     if (path instanceof Response) return path;
@@ -126,9 +125,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.get("/v1/history/content", async (c) => {
-    const refused = allowed(c, READERS);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const path = pathParam(c);
     if (path instanceof Response) return path;
@@ -149,9 +146,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.post("/v1/revert", async (c) => {
-    const refused = allowed(c, ["admin"]);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, ["admin"]);
     if (history instanceof Response) return history;
     const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
     if (!parsed.success) {

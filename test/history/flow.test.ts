@@ -1,13 +1,6 @@
 /** Audit log, history and revert through the HTTP app, with the history inside the workspace's own storage (as on R2/S3). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { jsHasher } from "../../src/hash/js.ts";
-import { createStorageHistory } from "../../src/history/mod.ts";
-import { createApp } from "../../src/http/app.ts";
-import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { prefixedStorage } from "../../src/storage/prefixed.ts";
-import { fileTools } from "../../src/tools/mod.ts";
+import { startHistoryApp } from "../helpers/history-app.ts";
 import {
   api,
   expectConflict,
@@ -22,39 +15,14 @@ import {
   utf8,
 } from "../helpers/history-flow.ts";
 
-const storage = createMemoryStorage();
-const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
-let server: ReturnType<typeof Bun.serve>;
+let fixture: ReturnType<typeof startHistoryApp>;
 let target: HistoryTarget;
 
 beforeAll(() => {
-  const app = createApp({
-    tools: fileTools,
-    auth: {
-      mode: "bearer",
-      tokens: [
-        { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-        { token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"], label: "admin" },
-        { token: "audit-token-0123456789", workspace: "ws", scopes: ["audit"], label: "auditor" },
-      ],
-    },
-    storageFor: () => storage,
-    historyFor: () => history,
-    observations: createMemoryObservationStore(),
-    hasher: jsHasher,
-    version: "0.0.0-test",
-  });
-  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-  target = {
-    url: `http://127.0.0.1:${server.port}`,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "audit-token-0123456789",
-    seed: async (path, bytes) => void (await storage.write(path, bytes)),
-    bytes: async (path) => (await storage.stat(path)) ? (await storage.read(path)).bytes : undefined,
-  };
+  fixture = startHistoryApp();
+  target = fixture.target;
 });
-afterAll(() => server.stop(true));
+afterAll(() => fixture.stop());
 
 describe("audit log, history and revert (memory storage, history under the reserved segment)", () => {
   let sessionAfter: Record<string, Uint8Array>;

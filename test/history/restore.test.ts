@@ -1,13 +1,8 @@
 /** Reverting one file to a version of its history, as a compare-and-swap (`POST /v1/revert {path, version, expect}`), and what an entry keeps of a call. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { jsHasher } from "../../src/hash/js.ts";
-import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, type FileState, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
-import { createApp } from "../../src/http/app.ts";
-import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { prefixedStorage } from "../../src/storage/prefixed.ts";
-import { fileTools } from "../../src/tools/mod.ts";
+import { startHistoryApp } from "../helpers/history-app.ts";
+import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, type FileState, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
 import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
 
 const s = (blob: string): FileState => ({ version: `v-${blob}`, blob, size: 1 });
@@ -59,38 +54,14 @@ describe("the newest entries", () => {
   });
 });
 
-const storage = createMemoryStorage();
-const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
-let server: ReturnType<typeof Bun.serve>;
+let fixture: ReturnType<typeof startHistoryApp>;
 let target: HistoryTarget;
 
 beforeAll(() => {
-  const app = createApp({
-    tools: fileTools,
-    auth: {
-      mode: "bearer",
-      tokens: [
-        { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-        { token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"], label: "admin" },
-      ],
-    },
-    storageFor: () => storage,
-    historyFor: () => history,
-    observations: createMemoryObservationStore(),
-    hasher: jsHasher,
-    version: "0.0.0-test",
-  });
-  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-  target = {
-    url: `http://127.0.0.1:${server.port}`,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "admin-token-0123456789",
-    seed: async (path, bytes) => void (await storage.write(path, bytes)),
-    bytes: async (path) => ((await storage.stat(path)) ? (await storage.read(path)).bytes : undefined),
-  };
+  fixture = startHistoryApp();
+  target = fixture.target;
 });
-afterAll(() => server.stop(true));
+afterAll(() => fixture.stop());
 
 describe("POST /v1/revert {path, version, expect}", () => {
   const v1 = utf8("one\r\ntwo\r\n");
