@@ -28,13 +28,25 @@ export interface LineWindow {
   readonly lines: SplitLines;
 }
 
+/** Windows read from a file, and its line count. */
+export interface ReadWindows {
+  readonly windows: LineWindow[];
+  readonly lineCount: number;
+}
+
 /**
- * The windows around sorted line ranges (0-based, end exclusive; an insert
- * is an empty range): each widened by {@link WINDOW_MARGIN} lines within
- * the file, overlapping or touching ones merged, and decoded. One forward
- * scan of the body's newlines up to the last window.
+ * The windows around line ranges (0-based, end exclusive; an insert is an
+ * empty range): each widened by {@link WINDOW_MARGIN} lines within the
+ * file, overlapping or touching ones merged, and decoded; and the file's
+ * line count. One forward scan of the body's newlines; `lineCount`, when
+ * the caller knows it, only clips. Undefined when a range starts past the
+ * end of the file.
  */
-export function readWindows(body: Uint8Array, ranges: readonly { start: number; end: number }[], lineCount: number): LineWindow[] {
+export function readWindows(
+  body: Uint8Array,
+  ranges: readonly { start: number; end: number }[],
+  lineCount = Number.POSITIVE_INFINITY,
+): ReadWindows | undefined {
   const spans: { start: number; end: number }[] = [];
   for (const r of ranges.slice().sort((a, b) => a.start - b.start || a.end - b.end)) {
     const start = Math.max(0, r.start - WINDOW_MARGIN);
@@ -43,22 +55,29 @@ export function readWindows(body: Uint8Array, ranges: readonly { start: number; 
     if (prev && start <= prev.end) prev.end = Math.max(prev.end, end);
     else spans.push({ start, end });
   }
+  const n = body.length;
   const windows: LineWindow[] = [];
-  let line = 0; // the line that starts at byte `at`
+  let line = 0; // lines passed: the line that starts at byte `at`
   let at = 0;
   const advance = (to: number) => {
-    for (; line < to; line++) {
+    while (line < to && at < n) {
       const nl = body.indexOf(LF, at);
-      at = nl === -1 ? body.length : nl + 1;
+      at = nl === -1 ? n : nl + 1;
+      line++;
     }
     return at;
   };
   for (const s of spans) {
     const startByte = advance(s.start);
+    if (line < s.start) return undefined;
     const endByte = advance(s.end);
-    windows.push({ ...s, startByte, endByte, lines: splitLines(decoder.decode(body.subarray(startByte, endByte))) });
+    windows.push({ start: s.start, end: line, startByte, endByte, lines: splitLines(decoder.decode(body.subarray(startByte, endByte))) });
   }
-  return windows;
+  // The lines after the last window, counted as `countLines` does (an unterminated last line is one).
+  let rest = 0;
+  for (let i = body.indexOf(LF, at); i !== -1; i = body.indexOf(LF, i + 1)) rest++;
+  if (at < n && body[n - 1] !== LF) rest++;
+  return { windows, lineCount: line + rest };
 }
 
 /** The windows after their edits, and the new file. */

@@ -35,12 +35,17 @@ function editsFrom(picks: readonly { at: number; len: number; lines: string[] }[
 describe("windows of lines", () => {
   test("windows are merged when their margins meet, and decode exactly their lines", () => {
     const doc = load(Array.from({ length: 40 }, (_, i) => `l${i}\n`).join(""), false);
-    const windows = readWindows(doc.body, [{ start: 10, end: 11 }, { start: 14, end: 14 }, { start: 30, end: 32 }], 40);
+    const read = readWindows(doc.body, [{ start: 10, end: 11 }, { start: 14, end: 14 }, { start: 30, end: 32 }]);
+    expect(read?.lineCount).toBe(40);
+    const windows = read!.windows;
     expect(windows.map((w) => [w.start, w.end])).toEqual([
       [10 - WINDOW_MARGIN, 14 + WINDOW_MARGIN],
       [30 - WINDOW_MARGIN, 32 + WINDOW_MARGIN],
     ]);
     expect(windows[1].lines.lines).toEqual(doc.lines.slice(27, 35));
+    // A window past the end is clipped; a range starting past it has no window.
+    expect(readWindows(doc.body, [{ start: 39, end: 40 }])?.windows.map((w) => [w.start, w.end])).toEqual([[36, 40]]);
+    expect(readWindows(doc.body, [{ start: 45, end: 46 }])).toBeUndefined();
   });
 
   test("splicing windows equals splicing the whole file: bytes, line counts and diff (property)", () => {
@@ -53,7 +58,8 @@ describe("windows of lines", () => {
         fc.boolean(),
         fc.boolean(),
         fc.array(fc.record({ at: fc.nat({ max: 20 }), len: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) }), { maxLength: 5 }),
-        (lines, crlf, final, bom, picks) => {
+        fc.boolean(),
+        (lines, crlf, final, bom, picks, given) => {
           const text = lines.map((l, i) => l + (i === lines.length - 1 && !final ? "" : crlf[i] ? "\r\n" : "\n")).join("");
           let doc: TextDocument;
           try {
@@ -65,7 +71,10 @@ describe("windows of lines", () => {
           expect(n).toBe(doc.lines.length);
           const edits = editsFrom(picks, n);
           const full = spliceLineEdits(doc, edits);
-          const windows = readWindows(doc.body, edits, n);
+          // The count is found by the scan, or given (it then only clips).
+          const read = readWindows(doc.body, edits, given ? n : undefined)!;
+          expect(read.lineCount).toBe(n);
+          const windows = read.windows;
           const spliced = spliceWindows(doc.bom, doc.body, windows, edits, eolStyleOfBytes(doc.body), n);
           expect(Array.from(spliced.bytes)).toEqual(Array.from(encodeDocument({ bom: doc.bom, lines: full.lines, eols: full.eols })));
           expect(spliced.newLineCount).toBe(full.lines.length);

@@ -45,14 +45,18 @@ export interface BatchInput {
 /** The batch applied on windows, or undefined when the whole-file path must decide (any failure, any read outside). */
 export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBatch | undefined {
   const body = doc.body;
-  const lineCount = countLines(body);
+  // The line count comes with the windows' scan, unless an insert at the end needs it first.
+  const known = input.ops.some((op) => op.kind === "insert" && op.after.kind === "end") ? countLines(body) : undefined;
   const ranges = [];
   for (const op of input.ops) {
-    const range = rangeOf(op, lineCount);
+    const range = rangeOf(op, known);
     if (range === undefined) return undefined;
     ranges.push(range);
   }
-  const windows = readWindows(body, ranges, lineCount);
+  const read = readWindows(body, ranges, known);
+  // A line past the end fails verification: the whole-file path words that refusal.
+  if (read === undefined || ranges.some((r) => r.end > read.lineCount)) return undefined;
+  const { windows, lineCount } = read;
   const view = windowedDocument(doc, windows, lineCount);
   try {
     const checked: CheckedContent = input.verbatim
@@ -79,16 +83,20 @@ export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBat
   }
 }
 
-/** The lines an operation touches (0-based, end exclusive), or undefined for an id that cannot verify. */
-function rangeOf(op: Operation, lineCount: number): { start: number; end: number } | undefined {
+/**
+ * The lines an operation touches (0-based, end exclusive), or undefined for
+ * a bare line number (never accepted). `lineCount` is needed only for an
+ * insert at the end (given then).
+ */
+function rangeOf(op: Operation, lineCount: number | undefined): { start: number; end: number } | undefined {
   if (op.kind === "insert") {
     const a = op.after;
     if (a.kind === "start") return { start: 0, end: 0 };
-    if (a.kind === "end") return { start: lineCount, end: lineCount };
-    return a.id.bare || a.id.line > lineCount ? undefined : { start: a.id.line, end: a.id.line };
+    if (a.kind === "end") return lineCount === undefined ? undefined : { start: lineCount, end: lineCount };
+    return a.id.bare ? undefined : { start: a.id.line, end: a.id.line };
   }
   const { start, end } = op;
-  if (start.bare || end.bare || start.line > lineCount || end.line > lineCount) return undefined;
+  if (start.bare || end.bare) return undefined;
   return { start: Math.min(start.line, end.line) - 1, end: Math.max(start.line, end.line) };
 }
 
