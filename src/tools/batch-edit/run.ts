@@ -10,6 +10,7 @@ import { encodeDocument } from "../../text/document.ts";
 import { capOutput, type ChangeReport, changedSinceViewNote, changeResult, reportChange, reportHunks } from "../support/change-report.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { shownPath } from "../support/remedy.ts";
+import { windowing } from "../support/windowing.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { BatchEditSchema, DESCRIPTION } from "./schema.ts";
@@ -44,7 +45,7 @@ interface Parsed {
 
 function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed): Plan {
   const { doc } = file;
-  const windowed = parsed.failures.length > 0 ? undefined : windowedBatch(doc, {
+  const windowed = parsed.failures.length > 0 || !windowing.enabled ? undefined : windowedBatch(doc, {
     ops: parsed.ops,
     raw: parsed.raw,
     verbatim: parsed.verbatim,

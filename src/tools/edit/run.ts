@@ -20,6 +20,7 @@ import { ambiguousText, noChangeText, noMatchText } from "./messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { shownPath } from "../support/remedy.ts";
+import { windowing } from "../support/windowing.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, EditSchema } from "./schema.ts";
@@ -88,6 +89,7 @@ function planEdit(
  * new_string, so such a new_string takes the whole-file path.
  */
 function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: EditArgs): Plan | undefined {
+  if (!windowing.enabled) return undefined;
   if (!args.verbatim && checkPasted(args.new_string, { path: shownPath(path) }).kind !== "clean") return undefined;
   const w = windowedStringEdit(file.doc, args.old_string, args.new_string, { replaceAll: args.replace_all });
   if (!w) return undefined;
