@@ -49,7 +49,12 @@ const median = (xs: readonly number[]) => summarise(xs).median;
 export async function runEditBig(options: SectionOptions & { vs?: string }): Promise<Section> {
   const processes = options.quick ? 3 : 6;
   const rounds = options.quick ? 5 : 10;
-  const contenders = options.vs ? [["after", ROOT], ["before", options.vs]] : [["", ROOT]];
+  const contenders = options.vs
+    ? [
+        ["after", ROOT],
+        ["before", options.vs],
+      ]
+    : [["", ROOT]];
   const dir = tempDir("tw-bench-bigedit-");
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -75,11 +80,27 @@ export async function runEditBig(options: SectionOptions & { vs?: string }): Pro
       const mem = memory.get(name)!;
       const tag = name === "" ? "" : `.${name}`;
       const label = name === "" ? "" : ` (${name})`;
-      rows.push(row(`bigedit.edit${tag}`, `edit, ${LINES / 1000}k-line file, in-process${label}`, "ms", summarise(all.map((r) => median(r.editMs))), { target: { kind: "max", value: 30 } }));
-      rows.push(row(`bigedit.batch${tag}`, `batch_edit (3 replaces), ${LINES / 1000}k-line file${label}`, "ms", summarise(all.map((r) => median(r.batchMs))), { target: { kind: "max", value: 30 } }));
+      rows.push(
+        row(`bigedit.edit${tag}`, `edit, ${LINES / 1000}k-line file, in-process${label}`, "ms", summarise(all.map((r) => median(r.editMs))), {
+          target: { kind: "max", value: 30 },
+        }),
+      );
+      rows.push(
+        row(`bigedit.batch${tag}`, `batch_edit (3 replaces), ${LINES / 1000}k-line file${label}`, "ms", summarise(all.map((r) => median(r.batchMs))), {
+          target: { kind: "max", value: 30 },
+        }),
+      );
       rows.push(row(`bigedit.edit.first${tag}`, `  first edit of a fresh process${label}`, "ms", summarise(mem.edit.map((r) => r.editMs[0]))));
-      rows.push(row(`bigedit.edit.memory${tag}`, `  edit: peak memory over the process's own / file size${label}`, "x", summarise(mem.edit.map(growth)), { target: { kind: "max", value: 3 } }));
-      rows.push(row(`bigedit.batch.memory${tag}`, `  batch_edit: peak memory over the process's own / file size${label}`, "x", summarise(mem.batch.map(growth)), { target: { kind: "max", value: 3 } }));
+      rows.push(
+        row(`bigedit.edit.memory${tag}`, `  edit: peak memory over the process's own / file size${label}`, "x", summarise(mem.edit.map(growth)), {
+          target: { kind: "max", value: 3 },
+        }),
+      );
+      rows.push(
+        row(`bigedit.batch.memory${tag}`, `  batch_edit: peak memory over the process's own / file size${label}`, "x", summarise(mem.batch.map(growth)), {
+          target: { kind: "max", value: 3 },
+        }),
+      );
     }
   } finally {
     dir.remove();

@@ -229,7 +229,6 @@ export class ObservationsDO {
     });
   }
 
-
   /** Expiry: delete the session once nothing was recorded for the idle time; otherwise wake again later. */
   async alarm(): Promise<void> {
     const sql = this.#sql();

@@ -56,9 +56,7 @@ function checkVersionOption(options: { ifVersion?: Version } | undefined): void 
  */
 export function guardStorage(inner: Storage): Storage {
   // Present only when the provider has it: callers test for the method to choose how to read.
-  const streaming = inner.readStream
-    ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) }
-    : {};
+  const streaming = inner.readStream ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) } : {};
   return {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: inner.root }),

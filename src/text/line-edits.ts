@@ -66,11 +66,7 @@ export interface SpliceOptions {
  * Returns the edits as actually applied too: the same unless that empty line
  * was dropped, so `diffFromEdits(src.lines, result.lines, result.edits)` holds.
  */
-export function spliceLineEdits(
-  src: SplitLines,
-  edits: readonly LineEdit[],
-  options: SpliceOptions = {},
-): SplitLines & { edits: LineEdit[] } {
+export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[], options: SpliceOptions = {}): SplitLines & { edits: LineEdit[] } {
   const style = options.style ?? detectEolStyle(src.eols);
   const lines = applyLineEdits(src.lines, edits);
   const eols = new Array<Eol>(lines.length);
@@ -115,9 +111,7 @@ function dropLastLine(edits: readonly LineEdit[], lineCount: number): LineEdit[]
   const tail = merged[merged.length - 1];
   if (tail === undefined || tail.end !== lineCount) throw new RangeError("the dropped last line is not an edited one");
   merged[merged.length - 1] =
-    tail.lines.length > 0
-      ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) }
-      : { start: tail.start - 1, end: tail.end, lines: [] };
+    tail.lines.length > 0 ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) } : { start: tail.start - 1, end: tail.end, lines: [] };
   return merged;
 }
 
@@ -212,11 +206,7 @@ export function spanLines(span: TextSpan): { start: number; end: number } {
  * line's terminator and the replacement does not restore one, the next line
  * joins the edit, because its text now continues the replaced line.
  */
-export function spansToLineEdits(
-  lines: readonly string[],
-  spans: readonly TextSpan[],
-  replacement: string,
-): LineEdit[] {
+export function spansToLineEdits(lines: readonly string[], spans: readonly TextSpan[], replacement: string): LineEdit[] {
   const edits: LineEdit[] = [];
   let k = 0;
   while (k < spans.length) {

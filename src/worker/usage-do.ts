@@ -82,7 +82,6 @@ export class UsageDO {
       return { outcome };
     });
   }
-
 }
 
 /** A {@link UsageLedger} backed by {@link UsageDO}: one object per workspace, addressed by name. */

@@ -27,10 +27,7 @@ let target: HistoryTarget;
 beforeAll(async () => {
   mkdirSync(root);
   const config = join(work.path, "tw.json");
-  writeFileSync(
-    config,
-    historyTokensConfig(root),
-  );
+  writeFileSync(config, historyTokensConfig(root));
   server = await startServe([root, "--port", "0", "--config", config, "--state", state]);
   target = directoryTarget(server.url, root);
 });

@@ -39,7 +39,7 @@ describe("audit log, history and revert (memory storage, history under the reser
 
   test("history lists a file's versions and serves each one's bytes", async () => {
     const { json } = await api(target, "/v1/history?path=win.txt", target.auditToken);
-    expect(json.versions.map((v: any) => v.tool)).toEqual(["batch_edit", "edit"]);
+    expect(json.versions.map((v) => v.tool)).toEqual(["batch_edit", "edit"]);
     const first = json.versions[1];
     const original = await fetch(`${target.url}/v1/history/content?path=win.txt&version=${encodeURIComponent(first.before.version)}`, {
       headers: { authorization: `Bearer ${target.auditToken}` },
@@ -56,10 +56,10 @@ describe("audit log, history and revert (memory storage, history under the reser
   });
 
   test("the revert is recorded and can itself be reverted", async () => {
-    const entry = (await api(target, "/v1/audit?changes=1", target.auditToken)).json.entries.at(-1);
+    const entry = (await api(target, "/v1/audit?changes=1", target.auditToken)).json.entries.at(-1)!;
     expect(entry.tool).toBe("revert");
     expect(entry.id).toBe(revertChange);
-    expect(entry.reverts.length).toBe(5);
+    expect(entry.reverts!.length).toBe(5);
     const again = await api(target, "/v1/revert", target.adminToken, { change: revertChange });
     expect(again.json.ok).toBe(true);
     for (const [path, bytes] of Object.entries(sessionAfter)) expect(await target.bytes(path)).toEqual(bytes);

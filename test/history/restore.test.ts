@@ -3,11 +3,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { startHistoryApp } from "../helpers/history-app.ts";
 import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, type FileState, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
+import type { HistoryVersion } from "../helpers/api-replies.ts";
 import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
 
 const s = (blob: string): FileState => ({ version: `v-${blob}`, blob, size: 1 });
 const entry = (id: string, changes: AuditEntry["changes"]): AuditEntry => ({
-  id, time: "2026-12-01T10:00:00.000Z", principal: "p", session: "s", tool: "edit", paths: changes.map((c) => c.path), code: "OK", changes, bytes: 0, ms: 1,
+  id,
+  time: "2026-12-01T10:00:00.000Z",
+  principal: "p",
+  session: "s",
+  tool: "edit",
+  paths: changes.map((c) => c.path),
+  code: "OK",
+  changes,
+  bytes: 0,
+  ms: 1,
 });
 
 describe("restoreStep (pure)", () => {
@@ -46,7 +56,17 @@ describe("the newest entries", () => {
   test("the last N that match, oldest first, reading from the end", async () => {
     const store = createStorageHistory(createMemoryStorage());
     for (let i = 0; i < 6; i++) {
-      await store.append({ time: new Date(i).toISOString(), principal: "p", session: i % 2 ? "odd" : "even", tool: `t${i}`, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 });
+      await store.append({
+        time: new Date(i).toISOString(),
+        principal: "p",
+        session: i % 2 ? "odd" : "even",
+        tool: `t${i}`,
+        paths: [],
+        code: "OK",
+        changes: [],
+        bytes: 0,
+        ms: 0,
+      });
     }
     expect((await store.query({ newest: true, limit: 2 })).entries.map((e) => e.tool)).toEqual(["t4", "t5"]);
     expect((await store.query({ newest: true, limit: 2, session: "even" })).entries.map((e) => e.tool)).toEqual(["t2", "t4"]);
@@ -65,7 +85,7 @@ afterAll(() => fixture.stop());
 
 describe("POST /v1/revert {path, version, expect}", () => {
   const v1 = utf8("one\r\ntwo\r\n");
-  let versions: any[];
+  let versions: HistoryVersion[];
 
   test("puts a file back to an earlier version byte for byte, and is recorded", async () => {
     await target.seed("f.txt", v1);
@@ -73,12 +93,12 @@ describe("POST /v1/revert {path, version, expect}", () => {
     await ok(target, "edit", { path: "f.txt", old_string: "two", new_string: "TWO" }, "s");
     await ok(target, "edit", { path: "f.txt", old_string: "one", new_string: "ONE" }, "s");
     versions = (await api(target, "/v1/history?path=f.txt", target.adminToken)).json.versions;
-    const original = versions.at(-1).before.version;
+    const original = versions.at(-1)!.before.version;
     const current = versions[0].after.version;
     const reply = await api(target, "/v1/revert", target.adminToken, { path: "f.txt", version: original, expect: current });
     expect(reply.json).toMatchObject({ ok: true, reverted: [{ path: "f.txt", action: "restored" }], conflicts: [] });
     expect(await target.bytes("f.txt")).toEqual(v1);
-    const logged = (await api(target, "/v1/audit?changes=1", target.adminToken)).json.entries.at(-1);
+    const logged = (await api(target, "/v1/audit?changes=1", target.adminToken)).json.entries.at(-1)!;
     expect(logged.tool).toBe("revert");
     expect(logged.paths).toEqual(["f.txt"]);
   });

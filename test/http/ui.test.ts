@@ -5,7 +5,7 @@ import { createApp } from "../../src/http/app.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { fileTools } from "../../src/tools/mod.ts";
 import { startHistoryApp } from "../helpers/history-app.ts";
-import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
+import { api, type HistoryTarget, ok } from "../helpers/history-flow.ts";
 
 let fixture: ReturnType<typeof startHistoryApp>;
 let url: string;
@@ -24,7 +24,10 @@ async function signIn(token: string): Promise<Response> {
 }
 
 function cookiesOf(response: Response): string {
-  return response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 beforeAll(async () => {
@@ -63,7 +66,11 @@ describe("the inspector's gates", () => {
     const agent = await signIn("agent-token-0123456789");
     expect(agent.headers.getSetCookie()).toEqual([]);
     expect(await agent.text()).toContain("needs a token with scope audit");
-    const foreign = await fetch(`${url}/ui/signin`, { method: "POST", headers: { origin: "http://evil.example" }, body: new URLSearchParams({ token: "admin-token-0123456789" }) });
+    const foreign = await fetch(`${url}/ui/signin`, {
+      method: "POST",
+      headers: { origin: "http://evil.example" },
+      body: new URLSearchParams({ token: "admin-token-0123456789" }),
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.getSetCookie()).toEqual([]);
   });
@@ -143,7 +150,7 @@ describe("the inspector's gates", () => {
     expect(anonymous).toContain("event: signed-out");
     expect(anonymous).not.toContain(SECRET);
 
-    const last = (await api(target, "/v1/audit", target.adminToken)).json.entries.at(-1).id;
+    const last = (await api(target, "/v1/audit", target.adminToken)).json.entries.at(-1)!.id;
     const controller = new AbortController();
     const response = await fetch(`${url}/ui/events?after=${last}`, { headers: { cookie: admin.cookie }, signal: controller.signal });
     expect(response.headers.get("content-type")).toContain("text/event-stream");

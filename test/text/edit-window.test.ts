@@ -105,7 +105,7 @@ describe("windowedStringEdit", () => {
         } catch {
           return; // a "\r" before an eol's "\n" is the terminator: fine, but keep texts that load
         }
-        const lf = doc.lines.join("\n") + "\n";
+        const lf = `${doc.lines.join("\n")}\n`;
         const from = e.from % lf.length;
         const oldString = lf.slice(from, from + 1 + e.span);
         if (oldString === "") return;

@@ -2,7 +2,16 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { compileNeedle } from "../../src/text/bytes-find.ts";
 import { detectEolStyle } from "../../src/text/eol.ts";
-import { countLines, countNewlines, eolStyleOfBytes, indexOfBytes, indexOfBytesJs, lineEndAfter, lineStart, lineStartBefore } from "../../src/text/line-scan.ts";
+import {
+  countLines,
+  countNewlines,
+  eolStyleOfBytes,
+  indexOfBytes,
+  indexOfBytesJs,
+  lineEndAfter,
+  lineStart,
+  lineStartBefore,
+} from "../../src/text/line-scan.ts";
 import { splitLines } from "../../src/text/lines.ts";
 
 const encoder = new TextEncoder();

@@ -35,7 +35,11 @@ function editsFrom(picks: readonly { at: number; len: number; lines: string[] }[
 describe("windows of lines", () => {
   test("windows are merged when their margins meet, and decode exactly their lines", () => {
     const doc = load(Array.from({ length: 40 }, (_, i) => `l${i}\n`).join(""), false);
-    const read = readWindows(doc.body, [{ start: 10, end: 11 }, { start: 14, end: 14 }, { start: 30, end: 32 }]);
+    const read = readWindows(doc.body, [
+      { start: 10, end: 11 },
+      { start: 14, end: 14 },
+      { start: 30, end: 32 },
+    ]);
     expect(read?.lineCount).toBe(40);
     const windows = read!.windows;
     expect(windows.map((w) => [w.start, w.end])).toEqual([

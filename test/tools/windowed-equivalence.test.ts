@@ -25,7 +25,8 @@ async function run(enabled: boolean, file: string, tool: "edit" | "batch_edit", 
   const ctx = makeContext();
   await seed(ctx.storage, { "src/a.ts": encoder.encode(file) });
   await markViewed(ctx, "src/a.ts");
-  const result: ToolResult = await call(tool === "edit" ? editTool : batchEditTool, { path: "src/a.ts", ...args, ...(verbatim ? { verbatim } : {}) }, ctx);
+  const sent = { path: "src/a.ts", ...args, ...(verbatim ? { verbatim } : {}) };
+  const result: ToolResult = tool === "edit" ? await call(editTool, sent, ctx) : await call(batchEditTool, sent, ctx);
   const bytes = Array.from(await bytesOf(ctx.storage, "src/a.ts"));
   return { text: result.content.map((c) => c.text).join("\n"), code: result.code, isError: result.isError === true, bytes };
 }
@@ -47,18 +48,28 @@ const fileArb = fc
       .join("");
     return (f.bom ? BOM : "") + text;
   });
-const newText = fc.array(fc.constantFrom("", "a", "q", "\n", "\r\n", "é", " ", BOM, "new line\n", "1:ab|x", "```ts\n"), { maxLength: 5 }).map((p) => p.join(""));
+const newText = fc
+  .array(fc.constantFrom("", "a", "q", "\n", "\r\n", "é", " ", BOM, "new line\n", "1:ab|x", "```ts\n"), { maxLength: 5 })
+  .map((p) => p.join(""));
 
 describe("windowed edits answer exactly as whole-file ones", () => {
   test("edit (property)", async () => {
     await fc.assert(
-      fc.asyncProperty(fileArb, fc.nat(), fc.nat({ max: 30 }), newText, fc.boolean(), fc.boolean(), async (file, from, span, replacement, replaceAll, verbatim) => {
-        const lf = splitLines(file.startsWith(BOM) ? file.slice(1) : file).lines.join("\n") + "\n";
-        const at = from % lf.length;
-        const oldString = lf.slice(at, at + 1 + span);
-        const args = { old_string: oldString, new_string: replacement, ...(replaceAll ? { replace_all: true } : {}) };
-        expect(await run(true, file, "edit", args, verbatim)).toEqual(await run(false, file, "edit", args, verbatim));
-      }),
+      fc.asyncProperty(
+        fileArb,
+        fc.nat(),
+        fc.nat({ max: 30 }),
+        newText,
+        fc.boolean(),
+        fc.boolean(),
+        async (file, from, span, replacement, replaceAll, verbatim) => {
+          const lf = `${splitLines(file.startsWith(BOM) ? file.slice(1) : file).lines.join("\n")}\n`;
+          const at = from % lf.length;
+          const oldString = lf.slice(at, at + 1 + span);
+          const args = { old_string: oldString, new_string: replacement, ...(replaceAll ? { replace_all: true } : {}) };
+          expect(await run(true, file, "edit", args, verbatim)).toEqual(await run(false, file, "edit", args, verbatim));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -21,12 +21,12 @@ beforeAll(async () => {
   mkdirSync(join(root, "src"), { recursive: true });
   writeFileSync(join(root, "src/app.ts"), ORIGINAL);
   const config = join(work.path, "tw.json");
-  writeFileSync(
-    config,
-    historyTokensConfig(root),
-  );
+  writeFileSync(config, historyTokensConfig(root));
   // Own process group: `deno task` runs `deno run` as a child, and cleanup must reach both.
-  server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")], { command: [deno, "task", "serve"], detached: true });
+  server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")], {
+    command: [deno, "task", "serve"],
+    detached: true,
+  });
   target = directoryTarget(server.url, root);
   browser = await launchBrowser();
   watched = await watchedPage(browser);

@@ -35,10 +35,7 @@ beforeAll(async () => {
   writeFileSync(join(root, "src/app.ts"), ORIGINAL);
   writeFileSync(join(root, "README.md"), "# demo\n");
   const config = join(work.path, "tw.json");
-  writeFileSync(
-    config,
-    historyTokensConfig(root),
-  );
+  writeFileSync(config, historyTokensConfig(root));
   server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")]);
   target = directoryTarget(server.url, root);
   browser = await launchBrowser();

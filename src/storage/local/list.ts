@@ -13,7 +13,7 @@ import type { ListEntry } from "../types.ts";
 import { at, closeDir, openChildDir } from "./dirfd.ts";
 import { pace } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
-import { isAddressable, type LocalContext, step } from "./resolve.ts";
+import { type Found, isAddressable, type LocalContext, step } from "./resolve.ts";
 import { isTempName } from "./temp-name.ts";
 
 /** The directory `path` could not be read for lack of permission (no `r`, or no `x` to look inside). */
@@ -29,14 +29,7 @@ function unreadable(path: string, cause: unknown): FsError {
  * Append the entries of the directory held open as `dirFd` (workspace path
  * `dirPath`), and below it to `maxDepth`, to `out`. The caller closes `dirFd`.
  */
-export async function walk(
-  ctx: LocalContext,
-  dirFd: number,
-  dirPath: string,
-  depth: number,
-  maxDepth: number,
-  out: ListEntry[],
-): Promise<void> {
+export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, depth: number, maxDepth: number, out: ListEntry[]): Promise<void> {
   await pace();
   let names: string[];
   try {
@@ -57,7 +50,7 @@ export async function walk(
     await pace();
     if (isTempName(name)) continue;
     const path = childPath(dirPath, name);
-    let entry;
+    let entry: Found | null;
     try {
       entry = step(ctx, here, name, path);
     } catch (error) {

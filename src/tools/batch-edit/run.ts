@@ -45,14 +45,17 @@ interface Parsed {
 
 function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed): Plan {
   const { doc } = file;
-  const windowed = parsed.failures.length > 0 || !windowing.enabled ? undefined : windowedBatch(doc, {
-    ops: parsed.ops,
-    raw: parsed.raw,
-    verbatim: parsed.verbatim,
-    path: shownPath(path),
-    maxLineChars: ctx.limits.maxLineChars,
-    changedSinceView: file.changedSinceView,
-  });
+  const windowed =
+    parsed.failures.length > 0 || !windowing.enabled
+      ? undefined
+      : windowedBatch(doc, {
+          ops: parsed.ops,
+          raw: parsed.raw,
+          verbatim: parsed.verbatim,
+          path: shownPath(path),
+          maxLineChars: ctx.limits.maxLineChars,
+          changedSinceView: file.changedSinceView,
+        });
   if (windowed) {
     const { hunks, oldLineCount, newLineCount } = windowed;
     const report = () => reportHunks(hunks, oldLineCount, ctx.limits);
@@ -63,9 +66,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     };
   }
   const total = parsed.raw.length;
-  const checked = parsed.verbatim
-    ? { ops: parsed.ops, failures: [], notes: [] }
-    : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
+  const checked = parsed.verbatim ? { ops: parsed.ops, failures: [], notes: [] } : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
   const ops = checked.ops;
   const parseFailures = [...parsed.failures, ...checked.failures].sort((a, b) => a.index - b.index);
   const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars, {

@@ -44,8 +44,7 @@ export interface PasteContext {
 export function checkPasted(text: string, target: PasteContext): PasteVerdict {
   const found: string[] = [];
   let cleaned = text;
-  const fileLines = (): readonly string[] | undefined =>
-    typeof target.fileLines === "function" ? target.fileLines() : target.fileLines;
+  const fileLines = (): readonly string[] | undefined => (typeof target.fileLines === "function" ? target.fileLines() : target.fileLines);
   // The file's own fence lines are looked at only for a text that is fence-wrapped.
   const wrapped = isMarkdownPath(target.path) ? undefined : fenceWrapped(text);
   const fenced = wrapped && !fileLines()?.some(isFenceLine) ? wrapped : undefined;
@@ -84,8 +83,5 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
 
 /** The closing sentences of a refusal: what to send, and how to keep the text as it was. */
 export function pastedRemedy(call: string): string {
-  return (
-    `Nothing was written. Send the cleaned call:\n${call}\n` +
-    `If the text really belongs in the file as sent, send the same call with "verbatim": true.`
-  );
+  return `Nothing was written. Send the cleaned call:\n${call}\nIf the text really belongs in the file as sent, send the same call with "verbatim": true.`;
 }

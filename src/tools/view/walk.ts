@@ -89,12 +89,7 @@ async function ancestorLayers(storage: Storage, root: string): Promise<IgnoreLay
  * tree order; `stats` counts what was left out. Storage errors below the
  * root (a directory removed mid-walk) skip that directory.
  */
-export async function* walkTree(
-  storage: Storage,
-  root: string,
-  options: WalkOptions,
-  stats: WalkStats,
-): AsyncGenerator<WalkEntry> {
+export async function* walkTree(storage: Storage, root: string, options: WalkOptions, stats: WalkStats): AsyncGenerator<WalkEntry> {
   const layers = options.gitignore ? await ancestorLayers(storage, root) : [];
 
   async function* visit(dir: string, depth: number): AsyncGenerator<WalkEntry> {
