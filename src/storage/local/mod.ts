@@ -192,8 +192,8 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       checkPath(path);
       await pace();
-      // The new bytes are hashed while the lock, the re-read and the write go on (digest runs off the
-      // JS thread for large content); the version is awaited only for the result.
+      // The version of the new bytes is awaited only for the result: large content is hashed in paced
+      // slices (see localVersion), which interleave with the lock, the re-read and the write's I/O.
       const version = Promise.resolve(localVersion(bytes));
       version.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
       return withTargetLock(path, async (resolved) => {
