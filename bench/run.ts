@@ -1,7 +1,7 @@
 /**
  * The benchmark suite: `npm run bench` (= `bun bench/run.ts`).
  *
- *   bun bench/run.ts [--quick] [--only tools,floor,throughput,reference,memory,hash] [--out bench/results.json]
+ *   bun bench/run.ts [--quick] [--only tools,floor,throughput,reference,memory,bigedit,search,hash] [--out bench/results.json]
  *
  * Runs each section in a fresh Bun process (so one section's JIT state,
  * heap and cached files cannot flatter or burden the next), prints one
@@ -27,6 +27,7 @@ const SECTIONS: Record<string, string> = {
   throughput: "bench/http.ts",
   reference: "bench/vs-reference.ts",
   memory: "bench/memory.ts",
+  bigedit: "bench/edit-big.ts",
   search: "bench/search.ts",
 };
 const HASH_ENTRY = "bench/hash/run.ts";

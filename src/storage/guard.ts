@@ -11,7 +11,10 @@ function checkCondition(condition: WriteCondition): void {
   const kind = (condition as { kind?: unknown } | null)?.kind;
   if (kind === "none" || kind === "ifAbsent") return;
   if (kind === "ifVersion") {
-    const version = (condition as { version?: unknown }).version;
+    const { version, bytes } = condition as { version?: unknown; bytes?: unknown };
+    if (bytes !== undefined && !(bytes instanceof Uint8Array)) {
+      throw new CodedError("INVALID_ARGUMENT", "ifVersion condition bytes must be a Uint8Array");
+    }
     if (typeof version === "string" && version !== "") return;
     throw new CodedError("INVALID_ARGUMENT", "ifVersion condition needs a non-empty version string");
   }

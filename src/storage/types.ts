@@ -13,7 +13,20 @@
 export type Version = string;
 
 /** The precondition of a write; enforced atomically by the provider. */
-export type WriteCondition = { readonly kind: "none" } | { readonly kind: "ifVersion"; readonly version: Version } | { readonly kind: "ifAbsent" };
+export type WriteCondition =
+  | { readonly kind: "none" }
+  | {
+      readonly kind: "ifVersion";
+      readonly version: Version;
+      /**
+       * The bytes the caller read as `version` (from one `read`), when it has
+       * them. A provider whose versions are content hashes may accept the
+       * write when the current bytes equal these, instead of hashing them:
+       * equal bytes have the same version. Anything else is checked by version.
+       */
+      readonly bytes?: Uint8Array;
+    }
+  | { readonly kind: "ifAbsent" };
 
 export type EntryKind = "file" | "directory";
 
@@ -150,5 +163,6 @@ export interface Storage {
 export const Cond = {
   none: { kind: "none" } as WriteCondition,
   ifAbsent: { kind: "ifAbsent" } as WriteCondition,
-  ifVersion: (version: Version): WriteCondition => ({ kind: "ifVersion", version }),
+  ifVersion: (version: Version, bytes?: Uint8Array): WriteCondition =>
+    bytes === undefined ? { kind: "ifVersion", version } : { kind: "ifVersion", version, bytes },
 } as const;

@@ -102,6 +102,26 @@ export function diffFromEdits(oldLines: readonly string[], newLines: readonly st
   return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
 }
 
+/**
+ * Hunks of a diff of a window of the files (old lines from `offset` on, new
+ * lines from `newOffset`, by default the same) renumbered as lines of the
+ * whole files.
+ */
+export function offsetHunks(hunks: readonly DiffHunk[], offset: number, newOffset = offset): DiffHunk[] {
+  if (offset === 0 && newOffset === 0) return hunks.slice();
+  return hunks.map((h) => ({
+    oldStart: h.oldStart + offset,
+    oldCount: h.oldCount,
+    newStart: h.newStart + newOffset,
+    newCount: h.newCount,
+    lines: h.lines.map((l): DiffLine => {
+      if (l.kind === "removed") return { ...l, oldLine: l.oldLine + offset };
+      if (l.kind === "added") return { ...l, newLine: l.newLine + newOffset };
+      return { ...l, oldLine: l.oldLine + offset, newLine: l.newLine + newOffset };
+    }),
+  }));
+}
+
 /** Options of {@link renderDiff}. */
 export interface RenderDiffOptions {
   /** Most output lines (hunk headers included) before the rest is left out with a note (default 200). */

@@ -133,11 +133,22 @@ export function decodeText(bytes: Uint8Array): DecodedText {
  * Throws INTERNAL_ERROR if the hasher's offsets do not describe the bytes'
  * lines (a hasher bug; ids would be wrong).
  */
-export function loadDocument(bytes: Uint8Array, hasher: LineHasher): TextDocument | NotText {
+export function loadDocument(bytes: Uint8Array, hasher: LineHasher, options: LoadOptions = {}): TextDocument | NotText {
   const valid = validateText(bytes);
   if (!valid.ok) return valid;
   const body = valid.bom ? bytes.subarray(3) : bytes;
-  return lazyDocument(valid.bom, body, hashLineColumns(body, hasher));
+  return lazyDocument(valid.bom, body, options.lazyColumns ? () => hashLineColumns(body, hasher) : hashLineColumns(body, hasher));
+}
+
+/** Options of {@link loadDocument}. */
+export interface LoadOptions {
+  /**
+   * Hash the lines (`hashes`, `starts`, `ends`) on their first use, not
+   * now: an edit of a few lines of a large file finds and checks its lines
+   * by scanning the bytes (see ./edit-window.ts) and may never need them.
+   * A hasher error is then thrown at that first use.
+   */
+  readonly lazyColumns?: boolean;
 }
 /** The file bytes of a document: BOM (if any) plus every line with its own terminator. */
 export function encodeDocument(doc: Pick<TextDocument, "bom" | "lines" | "eols">): Uint8Array {
@@ -172,25 +183,37 @@ export function documentFromLines(bom: boolean, split: SplitLines, hasher: LineH
 export type LineColumns = Pick<TextDocument, "hashes" | "starts" | "ends">;
 
 /**
- * A document over checked columns whose `lines` and `eols` are split from
- * the decoded text on first access (and kept).
+ * A document over checked columns (or a function making them on first
+ * access) whose `lines` and `eols` are split from the decoded text on
+ * first access (and kept).
  */
-function lazyDocument(bom: boolean, body: Uint8Array, columns: LineColumns): TextDocument {
+function lazyDocument(bom: boolean, body: Uint8Array, columnsOf: LineColumns | (() => LineColumns)): TextDocument {
   let split: SplitLines | undefined;
+  let made: LineColumns | undefined = typeof columnsOf === "function" ? undefined : columnsOf;
+  const columns = (): LineColumns => (made ??= (columnsOf as () => LineColumns)());
   const materialize = (): SplitLines => {
     if (split) return split;
-    const made = splitLines(fatalDecoder.decode(body));
-    if (made.lines.length !== columns.hashes.length) {
-      throw new CodedError("INTERNAL_ERROR", `line hasher counted ${columns.hashes.length} lines, the text splits into ${made.lines.length}`);
+    const lines = splitLines(fatalDecoder.decode(body));
+    const count = columns().hashes.length;
+    if (lines.lines.length !== count) {
+      throw new CodedError("INTERNAL_ERROR", `line hasher counted ${count} lines, the text splits into ${lines.lines.length}`);
     }
-    split = made;
-    return made;
+    split = lines;
+    return lines;
   };
   return {
     ok: true,
     bom,
     body,
-    ...columns,
+    get hashes() {
+      return columns().hashes;
+    },
+    get starts() {
+      return columns().starts;
+    },
+    get ends() {
+      return columns().ends;
+    },
     get lines() {
       return materialize().lines;
     },

@@ -5,7 +5,7 @@
  * stays byte-identical and only replaced lines take the file's line ending.
  */
 
-import { detectEolStyle, faithfulEol } from "./eol.ts";
+import { detectEolStyle, type EolStyle, faithfulEol } from "./eol.ts";
 import type { Eol, SplitLines } from "./lines.ts";
 
 /**
@@ -45,6 +45,14 @@ export function applyLineEdits(lines: readonly string[], edits: readonly LineEdi
   return out;
 }
 
+/** Options of {@link spliceLineEdits} for a window of a file's lines (see ./edit-window.ts). */
+export interface SpliceOptions {
+  /** The whole file's style (default: detected from `src`, which is then the whole file). */
+  readonly style?: EolStyle;
+  /** `src` ends where the file ends (default true); false: more lines of the file follow it. */
+  readonly atEnd?: boolean;
+}
+
 /**
  * Apply sorted, non-overlapping edits to lines WITH their terminators, in one
  * pass, by the policy of `spliceLines` (see `./eol.ts`): untouched lines keep
@@ -58,8 +66,8 @@ export function applyLineEdits(lines: readonly string[], edits: readonly LineEdi
  * Returns the edits as actually applied too: the same unless that empty line
  * was dropped, so `diffFromEdits(src.lines, result.lines, result.edits)` holds.
  */
-export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[]): SplitLines & { edits: LineEdit[] } {
-  const style = detectEolStyle(src.eols);
+export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[], options: SpliceOptions = {}): SplitLines & { edits: LineEdit[] } {
+  const style = options.style ?? detectEolStyle(src.eols);
   const lines = applyLineEdits(src.lines, edits);
   const eols = new Array<Eol>(lines.length);
   let o = 0;
@@ -73,6 +81,11 @@ export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[]): Sp
   for (let i = pos; i < src.lines.length; i++) eols[o++] = src.eols[i];
   // Only the old last line had ""; wherever it landed, a line that is not last needs a terminator.
   const last = eols.length - 1;
+  if (options.atEnd === false) {
+    // Lines of the file follow: no line here is the last, and none had "".
+    for (let i = 0; i <= last; i++) eols[i] = faithfulEol(lines[i], eols[i] || style.eol);
+    return { lines, eols, edits: edits.slice() };
+  }
   for (let i = 0; i < last; i++) if (eols[i] === "") eols[i] = style.eol;
   if (last >= 0) eols[last] = style.finalNewline ? eols[last] || style.eol : "";
   for (let i = 0; i <= last; i++) eols[i] = faithfulEol(lines[i], eols[i]);

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPacer, localVersion, readAll, SYNC_IO_BYTES, writeAll } from "../../src/storage/local/io.ts";
+import { contentEquals, createPacer, localVersion, readAll, SYNC_IO_BYTES, writeAll } from "../../src/storage/local/io.ts";
 import { contentVersion } from "../../src/storage/version.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tw-local-io-"));
@@ -55,6 +55,32 @@ test("localVersion equals contentVersion on both sides of the blocking threshold
   for (const size of [0, 100, SYNC_IO_BYTES, SYNC_IO_BYTES + 1]) {
     const bytes = pattern(size);
     expect(await localVersion(bytes)).toBe(await contentVersion(bytes));
+  }
+});
+
+test("contentEquals: the whole file, byte for byte, on both sides of the blocking threshold", async () => {
+  for (const size of [0, 1, 100, SYNC_IO_BYTES - 1, SYNC_IO_BYTES, SYNC_IO_BYTES + 1, 2 * SYNC_IO_BYTES + 5]) {
+    const bytes = pattern(size);
+    const file = join(dir, `eq-${size}`);
+    const equals = async (content: Uint8Array) => {
+      writeFileSync(file, content);
+      const fd = openSync(file, "r");
+      try {
+        return await contentEquals(fd, bytes);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    expect(await equals(bytes)).toBe(true);
+    expect(await equals(Uint8Array.from([...bytes, 0]))).toBe(false); // longer
+    if (size > 0) {
+      expect(await equals(bytes.subarray(0, size - 1))).toBe(false); // shorter
+      for (const at of [0, size >> 1, size - 1]) {
+        const changed = bytes.slice();
+        changed[at] ^= 1; // one byte, same size
+        expect(await equals(changed)).toBe(false);
+      }
+    }
   }
 });
 

@@ -257,6 +257,51 @@ describe("local: files on disk", () => {
     expect(await fs.readFile(file, "utf8")).toBe("bbbb");
   });
 
+  // ifVersion with the bytes read: equal bytes are compared instead of hashed; anything else is checked by version.
+  test("ifVersion with the read bytes refuses a same-size, same-mtime rewrite by another process", async () => {
+    const file = join(root, "cas.txt");
+    const when = new Date("2024-01-01T00:00:00Z");
+    await fs.writeFile(file, "aaaa\n");
+    await fs.utimes(file, when, when);
+    const read = await storage.read("cas.txt");
+    // Another process rewrites it in place: same inode, same size, same mtime.
+    const handle = await fs.open(file, "r+");
+    await handle.write("bbbb\n", 0);
+    await handle.close();
+    await fs.utimes(file, when, when);
+    expect(await codeOf(storage.write("cas.txt", text("cccc\n"), Cond.ifVersion(read.version, read.bytes)))).toBe("FS_STALE_VERSION");
+    expect(await fs.readFile(file, "utf8")).toBe("bbbb\n");
+    // The same bytes as read (another process wrote them back) are that version: the write lands.
+    await fs.writeFile(file, "aaaa\n");
+    const written = await storage.write("cas.txt", text("dddd\n"), Cond.ifVersion(read.version, read.bytes));
+    expect(await fs.readFile(file, "utf8")).toBe("dddd\n");
+    expect(written.version).toBe((await storage.read("cas.txt")).version);
+  });
+
+  test("ifVersion with the read bytes of a large file refuses one byte changed in place by another process", async () => {
+    const file = join(root, "big.txt");
+    const content = new Uint8Array(3 * 1024 * 1024 + 7).fill(0x61);
+    await fs.writeFile(file, content);
+    const read = await storage.read("big.txt");
+    const handle = await fs.open(file, "r+");
+    await handle.write("b", 2 * 1024 * 1024 + 3); // past the first compared slice
+    await handle.close();
+    expect(await codeOf(storage.write("big.txt", text("new\n"), Cond.ifVersion(read.version, read.bytes)))).toBe("FS_STALE_VERSION");
+    expect((await fs.readFile(file)).length).toBe(content.length);
+    await fs.writeFile(file, content);
+    await storage.write("big.txt", text("new\n"), Cond.ifVersion(read.version, read.bytes));
+    expect(await fs.readFile(file, "utf8")).toBe("new\n");
+  });
+
+  test("ifVersion with bytes that are not the current content still lands when the version matches", async () => {
+    const { version } = await storage.write("cas2.txt", text("one\n"));
+    // The bytes are only a shortcut: the version decides when they differ.
+    await storage.write("cas2.txt", text("two\n"), Cond.ifVersion(version, text("something else\n")));
+    expect(await fs.readFile(join(root, "cas2.txt"), "utf8")).toBe("two\n");
+    expect(await codeOf(storage.write("cas2.txt", text("three\n"), Cond.ifVersion(version, text("one\n"))))).toBe("FS_STALE_VERSION");
+    expect(await fs.readFile(join(root, "cas2.txt"), "utf8")).toBe("two\n");
+  });
+
   test("no temp file is left behind by successful or refused writes", async () => {
     const { version } = await storage.write("d/f", text("one"));
     await storage.write("d/f", text("two"), Cond.ifVersion(version));

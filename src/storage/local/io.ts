@@ -16,7 +16,6 @@ import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import { setImmediate } from "node:timers";
 import type { Version } from "../types.ts";
-import { contentVersion } from "../version.ts";
 
 /** Content up to this many bytes is read, written and hashed with blocking calls. */
 export const SYNC_IO_BYTES = 1024 * 1024;
@@ -101,11 +100,48 @@ export function dataSync(fd: number): Promise<void> {
 
 /**
  * The content version of `bytes`, equal to `contentVersion` (first 128
- * bits of SHA-256, hex), computed in a blocking call when small.
+ * bits of SHA-256, hex), computed in a blocking call when small. Large
+ * content is hashed in slices of {@link SYNC_IO_BYTES}, paced like other
+ * blocking work: Web Crypto's digest copies its input (a 5 MB edit held
+ * two extra copies of the file while its old and new bytes were hashed).
  */
 export function localVersion(bytes: Uint8Array): Version | Promise<Version> {
-  if (bytes.length > SYNC_IO_BYTES) return contentVersion(bytes);
+  if (bytes.length > SYNC_IO_BYTES) return hashInSlices(bytes);
   return createHash("sha256").update(bytes).digest("hex").slice(0, 32);
+}
+
+async function hashInSlices(bytes: Uint8Array): Promise<Version> {
+  const hash = createHash("sha256");
+  for (let at = 0; at < bytes.length; at += SYNC_IO_BYTES) {
+    await pace();
+    hash.update(bytes.subarray(at, at + SYNC_IO_BYTES));
+  }
+  return hash.digest("hex").slice(0, 32);
+}
+
+/**
+ * Whether the open file `fd` holds exactly `expected`, from offset 0 to
+ * its end, read in slices into one scratch buffer: the compare-and-swap
+ * check of a large file keeps no second copy of it.
+ */
+export async function contentEquals(fd: number, expected: Uint8Array): Promise<boolean> {
+  const blocking = expected.length <= SYNC_IO_BYTES;
+  // One byte more than the file when it is small: the read that finds the end is then the second.
+  const slice = scratch(Math.min(expected.length + 1, SYNC_IO_BYTES));
+  let position = 0;
+  for (;;) {
+    if (!blocking) await pace();
+    const n = blocking ? fs.readSync(fd, slice, 0, slice.length, position) : await readAsync(fd, slice, 0, slice.length, position);
+    if (n === 0) return position === expected.length;
+    if (position + n > expected.length || !sameBytes(slice.subarray(0, n), expected.subarray(position, position + n))) return false;
+    position += n;
+  }
+}
+
+/** Byte-for-byte equality (a native memcmp). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }
 
 /** Longest stretch of back-to-back blocking calls (ms) before other work gets a turn. */

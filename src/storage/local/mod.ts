@@ -66,7 +66,7 @@ import type {
 import { localVersion, pace, SYNC_IO_BYTES } from "./io.ts";
 import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
-import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
+import { ATTEMPTS, closeLater, fileEquals, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
@@ -103,6 +103,31 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
    * aliases through inside symlinks share one lock), with a resolution made
    * under the lock.
    */
+  /**
+   * Whether the file at `path` (re-read under its lock) is the condition's
+   * version. With the bytes the caller read as that version, the file is
+   * compared with them in slices (no SHA-256, no second copy): equal bytes
+   * are that version. Otherwise, or when they differ, it is read and hashed.
+   * `hold` gets the descriptor of the file read, for the caller to close.
+   */
+  async function holdsVersion(
+    path: string,
+    condition: { readonly version: Version; readonly bytes?: Uint8Array },
+    hold: (fd: number) => void,
+  ): Promise<boolean> {
+    if (condition.bytes !== undefined) {
+      const compared = await fileEquals(ctx, path, condition.bytes);
+      if (compared.equal) {
+        hold(compared.fd);
+        return true;
+      }
+      closeLater(compared.fd);
+    }
+    const current = await readFile(ctx, path, Number.POSITIVE_INFINITY, true);
+    hold(current.fd!);
+    return (await localVersion(current.bytes)) === condition.version;
+  }
+
   async function withTargetLock<T>(path: string, fn: (resolved: Resolved) => Promise<T>): Promise<T> {
     const keyOf = (r: Resolved) => (r.stats ? r.real : r.entry);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -167,7 +192,10 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       checkPath(path);
       await pace();
-      const version = await localVersion(bytes);
+      // The version of the new bytes is awaited only for the result: large content is hashed in paced
+      // slices (see localVersion), which interleave with the lock, the re-read and the write's I/O.
+      const version = Promise.resolve(localVersion(bytes));
+      version.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
       return withTargetLock(path, async (resolved) => {
         const existing = resolved.stats;
         if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
@@ -182,14 +210,12 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         try {
           if (condition.kind === "ifVersion") {
             if (!existing) throw stale(path);
-            const current = await readFile(ctx, path, Number.POSITIVE_INFINITY, true);
-            replaced = current.fd;
-            if ((await localVersion(current.bytes)) !== condition.version) throw stale(path);
+            if (!(await holdsVersion(path, condition, (fd) => (replaced = fd)))) throw stale(path);
           }
           const hold = condition.kind !== "ifVersion" && existing !== null;
-          const result = await replaceTarget(ctx, path, bytes, condition, resolved, version, hold);
+          const result = await replaceTarget(ctx, path, bytes, condition, resolved, hold);
           replaced ??= result.held;
-          return { version: result.version, created: result.created };
+          return { version: await version, created: result.created };
         } finally {
           if (replaced !== undefined) closeLater(replaced);
         }

@@ -10,7 +10,7 @@ import * as fs from "node:fs/promises";
 import { basename, dirname, sep } from "node:path";
 import { FileTooLargeError, FsError } from "../errors.ts";
 import { at, closeDir, openDirAt } from "./dirfd.ts";
-import { readAll } from "./io.ts";
+import { contentEquals, readAll } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { openFilePath, procFdUsable } from "./proc-fd.ts";
 import { joinReal, type LocalContext, notRegular, type Resolved, resolveFile } from "./resolve.ts";
@@ -184,6 +184,27 @@ export async function readFile(
       throw fsErrorFromNode(error, "read", path);
     } finally {
       if (!kept) fsSync.closeSync(fd);
+    }
+  }
+  throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
+}
+
+/**
+ * Whether `path` holds exactly `expected` (compared in slices, see
+ * `contentEquals`), opened with the same proofs as {@link readFile}. The
+ * file stays open and its descriptor is returned for the caller to close,
+ * as with readFile's `keep`.
+ */
+export async function fileEquals(ctx: LocalContext, path: string, expected: Uint8Array): Promise<{ equal: boolean; fd: number }> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const opened = (attempt === 0 && openDirect(ctx, path)) || openVerified(ctx, resolveFile(ctx, path), path);
+    if (!opened) continue;
+    const { fd, held } = opened;
+    try {
+      return { equal: held.size === expected.length && (await contentEquals(fd, expected)), fd };
+    } catch (error) {
+      fsSync.closeSync(fd);
+      throw fsErrorFromNode(error, "read", path);
     }
   }
   throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });

@@ -14,7 +14,7 @@ import * as fsSync from "node:fs";
 import { constants, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FsError } from "../errors.ts";
-import type { Version, WriteCondition, WriteResult } from "../types.ts";
+import type { WriteCondition } from "../types.ts";
 import { dataSync, writeAll } from "./io.ts";
 import { at, closeDir, dirInside, openChildDir, openDirAt } from "./dirfd.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
@@ -127,9 +127,8 @@ export async function replaceTarget(
   bytes: Uint8Array,
   condition: WriteCondition,
   resolved: Resolved,
-  version: Version,
   hold: boolean,
-): Promise<WriteResult & { held?: number }> {
+): Promise<{ created: boolean; held?: number }> {
   const existing = resolved.stats;
   const dirReal = existing ? dirname(resolved.real) : resolved.parent;
   const name = existing ? basename(resolved.real) : basename(resolved.entry);
@@ -180,7 +179,7 @@ export async function replaceTarget(
   } finally {
     if (dirFd !== -1) closeDir(dirFd);
   }
-  return { version, created: !existing, held };
+  return { created: !existing, held };
 }
 
 /** The entry `name` of a held directory, open only to be held (undefined if it cannot be opened). */

@@ -30,6 +30,9 @@ export type BatchPlan =
       readonly corrected?: string;
     };
 
+/** What {@link verifyBatch} found: the sorted edits to apply, nothing to do, or why not. */
+export type VerifiedBatch = Exclude<BatchPlan, { kind: "ok" }> | { readonly kind: "ok"; readonly edits: readonly PlannedEdit[] };
+
 /** Options of {@link planBatch}. */
 export interface PlanOptions {
   /** The operations as sent (for the corrected call's content); without them no correction is offered. */
@@ -53,6 +56,19 @@ export function planBatch(
   maxLineChars: number,
   options: PlanOptions = {},
 ): BatchPlan {
+  const verified = verifyBatch(doc, ops, parseFailures, path, maxLineChars, options);
+  return verified.kind === "ok" ? { ...verified, out: spliceLineEdits(doc, verified.edits) } : verified;
+}
+
+/** {@link planBatch} without the splice: the verified edits, sorted (a windowed caller splices them itself). */
+export function verifyBatch(
+  doc: TextDocument,
+  ops: readonly Operation[],
+  parseFailures: readonly OpFailure[],
+  path: string,
+  maxLineChars: number,
+  options: PlanOptions = {},
+): VerifiedBatch {
   const changed = options.changedSinceView ?? true;
   const failures: OpFailure[] = [...parseFailures];
   const verified: PlannedEdit[] = [];
@@ -95,7 +111,7 @@ export function planBatch(
   }
 
   if (editsChangeNothing(doc.lines, sorted)) return { kind: "no-change" };
-  return { kind: "ok", edits: sorted, out: spliceLineEdits(doc, sorted) };
+  return { kind: "ok", edits: sorted };
 }
 
 /** A verified operation that cannot be meant as sent (empty replace, reversed range): the fix is sure. */

@@ -36,7 +36,7 @@ export function checkContents(doc: TextDocument, path: string, ops: readonly Ope
     const text = op.lines.join("\n");
     const range = op.kind === "replace" ? [op.start.line, op.end.line] : undefined;
     const ownsId = range ? (n: number, h: number) => n >= range[0] && n <= range[1] && doc.hashes[n - 1] === h : undefined;
-    const pasted = checkPasted(text, { path, fileLines: doc.lines, ownsId });
+    const pasted = checkPasted(text, { path, fileLines: () => doc.lines, ownsId });
     const corrected = (content: string) => JSON.stringify({ ...raw[op.index], content });
     // A refused operation is still verified with the rest, so a stale id in it is reported too.
     if (pasted.kind === "refuse") {

@@ -6,16 +6,17 @@
  */
 
 import { fail, type ToolResult } from "../../result.ts";
-import { documentFromLines } from "../../text/document.ts";
-import type { spliceLineEdits } from "../../text/line-edits.ts";
-import { capOutput, changedSinceViewNote, changeResult, reportChange } from "../support/change-report.ts";
+import { encodeDocument } from "../../text/document.ts";
+import { capOutput, type ChangeReport, changedSinceViewNote, changeResult, reportChange, reportHunks } from "../support/change-report.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { shownPath } from "../support/remedy.ts";
+import { windowing } from "../support/windowing.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { BatchEditSchema, DESCRIPTION } from "./schema.ts";
 import { planBatch } from "./apply.ts";
 import { checkContents } from "./content.ts";
+import { windowedBatch } from "./windowed.ts";
 import { refusalCode, renderRefusal } from "./messages.ts";
 import { type Operation, type OpFailure, parseOperations, type RawOperation } from "./parse.ts";
 
@@ -44,6 +45,26 @@ interface Parsed {
 
 function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed): Plan {
   const { doc } = file;
+  const windowed =
+    parsed.failures.length > 0 || !windowing.enabled
+      ? undefined
+      : windowedBatch(doc, {
+          ops: parsed.ops,
+          raw: parsed.raw,
+          verbatim: parsed.verbatim,
+          path: shownPath(path),
+          maxLineChars: ctx.limits.maxLineChars,
+          changedSinceView: file.changedSinceView,
+        });
+  if (windowed) {
+    const { hunks, oldLineCount, newLineCount } = windowed;
+    const report = () => reportHunks(hunks, oldLineCount, ctx.limits);
+    return {
+      kind: "write",
+      bytes: windowed.bytes,
+      done: (landed) => success(ctx, path, { oldLineCount, newLineCount, report }, windowed.ops, landed, windowed.notes),
+    };
+  }
   const total = parsed.raw.length;
   const checked = parsed.verbatim ? { ops: parsed.ops, failures: [], notes: [] } : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
   const ops = checked.ops;
@@ -66,19 +87,27 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     };
   }
   const { out } = planned;
-  const next = documentFromLines(doc.bom, out, ctx.hasher);
   return {
     kind: "write",
-    bytes: next.bytes,
-    done: (landed) => success(ctx, path, doc.lines, out, ops, landed, checked.notes),
+    bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
+    done: (landed) => {
+      const report = () => reportChange(doc.lines, out.lines, out.edits, ctx.limits);
+      return success(ctx, path, { oldLineCount: doc.lines.length, newLineCount: out.lines.length, report }, ops, landed, checked.notes);
+    },
   };
+}
+
+/** A written batch as the result reports it. */
+interface Written {
+  readonly oldLineCount: number;
+  readonly newLineCount: number;
+  readonly report: () => ChangeReport;
 }
 
 function success(
   ctx: ToolContext,
   path: string,
-  oldLines: readonly string[],
-  out: ReturnType<typeof spliceLineEdits>,
+  { oldLineCount, newLineCount, report: makeReport }: Written,
   ops: readonly Operation[],
   landed: Landed,
   notes: readonly string[],
@@ -86,8 +115,8 @@ function success(
   const counts = new Map<string, number>();
   for (const op of ops) counts.set(op.kind, (counts.get(op.kind) ?? 0) + 1);
   const kinds = [...counts].map(([kind, n]) => `${n} ${kind}`).join(", ");
-  const report = reportChange(oldLines, out.lines, out.edits, ctx.limits);
-  const heading = `Applied ${ops.length} operation${ops.length === 1 ? "" : "s"} to \`${shownPath(path)}\` (${kinds}): ${oldLines.length} -> ${out.lines.length} lines.`;
+  const report = makeReport();
+  const heading = `Applied ${ops.length} operation${ops.length === 1 ? "" : "s"} to \`${shownPath(path)}\` (${kinds}): ${oldLineCount} -> ${newLineCount} lines.`;
   const since = landed.changedSinceView
     ? changedSinceViewNote(path, "every line id was verified against the current content, so the operations landed on the lines you named")
     : undefined;

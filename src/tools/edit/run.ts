@@ -7,17 +7,20 @@
  */
 
 import { fail, type ToolResult } from "../../result.ts";
-import { documentFromLines } from "../../text/document.ts";
+import { encodeDocument } from "../../text/document.ts";
+import { windowedStringEdit } from "../../text/edit-window.ts";
+import type { SplitLines } from "../../text/lines.ts";
 import { spliceLineEdits } from "../../text/line-edits.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { stripIdPrefixes } from "../../text/id-prefix.ts";
 import { applyStringEditWithBom } from "../../text/match-bom.ts";
 import { type EditApplied, type EscapeAmbiguous, findMatch } from "../../text/match.ts";
-import { changedSinceViewNote, changeResult, reportChange } from "../support/change-report.ts";
+import { changedSinceViewNote, changeResult, type ReportWindow, reportChange } from "../support/change-report.ts";
 import { ambiguousText, noChangeText, noMatchText } from "./messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { shownPath } from "../support/remedy.ts";
+import { windowing } from "../support/windowing.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, EditSchema } from "./schema.ts";
@@ -37,6 +40,8 @@ export const editTool = defineTool({
 });
 
 function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: EditArgs): Plan {
+  const windowed = planWindowed(ctx, path, file, args);
+  if (windowed) return windowed;
   const { doc } = file;
   // old_string pasted with view prefixes is answered first: it decides what new_string's prefixes are.
   const prefixed = args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match" ? undefined : pastedPrefixText(path, doc, args);
@@ -62,32 +67,64 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
       return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
       const out = spliceLineEdits(doc, r.edits);
-      const next = documentFromLines(doc.bom, out, ctx.hasher);
+      const outcome: Outcome = { old: doc, out, r, oldLineCount: doc.lines.length, newLineCount: out.lines.length, atEnd: true };
       return {
         kind: "write",
-        bytes: next.bytes,
-        done: (landed) => success(ctx, path, doc, out, r, landed, pastedNote),
+        bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
+        done: (landed) => success(ctx, path, outcome, landed, pastedNote),
       };
     }
   }
 }
 
+/**
+ * The edit on the lines around a unique exact match only (see
+ * text/edit-window.ts), or undefined for the whole-file path. The paste
+ * checks need the file's lines only for a fence or a view prefix in
+ * new_string, so such a new_string takes the whole-file path.
+ */
+function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: EditArgs): Plan | undefined {
+  if (!windowing.enabled) return undefined;
+  if (!args.verbatim && checkPasted(args.new_string, { path: shownPath(path) }).kind !== "clean") return undefined;
+  const w = windowedStringEdit(file.doc, args.old_string, args.new_string, { replaceAll: args.replace_all });
+  if (!w) return undefined;
+  const outcome: Outcome = {
+    old: w.old,
+    out: w.out,
+    r: { matches: w.matches, replacements: 1 },
+    oldLineCount: w.oldLineCount,
+    newLineCount: w.newLineCount,
+    window: { offset: w.offset, oldLineCount: w.oldLineCount },
+    atEnd: w.atEnd,
+  };
+  return { kind: "write", bytes: w.bytes, done: (landed) => success(ctx, path, outcome, landed, undefined) };
+}
+
+/** An applied edit as the result reports it: the lines compared (the file's, or a window of them with `window`). */
+interface Outcome {
+  readonly old: SplitLines;
+  readonly out: ReturnType<typeof spliceLineEdits>;
+  readonly r: Pick<EditApplied, "matches" | "replacements" | "hint">;
+  readonly oldLineCount: number;
+  readonly newLineCount: number;
+  readonly window?: ReportWindow;
+  /** `old` ends where the file ends. */
+  readonly atEnd: boolean;
+}
+
 function success(
   ctx: ToolContext,
   path: string,
-  doc: TextDocument,
-  out: ReturnType<typeof spliceLineEdits>,
-  r: EditApplied,
+  { old, out, r, oldLineCount, newLineCount, window, atEnd }: Outcome,
   landed: Landed,
   pastedNote: string | undefined,
 ): ToolResult {
-  const oldLines = doc.lines;
-  const report = reportChange(oldLines, out.lines, out.edits, ctx.limits);
+  const report = reportChange(old.lines, out.lines, out.edits, ctx.limits, window);
   const where = r.matches.map((m) => m.line);
   const listed = where.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
   const what = r.replacements === 1 ? `replaced 1 occurrence (line ${listed})` : `replaced ${r.replacements} occurrences (lines ${listed})`;
-  const heading = `Edited \`${shownPath(path)}\`: ${what}; ${oldLines.length} -> ${out.lines.length} lines.`;
-  const ending = finalNewlineNote(doc, out);
+  const heading = `Edited \`${shownPath(path)}\`: ${what}; ${oldLineCount} -> ${newLineCount} lines.`;
+  const ending = atEnd ? finalNewlineNote(old, out) : undefined;
   const since = landed.changedSinceView ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current") : undefined;
   return changeResult([heading, r.hint && `Note: ${r.hint}`, pastedNote, ending], report, [since], ctx.limits, { path, version: landed.version });
 }
@@ -101,7 +138,7 @@ type EditArgs = { old_string: string; new_string: string; replace_all: boolean; 
  * their view, anything else is refused.
  */
 function pastedInNewString(path: string, doc: TextDocument, args: EditArgs): PasteVerdict {
-  const target = { path: shownPath(path), fileLines: doc.lines };
+  const target = { path: shownPath(path), fileLines: () => doc.lines };
   const first = checkPasted(args.new_string, target);
   if (first.kind !== "refuse") return first;
   const trial = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, first.cleaned, { replaceAll: args.replace_all });
@@ -120,7 +157,7 @@ function endsWithNewline(eols: readonly string[]): boolean {
 }
 
 /** A change of the final-newline state is said, never left for the model to find in the bytes. */
-function finalNewlineNote(doc: TextDocument, out: { eols: readonly string[]; lines: readonly string[] }): string | undefined {
+function finalNewlineNote(doc: Pick<SplitLines, "eols">, out: { eols: readonly string[]; lines: readonly string[] }): string | undefined {
   if (out.lines.length === 0) return undefined;
   const before = endsWithNewline(doc.eols);
   const after = endsWithNewline(out.eols);

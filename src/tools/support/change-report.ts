@@ -5,7 +5,7 @@
  * both, the next edit can name its lines without another view.
  */
 
-import { changedRuns, type DiffHunk, diffFromEdits, diffLines, renderDiff } from "../../text/diff.ts";
+import { changedRuns, type DiffHunk, diffFromEdits, diffLines, offsetHunks, renderDiff } from "../../text/diff.ts";
 import type { LineEdit } from "../../text/line-edits.ts";
 import { utf8Length } from "../../text/render.ts";
 import { ok, withFacts, type ChangedRange, type ToolResult } from "../../result.ts";
@@ -24,6 +24,13 @@ export interface ChangeReport {
   readonly changes: readonly ChangedRange[];
 }
 
+/** The lines given to {@link reportChange} are a window of the files: from 0-based line `offset` on. */
+export interface ReportWindow {
+  readonly offset: number;
+  /** Lines of the whole old file. */
+  readonly oldLineCount: number;
+}
+
 /**
  * Diff and render a change. With `edits` (old-file coordinates, as applied),
  * only the edited regions are compared; without, the whole files are diffed.
@@ -33,11 +40,18 @@ export function reportChange(
   newLines: readonly string[],
   edits: readonly LineEdit[] | undefined,
   limits: ToolLimits,
+  window?: ReportWindow,
 ): ChangeReport {
-  const hunks = edits ? diffFromEdits(oldLines, newLines, edits) : diffLines(oldLines, newLines);
+  const local = edits ? diffFromEdits(oldLines, newLines, edits) : diffLines(oldLines, newLines);
+  const hunks = window ? offsetHunks(local, window.offset) : local;
+  return reportHunks(hunks, window ? window.oldLineCount : oldLines.length, limits);
+}
+
+/** {@link reportChange} of hunks already made (numbered in the whole files). */
+export function reportHunks(hunks: readonly DiffHunk[], oldLineCount: number, limits: ToolLimits): ChangeReport {
   return {
     diff: renderDiff(hunks, { maxLines: MAX_DIFF_LINES, maxLineChars: limits.maxLineChars }),
-    shifts: shiftNote(hunks, oldLines.length),
+    shifts: shiftNote(hunks, oldLineCount),
     changes: changedRuns(hunks, MAX_DIFF_LINES),
   };
 }

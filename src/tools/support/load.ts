@@ -21,9 +21,14 @@ function mib(bytes: number): string {
  * results with their codes and recoveries. With `observe`, a successful
  * load records present(version) and a missing file records absent; with
  * "failures", only the failures are recorded (the caller records which
- * lines of a loaded file the session saw).
+ * lines of a loaded file the session saw). With `lazyColumns`, the line
+ * hashes are computed on first use (see `loadDocument`).
  */
-export async function loadTextFile(ctx: ToolContext, path: string, options: { observe?: boolean | "failures" } = {}): Promise<LoadedFile> {
+export async function loadTextFile(
+  ctx: ToolContext,
+  path: string,
+  options: { observe?: boolean | "failures"; lazyColumns?: boolean } = {},
+): Promise<LoadedFile> {
   let read: ReadResult;
   try {
     // One read that refuses an oversized file itself: a stat first would cost local storage a second
@@ -38,7 +43,7 @@ export async function loadTextFile(ctx: ToolContext, path: string, options: { ob
   if (read.bytes.length > ctx.limits.maxFileBytes) {
     return { ok: false, result: tooLarge(path, read.bytes.length, ctx.limits.maxFileBytes) };
   }
-  const doc = loadDocument(read.bytes, ctx.hasher);
+  const doc = loadDocument(read.bytes, ctx.hasher, { lazyColumns: options.lazyColumns });
   if (!doc.ok) {
     // The session has now seen this version (as not-text), so a whole-file
     // `write` may replace it: without this, write would ask for a view and

@@ -98,7 +98,8 @@ export async function mutateFile(
   while (true) {
     attempt++;
     if (ctx.signal?.aborted) return cancelled(path);
-    const loaded = await loadTextFile(ctx, path);
+    // Ids are hashed only if the plan uses them: a windowed edit of a large file does not.
+    const loaded = await loadTextFile(ctx, path, { lazyColumns: true });
     if (!loaded.ok) {
       if (loaded.result.code !== "FS_NOT_FOUND") return loaded.result;
       const gone = decideEdit(observation, { kind: "absent" });
@@ -112,7 +113,7 @@ export async function mutateFile(
     // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
     if (ctx.signal?.aborted) return cancelled(path);
     try {
-      const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version));
+      const written = await ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version, loaded.bytes));
       if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation);
       return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
     } catch (error) {

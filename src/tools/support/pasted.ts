@@ -30,8 +30,12 @@ export type PasteVerdict =
 export interface PasteContext {
   /** Workspace path of the file (its extension decides about fences). */
   readonly path: string;
-  /** The file's current lines, when it exists. */
-  readonly fileLines?: readonly string[];
+  /**
+   * The file's current lines, when it exists; or a function giving them,
+   * called only when a finding needs them (a fence or a prefix in the text):
+   * most texts have neither, and a large file's lines cost a decode and split.
+   */
+  readonly fileLines?: readonly string[] | (() => readonly string[]);
   /** Whether `N:hh` is a current id of a line in the region being replaced. */
   readonly ownsId?: (line: number, hash: number) => boolean;
 }
@@ -40,7 +44,10 @@ export interface PasteContext {
 export function checkPasted(text: string, target: PasteContext): PasteVerdict {
   const found: string[] = [];
   let cleaned = text;
-  const fenced = isMarkdownPath(target.path) || target.fileLines?.some(isFenceLine) ? undefined : fenceWrapped(text);
+  const fileLines = (): readonly string[] | undefined => (typeof target.fileLines === "function" ? target.fileLines() : target.fileLines);
+  // The file's own fence lines are looked at only for a text that is fence-wrapped.
+  const wrapped = isMarkdownPath(target.path) ? undefined : fenceWrapped(text);
+  const fenced = wrapped && !fileLines()?.some(isFenceLine) ? wrapped : undefined;
   if (fenced) {
     cleaned = fenced.inner;
     const open = JSON.stringify(text.split("\n")[0].trim());
@@ -48,7 +55,8 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
     found.push(`is wrapped in a markdown code fence (first line ${open}, last line ${close}), and \`${target.path}\` is not a markdown file`);
   }
   const prefixes = findViewPrefixes(cleaned);
-  const existing = target.fileLines ? new Set(target.fileLines) : undefined;
+  const lines = prefixes ? fileLines() : undefined;
+  const existing = lines ? new Set(lines) : undefined;
   const pasted = prefixes?.prefixed.filter((p) => !existing?.has(p.text.replace(/\r$/, ""))) ?? [];
   if (prefixes && pasted.length > 0) {
     const own = target.ownsId;

@@ -125,7 +125,7 @@ async function overwrite(
   let pastedNote: string | undefined;
   if (!verbatim) {
     // The whole file is the region replaced: a prefix naming one of its current lines is a paste of its view.
-    const pasted = checkPasted(content, { path: shownPath(path), fileLines: old.lines, ownsId: (n, h) => old.hashes[n - 1] === h });
+    const pasted = checkPasted(content, { path: shownPath(path), fileLines: () => old.lines, ownsId: (n, h) => old.hashes[n - 1] === h });
     if (pasted.kind === "refuse") return pastedRefusal(path, pasted);
     if (pasted.kind === "strip") {
       content = pasted.text;

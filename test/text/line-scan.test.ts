@@ -1,0 +1,76 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { compileNeedle } from "../../src/text/bytes-find.ts";
+import { detectEolStyle } from "../../src/text/eol.ts";
+import {
+  countLines,
+  countNewlines,
+  eolStyleOfBytes,
+  indexOfBytes,
+  indexOfBytesJs,
+  lineEndAfter,
+  lineStart,
+  lineStartBefore,
+} from "../../src/text/line-scan.ts";
+import { splitLines } from "../../src/text/lines.ts";
+
+const encoder = new TextEncoder();
+const text = fc.array(fc.constantFrom("a", "\n", "\r", "\r\n", "é", "世", "\n\n", "xyz"), { maxLength: 60 }).map((p) => p.join(""));
+/** Bytes at every alignment: the word loops start on a 4-byte boundary of the buffer. */
+const shifted = (t: string, shift: number) => {
+  const b = encoder.encode(t);
+  const buf = new Uint8Array(b.length + shift);
+  buf.set(b, shift);
+  return buf.subarray(shift);
+};
+
+describe("line scanning on bytes agrees with splitLines", () => {
+  test("counts, line starts and ends (property)", () => {
+    fc.assert(
+      fc.property(text, fc.nat({ max: 3 }), (t, shift) => {
+        const bytes = shifted(t, shift);
+        const split = splitLines(t);
+        expect(countLines(bytes)).toBe(split.lines.length);
+        expect(countNewlines(bytes)).toBe(bytes.filter((b) => b === 0x0a).length);
+        let at = 0;
+        for (let i = 0; i < split.lines.length; i++) {
+          expect(lineStart(bytes, i)).toBe(at);
+          const next = at + encoder.encode(split.lines[i] + split.eols[i]).length;
+          if (next > at) {
+            expect(lineStartBefore(bytes, next - 1)).toBe(at);
+            expect(lineEndAfter(bytes, at)).toBe(next);
+          }
+          at = next;
+        }
+        expect(lineStart(bytes, split.lines.length)).toBe(bytes.length);
+        expect(lineStart(bytes, split.lines.length + 1)).toBe(-1);
+        for (let from = 0; from <= bytes.length; from += 3) {
+          expect(countNewlines(bytes, from, bytes.length)).toBe(bytes.subarray(from).filter((b) => b === 0x0a).length);
+        }
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  test("the line-ending style is detectEolStyle's (property)", () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(eolStyleOfBytes(encoder.encode(t))).toEqual(detectEolStyle(splitLines(t).eols));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  test("indexOfBytes (native and JS) finds what indexOf on the string finds (property)", () => {
+    const ascii = fc.array(fc.constantFrom("a", "b", " ", "\n", "="), { maxLength: 40 }).map((p) => p.join(""));
+    fc.assert(
+      fc.property(ascii, ascii, fc.nat({ max: 40 }), (hay, needle, from) => {
+        const start = Math.min(from, hay.length);
+        const expected = needle === "" ? start : hay.indexOf(needle, start);
+        expect(indexOfBytes(encoder.encode(hay), compileNeedle(encoder.encode(needle)), start)).toBe(expected);
+        expect(indexOfBytesJs(encoder.encode(hay), compileNeedle(encoder.encode(needle)), start)).toBe(expected);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
