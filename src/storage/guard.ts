@@ -5,7 +5,7 @@
 import { CodedError } from "../errors.ts";
 import { checkListOptions } from "./listing.ts";
 import { normalizeWorkspacePath } from "./path.ts";
-import type { ListOptions, ReadOptions, Storage, Version, WriteCondition } from "./types.ts";
+import type { ListOptions, ReadOptions, ScanFileOptions, Storage, Version, WriteCondition } from "./types.ts";
 
 function checkCondition(condition: WriteCondition): void {
   const kind = (condition as { kind?: unknown } | null)?.kind;
@@ -56,10 +56,14 @@ export function guardStorage(inner: Storage): Storage {
   const streaming = inner.readStream
     ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) }
     : {};
+  const scanning = inner.scanFile
+    ? { scanFile: async <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(guardedPath(path), options) }
+    : {};
   return {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: inner.root }),
     ...streaming,
+    ...scanning,
     async stat(path: string) {
       return inner.stat(guardedPath(path));
     },

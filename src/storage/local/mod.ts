@@ -2,7 +2,7 @@
  * Local-directory storage (Bun and Deno, through node:fs), Linux only.
  * This file is the thin provider object; the work is split by job:
  * ./resolve.ts (path resolution), ./dirfd.ts (acting inside a proven
- * directory), ./read.ts (opening with proof), ./write.ts (temp file and
+ * directory), ./read.ts (opening with proof), ./scan.ts (reads for a search), ./write.ts (temp file and
  * rename/link, owner and mode), ./list.ts (listing), ./clean.ts (start-up
  * sweep), ./io.ts (blocking vs thread-pool I/O), ./stream.ts (readStream).
  *
@@ -57,6 +57,7 @@ import type {
   ReadOptions,
   ReadResult,
   ReadStreamResult,
+  ScanFileOptions,
   StatResult,
   Storage,
   Version,
@@ -68,6 +69,7 @@ import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
+import { scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
 
@@ -164,6 +166,12 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       return handleStream(opened.handle, path, opened.held.size);
     },
 
+    async scanFile<T>(path: string, options: ScanFileOptions<T>): Promise<T> {
+      checkPath(path);
+      await pace();
+      return scanLocalFile(ctx, path, options);
+    },
+
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       checkPath(path);
       await pace();
@@ -205,7 +213,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       const entries: ListEntry[] = [];
       const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
       try {
-        await walk(ctx, dirFd, path, 1, listDepth(options), entries);
+        await walk(ctx, dirFd, path, 1, listDepth(options), entries, options?.sizes !== false);
       } finally {
         closeDir(dirFd);
       }

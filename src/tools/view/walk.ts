@@ -27,6 +27,8 @@ export interface WalkOptions {
   /** Stop after looking at this many entries (shown or not). */
   readonly maxVisited: number;
   readonly signal?: AbortSignal;
+  /** False when file sizes are not needed (see `ListOptions.sizes`: a file's size may then be -1). */
+  readonly sizes?: boolean;
 }
 
 /** One entry the walk reached. */
@@ -104,7 +106,8 @@ export async function* walkTree(
     }
     let entries: ListEntry[];
     try {
-      ({ entries } = await storage.list(dir, { limit: Math.max(1, options.maxVisited - stats.visited + 1) }));
+      const limit = Math.max(1, options.maxVisited - stats.visited + 1);
+      ({ entries } = await storage.list(dir, options.sizes === false ? { limit, sizes: false } : { limit }));
     } catch (error) {
       if (dir === root) throw error;
       // Unreadable is not empty: the listing says so. Anything else (removed mid-walk) is skipped.
