@@ -69,6 +69,7 @@ import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
+import { createDirCache, openThroughCache } from "./dir-cache.ts";
 import { scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
@@ -99,6 +100,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   const realRoot = await realDirectory(root);
   const ctx: LocalContext = { realRoot, rootFd: probeDirFds(realRoot), fsync: options.fsync ?? true };
   const lock = createKeyedLock();
+  const dirs = createDirCache(ctx.rootFd);
 
   /**
    * Run `fn` holding the lock of the path's target (its real path, so
@@ -169,7 +171,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async scanFile<T>(path: string, options: ScanFileOptions<T>): Promise<T> {
       checkPath(path);
       await pace();
-      return scanLocalFile(ctx, path, options);
+      return scanLocalFile(ctx, dirs, path, options);
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
@@ -207,11 +209,16 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async list(path: string, options?: ListOptions): Promise<ListResult> {
       checkPath(path);
       checkListOptions(options);
-      const resolved = resolve(ctx, path);
-      if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
-      if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+      // A walk lists directory after directory: open this one through its parent's cached
+      // descriptor (one lookup), else resolve it (symlinks followed inside) and open it from the root.
+      let dirFd = openThroughCache(dirs, path);
+      if (dirFd === undefined) {
+        const resolved = resolve(ctx, path);
+        if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+        if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+        dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
+      }
       const entries: ListEntry[] = [];
-      const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
       try {
         await walk(ctx, dirFd, path, 1, listDepth(options), entries, options?.sizes !== false);
       } finally {

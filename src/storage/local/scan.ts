@@ -2,7 +2,10 @@
  * `scanFile` for local storage (see `ScanFileOptions`): what a directory
  * search needs of each of thousands of files, at the least cost per file.
  *
- * - Opened with the same proof as `read` (./read.ts).
+ * - Opened through its directory's descriptor, kept for the burst of reads
+ *   (./dir-cache.ts), with O_NOFOLLOW: one lookup. Anything else (a symlink
+ *   on the way, a race, an error) takes `read`'s way and proof (./read.ts),
+ *   and its precise refusals.
  * - A file up to {@link SYNC_IO_BYTES} is read in one blocking call into one
  *   buffer reused from file to file (the scan and its callbacks run without
  *   a pause in between, so no other scan can touch the buffer meanwhile):
@@ -18,7 +21,9 @@ import { FileTooLargeError, FsError } from "../errors.ts";
 import type { ScanFileOptions } from "../types.ts";
 import { localVersion, readAll, SYNC_IO_BYTES } from "./io.ts";
 import { fsErrorFromNode } from "./node-errors.ts";
-import { ATTEMPTS, type Held, openDirect, openVerified } from "./read.ts";
+import { at } from "./dirfd.ts";
+import type { DirCache } from "./dir-cache.ts";
+import { ATTEMPTS, type Held, openDirect, openVerified, READ_FLAGS } from "./read.ts";
 import { type LocalContext, resolveFile } from "./resolve.ts";
 
 /** Room for a file of {@link SYNC_IO_BYTES} plus the read that finds its end. */
@@ -53,14 +58,45 @@ function readHead(fd: number, count: number): Uint8Array {
 }
 
 /**
+ * Open `path` through its directory's cached descriptor: a regular file at
+ * that name, not a symlink; null for anything else (the caller's careful
+ * way then decides, with its refusals).
+ */
+function openCached(dirs: DirCache, path: string): Held | null {
+  const slash = path.lastIndexOf("/");
+  const dirFd = dirs.get(slash === -1 ? "" : path.slice(0, slash));
+  if (dirFd === undefined) return null;
+  let fd: number;
+  try {
+    fd = fsSync.openSync(at(dirFd, path.slice(slash + 1)), READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const held = fsSync.fstatSync(fd);
+    if (held.isFile()) return { fd, held };
+  } catch {
+    // The careful way reports what is wrong.
+  }
+  fsSync.closeSync(fd);
+  return null;
+}
+
+/**
  * Scan `path` (checked and normalised by the caller). A small file goes from
  * its read to the callbacks without an `await` (so without a pause in which
  * another scan could refill the shared buffer).
  */
-export async function scanLocalFile<T>(ctx: LocalContext, path: string, options: ScanFileOptions<T>): Promise<T> {
+export async function scanLocalFile<T>(
+  ctx: LocalContext,
+  dirs: DirCache,
+  path: string,
+  options: ScanFileOptions<T>,
+): Promise<T> {
   const { maxBytes, headBytes } = options;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const opened = (attempt === 0 && openDirect(ctx, path)) || openVerified(ctx, resolveFile(ctx, path), path);
+    const opened =
+      (attempt === 0 && (openCached(dirs, path) || openDirect(ctx, path))) || openVerified(ctx, resolveFile(ctx, path), path);
     if (!opened) continue;
     const { fd, held } = opened;
     let bytes: Uint8Array | undefined;
