@@ -32,15 +32,18 @@ let lent: Uint8Array | undefined;
 
 /**
  * Read the open file `fd` whole into the shared buffer, or undefined when it
- * holds more than the buffer does (it grew since its size was taken).
+ * holds more than the buffer does (it grew since its size was taken). A
+ * read that stops exactly at `size` (the file's size when opened) is taken
+ * as the end without a second read to confirm it: bytes appended after that
+ * read are as unseen as bytes appended after a confirming one.
  */
-function readLent(fd: number): Uint8Array | undefined {
+function readLent(fd: number, size: number): Uint8Array | undefined {
   const buffer = (lent ??= new Uint8Array(LENT_BYTES));
   let filled = 0;
   for (;;) {
     if (filled === buffer.length) return undefined;
     const n = fsSync.readSync(fd, buffer, filled, buffer.length - filled, filled);
-    if (n === 0) return buffer.subarray(0, filled);
+    if (n === 0 || (filled === 0 && n === size)) return buffer.subarray(0, filled + n);
     filled += n;
   }
 }
@@ -103,7 +106,7 @@ export async function scanLocalFile<T>(
     let judged = false;
     try {
       if (held.size > maxBytes) throw new FileTooLargeError(path, held.size, maxBytes);
-      if (held.size <= SYNC_IO_BYTES) bytes = readLent(fd);
+      if (held.size <= SYNC_IO_BYTES) bytes = readLent(fd, held.size);
       if (bytes === undefined) {
         // Large (or grown past the shared buffer): judge the head before reading the rest.
         const verdict = options.head(readHead(fd, headBytes));
