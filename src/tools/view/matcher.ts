@@ -36,14 +36,19 @@ export function normalizeEndings(text: string): string {
 
 /** Index the lines of a normalised text (split on "\n"; a final "\n" opens no extra line). */
 export function indexLines(text: string): LineIndex {
-  let count = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
-  const finalNewline = text.endsWith("\n");
-  if (!finalNewline && text.length > 0) count++;
-  const starts = new Uint32Array(count);
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && line < count; i = text.indexOf("\n", i + 1)) starts[line++] = i + 1;
-  return { starts, count, end: finalNewline ? text.length - 1 : text.length };
+  // One pass, into an array grown as needed (a guess of one line per 32 characters to start).
+  const length = text.length;
+  let starts = new Uint32Array(Math.max(16, (length >>> 5) + 1));
+  let count = length > 0 ? 1 : 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i + 1 < length; i = text.indexOf("\n", i + 1)) {
+    if (count === starts.length) {
+      const grown = new Uint32Array(starts.length * 2);
+      grown.set(starts);
+      starts = grown;
+    }
+    starts[count++] = i + 1;
+  }
+  return { starts: starts.subarray(0, count), count, end: text.endsWith("\n") ? length - 1 : length };
 }
 
 /** Content of line `i` (0-based) of an indexed text. */
