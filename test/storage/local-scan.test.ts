@@ -84,6 +84,26 @@ describe("local scanFile", () => {
     expect(await lazy).toBe(version);
   });
 
+  test("large files scanned together: each its own bytes, and each version that of its bytes (the large buffer is lent to one at a time)", async () => {
+    writeFileSync(join(base, "ws/d/big2.txt"), text(150_000).replaceAll("line", "LINE"));
+    const scan = (path: string) =>
+      storage.scanFile!(path, {
+        maxBytes: 64 * MiB,
+        headBytes: 8192,
+        head: () => undefined,
+        whole: (bytes, version) => ({ text: new TextDecoder().decode(bytes), version: version() }),
+      });
+    const [a, b] = await Promise.all([scan("d/big.txt"), scan("d/big2.txt")]);
+    // A third scan reuses the buffer while the first versions may still be hashing.
+    const c = await scan("d/big.txt");
+    expect(a.text).toBe(text(200_000));
+    expect(b.text).toBe(text(150_000).replaceAll("line", "LINE"));
+    expect(c.text).toBe(a.text);
+    expect(await a.version).toBe((await storage.read("d/big.txt")).version);
+    expect(await b.version).toBe((await storage.read("d/big2.txt")).version);
+    expect(await c.version).toBe(await a.version);
+  });
+
   test("a large binary ends at its head: whole is never called", async () => {
     const { seen, options } = recorder();
     expect(await storage.scanFile!("d/big.bin", options)).toBe("binary");

@@ -13,13 +13,17 @@
  * - A larger file: its first bytes are read and judged before anything
  *   else; the rest is read (on the thread pool, like `read`) only when the
  *   head did not end the scan, so a large binary costs one small read.
+ *   That read goes into one large buffer kept while reads come (released
+ *   {@link LARGE_IDLE_MS} after the last), when no other scan holds it:
+ *   fresh memory costs a page fault per 4 KiB, as much as the read.
  * - The version (SHA-256 of the bytes) is computed only when the callback
  *   asks for it: most files of a search match nothing and need none.
  */
 import * as fsSync from "node:fs";
+import { setTimeout } from "node:timers";
 import { FileTooLargeError, FsError } from "../errors.ts";
 import type { ScanFileOptions } from "../types.ts";
-import { localVersion, readAll, SYNC_IO_BYTES } from "./io.ts";
+import { localVersion, readAll, readAsync, SYNC_IO_BYTES } from "./io.ts";
 import { fsErrorFromNode } from "./node-errors.ts";
 import { at } from "./dirfd.ts";
 import type { DirCache } from "./dir-cache.ts";
@@ -46,6 +50,73 @@ function readLent(fd: number, size: number): Uint8Array | undefined {
     if (n === 0 || (filled === 0 && n === size)) return buffer.subarray(0, filled + n);
     filled += n;
   }
+}
+
+/** The large buffer is let go this long (ms) after its last use. */
+export const LARGE_IDLE_MS = 50;
+
+/** One buffer for large files, lent to one scan at a time (its read awaits the thread pool). */
+const large = {
+  buffer: undefined as Uint8Array | undefined,
+  busy: false,
+  lastUse: 0,
+  timer: false,
+};
+
+function releaseLargeLater(): void {
+  if (large.timer) return;
+  large.timer = true;
+  const check = () => {
+    if (!large.busy && performance.now() - large.lastUse >= LARGE_IDLE_MS) {
+      large.buffer = undefined;
+      large.timer = false;
+      return;
+    }
+    (setTimeout(check, LARGE_IDLE_MS) as { unref?: () => void }).unref?.();
+  };
+  (setTimeout(check, LARGE_IDLE_MS) as { unref?: () => void }).unref?.();
+}
+
+/**
+ * Read the open file `fd` whole into `buffer` on the thread pool, or
+ * undefined when it holds more than the buffer does.
+ */
+async function readInto(fd: number, buffer: Uint8Array, size: number): Promise<Uint8Array | undefined> {
+  let filled = 0;
+  for (;;) {
+    if (filled === buffer.length) return undefined;
+    const n = await readAsync(fd, buffer, filled, buffer.length - filled, filled);
+    if (n === 0 || (filled === 0 && n === size)) return buffer.subarray(0, filled + n);
+    filled += n;
+  }
+}
+
+/** Read a large file whole: into the large buffer when it is free (then `lent` is true), else fresh memory. */
+async function readLarge(fd: number, size: number): Promise<{ bytes: Uint8Array; lent: boolean }> {
+  if (!large.busy) {
+    large.busy = true;
+    try {
+      if (large.buffer === undefined || large.buffer.length < size + 4096) large.buffer = new Uint8Array(size + 4096 + (size >>> 3));
+      const bytes = await readInto(fd, large.buffer, size);
+      if (bytes !== undefined) return { bytes, lent: true };
+    } catch (error) {
+      large.busy = false;
+      throw error;
+    }
+    large.busy = false;
+  }
+  return { bytes: await readAll(fd, size), lent: false };
+}
+
+/** Give the large buffer back once `settled` (a version still being hashed from it) is done. */
+function returnLarge(settled: Promise<unknown> | undefined): void {
+  const free = () => {
+    large.busy = false;
+    large.lastUse = performance.now();
+    releaseLargeLater();
+  };
+  if (settled) settled.then(free, free);
+  else free();
 }
 
 /** The first `count` bytes of the open file (fewer when it is shorter). */
@@ -104,6 +175,7 @@ export async function scanLocalFile<T>(
     const { fd, held } = opened;
     let bytes: Uint8Array | undefined;
     let judged = false;
+    let lent = false;
     try {
       if (held.size > maxBytes) throw new FileTooLargeError(path, held.size, maxBytes);
       if (held.size <= SYNC_IO_BYTES) bytes = readLent(fd, held.size);
@@ -112,11 +184,12 @@ export async function scanLocalFile<T>(
         const verdict = options.head(readHead(fd, headBytes));
         if (verdict !== undefined) return verdict;
         judged = true;
-        bytes = await readAll(fd, held.size);
+        ({ bytes, lent } = await readLarge(fd, held.size));
       }
       // Appended to since the fstat: the limit is about what was read.
       if (bytes.length > maxBytes) throw new FileTooLargeError(path, bytes.length, maxBytes);
     } catch (error) {
+      if (lent) returnLarge(undefined);
       throw fsErrorFromNode(error, "read", path);
     } finally {
       fsSync.closeSync(fd);
@@ -126,7 +199,18 @@ export async function scanLocalFile<T>(
       const verdict = options.head(whole.subarray(0, headBytes));
       if (verdict !== undefined) return verdict;
     }
-    return options.whole(whole, () => localVersion(whole));
+    if (!lent) return options.whole(whole, () => localVersion(whole));
+    // The large buffer is this file's until `whole` returns and any hash of it settles.
+    let hashing: Promise<unknown> | undefined;
+    try {
+      return options.whole(whole, () => {
+        const version = localVersion(whole);
+        if (typeof version !== "string") hashing = version;
+        return version;
+      });
+    } finally {
+      returnLarge(hashing);
+    }
   }
   throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
 }
