@@ -78,7 +78,10 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
     });
   const hosts = { audit: hostWith(history), deferred: hostWith(deferred) };
   const principal = { id: "local", label: "local", workspace: "ws", scopes: new Set(["read", "write"] as const) };
-  const viaHost = (which: keyof typeof hosts): CallTool => (tool, args) => hosts[which].call("rest", principal, principalSession(principal), tool, args);
+  const viaHost =
+    (which: keyof typeof hosts): CallTool =>
+    (tool, args) =>
+      hosts[which].call("rest", principal, principalSession(principal), tool, args);
 
   const server = await startServer("bun", work, {}, ["--state", join(dir.path, "server-state")]);
   const bare = await startServer("bun", work, {}, ["--no-history"]);
@@ -94,11 +97,14 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
     };
     for (const n of names) expectOk(await calls[n]("view", { path: files[n].path, start: 1, end: 1 }), "view");
     const floor = floorWrite(floorDir, bytes);
-    for (const [kind, make] of [["edit", editCalls], ["batch_edit", batchEditCalls]] as const) {
-      const samples = await alternate(
-        [{ name: "floor", run: floor }, ...names.map((n) => ({ name: n, run: make(files[n], calls[n]) }))],
-        { rounds, warmup: STEADY_WARMUP },
-      );
+    for (const [kind, make] of [
+      ["edit", editCalls],
+      ["batch_edit", batchEditCalls],
+    ] as const) {
+      const samples = await alternate([{ name: "floor", run: floor }, ...names.map((n) => ({ name: n, run: make(files[n], calls[n]) }))], {
+        rounds,
+        warmup: STEADY_WARMUP,
+      });
       const label = {
         inproc: "in-process, no audit log",
         audit: "in-process + audit log recorded before the reply",
@@ -111,7 +117,15 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
         rows.push(row(`${kind}.${n}`, `${kind}, 1k-line file, ${label[n]}`, "ms", summarise(samples[n])));
         const over = samples[n].map((ms, i) => ms - samples.floor[i]!);
         const target = n.startsWith("mcp") ? 1 : 0.5;
-        rows.push(row(`${kind}.${n}.over`, `  ${kind} ${label[n]} minus the floor (same round)`, "ms", summarise(over), target ? { target: { kind: "max", value: target } } : {}));
+        rows.push(
+          row(
+            `${kind}.${n}.over`,
+            `  ${kind} ${label[n]} minus the floor (same round)`,
+            "ms",
+            summarise(over),
+            target ? { target: { kind: "max", value: target } } : {},
+          ),
+        );
       }
     }
   } finally {

@@ -129,7 +129,9 @@ export async function runThroughput(options: SectionOptions): Promise<Section> {
     }
     for (const t of targets) {
       for (const c of CONCURRENCY) {
-        rows.push(row(`throughput.${t.name}.${c}`, `small view calls/s, ${t.name}, ${c} client${c === 1 ? "" : "s"}`, "calls/s", summarise(samples[`${t.name}.${c}`])));
+        rows.push(
+          row(`throughput.${t.name}.${c}`, `small view calls/s, ${t.name}, ${c} client${c === 1 ? "" : "s"}`, "calls/s", summarise(samples[`${t.name}.${c}`])),
+        );
       }
     }
     for (const t of targets.filter((x) => x.name !== "bun")) {

@@ -81,8 +81,18 @@ export async function runMemory(options: SectionOptions): Promise<Section> {
       const bad = reports.find((r) => !r.ok);
       if (bad) throw new Error(`search failed (${bad.code}): ${bad.head}`);
       const how = whole ? "read whole (no readStream)" : "streamed";
-      rows.push(row(`memory.search.${whole ? "whole-document" : "bun"}.peak`, `peak RSS, search a ${smb} MB file, ${how}, bun`, "MB", summarise(reports.map((r) => r.peakMB)), whole ? {} : { target: { kind: "max", value: 128 } }));
-      rows.push(row(`memory.search.${whole ? "whole-document" : "bun"}.ms`, `time, search a ${smb} MB file, ${how}, bun`, "ms", summarise(reports.map((r) => r.ms))));
+      rows.push(
+        row(
+          `memory.search.${whole ? "whole-document" : "bun"}.peak`,
+          `peak RSS, search a ${smb} MB file, ${how}, bun`,
+          "MB",
+          summarise(reports.map((r) => r.peakMB)),
+          whole ? {} : { target: { kind: "max", value: 128 } },
+        ),
+      );
+      rows.push(
+        row(`memory.search.${whole ? "whole-document" : "bun"}.ms`, `time, search a ${smb} MB file, ${how}, bun`, "ms", summarise(reports.map((r) => r.ms))),
+      );
     }
 
     const whole = child("bun", dir.path, { start: -100 }, true);

@@ -48,7 +48,22 @@ function runChild(script: string, args: string[], out: string): { ok: true; json
 
 /** The hash entry's rows as table rows (its JSON stays whole in results.json). */
 function hashSection(json: unknown): Section {
-  const rows = (json as { rows?: { runtime: string; backend: string; sizeMB: number; medianMBps: number; p25MBps: number; p75MBps: number; minMBps: number; maxMBps: number; runs: number }[] }).rows ?? [];
+  const rows =
+    (
+      json as {
+        rows?: {
+          runtime: string;
+          backend: string;
+          sizeMB: number;
+          medianMBps: number;
+          p25MBps: number;
+          p75MBps: number;
+          minMBps: number;
+          maxMBps: number;
+          runs: number;
+        }[];
+      }
+    ).rows ?? [];
   return {
     name: "hash",
     rows: rows.map((r) =>
@@ -102,7 +117,9 @@ try {
 const results = { machine, quick, command: `bun bench/run.ts${quick ? " --quick" : ""}`, sections, skipped, ...(hash ? { hash } : {}) };
 writeFileSync(outPath, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\n${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}; load ${machine.loadAtStart} at start`);
-console.log(`bun ${machine.runtimes.bun}, deno ${machine.runtimes.deno}, node ${machine.runtimes.node}; commit ${machine.commit}${machine.dirty ? " (dirty)" : ""}; ${machine.date}\n`);
+console.log(
+  `bun ${machine.runtimes.bun}, deno ${machine.runtimes.deno}, node ${machine.runtimes.node}; commit ${machine.commit}${machine.dirty ? " (dirty)" : ""}; ${machine.date}\n`,
+);
 console.log(renderTable(sections));
 for (const s of skipped) console.log(`skipped: ${s}`);
 console.log(`\nwritten: ${outPath}`);

@@ -62,10 +62,15 @@ function rgMatches(rg: string, dir: string): { lines: Set<string>; ms: number } 
     maxBuffer: 1 << 30,
   });
   const ms = performance.now() - started;
-  const lines = new Set(r.stdout.split("\n").filter(Boolean).map((l) => {
-    const m = /^\.\/(.*?):(\d+):/.exec(l);
-    return m ? `${m[1]}:${m[2]}` : l;
-  }));
+  const lines = new Set(
+    r.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => {
+        const m = /^\.\/(.*?):(\d+):/.exec(l);
+        return m ? `${m[1]}:${m[2]}` : l;
+      }),
+  );
   return { lines, ms };
 }
 
@@ -101,7 +106,10 @@ async function main(): Promise<void> {
     console.log(`search "${PATTERN}": ${smallFiles} files (no file over 1 MB) and ${fullFiles} files (all); ${ROUNDS} rounds`);
     if (!rg) notes.push("ripgrep is not installed and could not be: its rows are skipped");
     notes.push(`pattern "${PATTERN}", literal; trees: ${smallFiles} files without those over 1 MB, ${fullFiles} with them (hard links of node_modules)`);
-    for (const [key, name, tree] of [["small", "without large files", small], ["full", "with large files", full]] as const) {
+    for (const [key, name, tree] of [
+      ["small", "without large files", small],
+      ["full", "with large files", full],
+    ] as const) {
       const tools = await inProcess(tree, { limits: { maxOutputBytes: 64 * 1024 * 1024 } });
       const args = { path: ".", content: PATTERN, hidden: true, gitignore: false };
       const ours: number[] = [];
@@ -134,10 +142,12 @@ async function main(): Promise<void> {
       if (rg) {
         rows.push(row(`search.${key}.ripgrep`, `search ${name}: ripgrep`, "ms", summarise(theirs)));
         const ratios = ours.map((v, i) => v / theirs[i]!);
-        rows.push(row(`search.${key}.ratio`, `search ${name}: toolwarden / ripgrep`, "x", summarise(ratios), {
-          target: { kind: "max", value: 3 },
-          note: same ? "same matching lines" : "DIFFERENT matching lines",
-        }));
+        rows.push(
+          row(`search.${key}.ratio`, `search ${name}: toolwarden / ripgrep`, "x", summarise(ratios), {
+            target: { kind: "max", value: 3 },
+            note: same ? "same matching lines" : "DIFFERENT matching lines",
+          }),
+        );
       }
       if (same === false) {
         const missing = [...theirSet].filter((l) => !ourSet.has(l)).slice(0, 5);
@@ -154,4 +164,3 @@ async function main(): Promise<void> {
 }
 
 if (import.meta.main) await main();
-

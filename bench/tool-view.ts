@@ -44,7 +44,10 @@ function report(name: string, sizeMb: number, t: { wall: number; cpu: number }):
   console.log(`${name.padEnd(44)} wall ${t.wall.toFixed(1).padStart(7)} ms (${rate(t.wall)})  cpu ${t.cpu.toFixed(1).padStart(7)} ms (${rate(t.cpu)})`);
 }
 
-const hashers: [string, LineHasher][] = [["js", jsHasher], ["wasm", await createHasher({ wasm: await readWasmBytes() })]];
+const hashers: [string, LineHasher][] = [
+  ["js", jsHasher],
+  ["wasm", await createHasher({ wasm: await readWasmBytes() })],
+];
 for (const [label, hasher] of hashers) {
   const ctx = makeContext({
     hasher,

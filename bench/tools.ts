@@ -83,7 +83,12 @@ export async function runTools(options: SectionOptions): Promise<Section> {
         { name: `${name}.inproc`, run: f(viaInproc, "inproc") },
         { name: `${name}.http`, run: f(rest, "http") },
       ];
-      const report = (id: string, label: string, samples: Record<string, number[]>, extra: (where: "inproc" | "http") => Parameters<typeof row>[4] = () => ({})) => {
+      const report = (
+        id: string,
+        label: string,
+        samples: Record<string, number[]>,
+        extra: (where: "inproc" | "http") => Parameters<typeof row>[4] = () => ({}),
+      ) => {
         for (const where of ["inproc", "http"] as const) {
           const s = samples[`${id}.${where}`];
           rows.push(row(`${id}.${where}`, `${label}, ${where === "inproc" ? "in-process" : "HTTP (Bun)"}`, "ms", summarise(s), extra(where)));
@@ -96,57 +101,64 @@ export async function runTools(options: SectionOptions): Promise<Section> {
       }
 
       if (runs("view")) {
-      const whole = await alternate(
-        contenders("view.whole", (call) => async () => expectOk(await call("view", { path: "big.txt" }), "view")),
-        { rounds: rounds(15), warmup: 2 },
-      );
-      report("view.whole", `view whole ${(bigBytes / MB).toFixed(1)} MB file`, whole);
-      for (const where of ["inproc", "http"] as const) {
-        const mbps = whole[`view.whole.${where}`].map((ms) => bigBytes / MB / (ms / 1000));
+        const whole = await alternate(
+          contenders("view.whole", (call) => async () => expectOk(await call("view", { path: "big.txt" }), "view")),
+          { rounds: rounds(15), warmup: 2 },
+        );
+        report("view.whole", `view whole ${(bigBytes / MB).toFixed(1)} MB file`, whole);
+        for (const where of ["inproc", "http"] as const) {
+          const mbps = whole[`view.whole.${where}`].map((ms) => bigBytes / MB / (ms / 1000));
+          rows.push(
+            row(`view.whole.${where}.mbps`, `view whole file throughput, ${where === "inproc" ? "in-process" : "HTTP (Bun)"}`, "MB/s", summarise(mbps), {
+              ...(where === "inproc" ? { target: { kind: "min" as const, value: 200 } } : {}),
+            }),
+          );
+        }
+
+        // Where the HTTP time goes: the same call with the body only received (bytes), not parsed.
+        const received = await alternate(
+          [
+            { name: "view.whole.http-parsed", run: async () => expectOk(await rest("view", { path: "big.txt" }), "view") },
+            {
+              name: "view.whole.http-received",
+              run: async () => {
+                const response = await fetch(`${server.url}/v1/tools/view`, {
+                  method: "POST",
+                  headers: { "content-type": "application/json", "x-session-id": "bench-http" },
+                  body: JSON.stringify({ path: "big.txt" }),
+                });
+                if (response.status !== 200) throw new Error(`view: HTTP ${response.status}`);
+                await response.arrayBuffer();
+              },
+            },
+          ],
+          { rounds: rounds(15), warmup: 2 },
+        );
+        for (const [key, label] of [
+          ["http-parsed", "client parses the JSON"],
+          ["http-received", "body received, not parsed"],
+        ] as const) {
+          const mbps = received[`view.whole.${key}`].map((ms) => bigBytes / MB / (ms / 1000));
+          rows.push(row(`view.whole.${key}.mbps`, `view whole file throughput, HTTP (Bun), ${label}`, "MB/s", summarise(mbps)));
+        }
+
+        const ascii = await alternate(
+          contenders("view.whole-ascii", (call) => async () => expectOk(await call("view", { path: "big-ascii.txt" }), "view")),
+          { rounds: rounds(15), warmup: 2 },
+        );
+        report("view.whole-ascii", `view whole ${(asciiBytes / MB).toFixed(1)} MB file, ASCII only`, ascii);
+        const asciiMbps = ascii["view.whole-ascii.inproc"].map((ms) => asciiBytes / MB / (ms / 1000));
         rows.push(
-          row(`view.whole.${where}.mbps`, `view whole file throughput, ${where === "inproc" ? "in-process" : "HTTP (Bun)"}`, "MB/s", summarise(mbps), {
-            ...(where === "inproc" ? { target: { kind: "min" as const, value: 200 } } : {}),
+          row("view.whole-ascii.inproc.mbps", "view whole ASCII-only file throughput, in-process", "MB/s", summarise(asciiMbps), {
+            target: { kind: "min", value: 200 },
           }),
         );
-      }
 
-      // Where the HTTP time goes: the same call with the body only received (bytes), not parsed.
-      const received = await alternate(
-        [
-          { name: "view.whole.http-parsed", run: async () => expectOk(await rest("view", { path: "big.txt" }), "view") },
-          {
-            name: "view.whole.http-received",
-            run: async () => {
-              const response = await fetch(`${server.url}/v1/tools/view`, {
-                method: "POST",
-                headers: { "content-type": "application/json", "x-session-id": "bench-http" },
-                body: JSON.stringify({ path: "big.txt" }),
-              });
-              if (response.status !== 200) throw new Error(`view: HTTP ${response.status}`);
-              await response.arrayBuffer();
-            },
-          },
-        ],
-        { rounds: rounds(15), warmup: 2 },
-      );
-      for (const [key, label] of [["http-parsed", "client parses the JSON"], ["http-received", "body received, not parsed"]] as const) {
-        const mbps = received[`view.whole.${key}`].map((ms) => bigBytes / MB / (ms / 1000));
-        rows.push(row(`view.whole.${key}.mbps`, `view whole file throughput, HTTP (Bun), ${label}`, "MB/s", summarise(mbps)));
-      }
-
-      const ascii = await alternate(
-        contenders("view.whole-ascii", (call) => async () => expectOk(await call("view", { path: "big-ascii.txt" }), "view")),
-        { rounds: rounds(15), warmup: 2 },
-      );
-      report("view.whole-ascii", `view whole ${(asciiBytes / MB).toFixed(1)} MB file, ASCII only`, ascii);
-      const asciiMbps = ascii["view.whole-ascii.inproc"].map((ms) => asciiBytes / MB / (ms / 1000));
-      rows.push(row("view.whole-ascii.inproc.mbps", "view whole ASCII-only file throughput, in-process", "MB/s", summarise(asciiMbps), { target: { kind: "min", value: 200 } }));
-
-      const tail = await alternate(
-        contenders("view.tail", (call) => async () => expectOk(await call("view", { path: "big.txt", start: -100 }), "view")),
-        { rounds: rounds(30), warmup: 3 },
-      );
-      report("view.tail", "view last 100 lines of the 10 MB file", tail);
+        const tail = await alternate(
+          contenders("view.tail", (call) => async () => expectOk(await call("view", { path: "big.txt", start: -100 }), "view")),
+          { rounds: rounds(30), warmup: 3 },
+        );
+        report("view.tail", "view last 100 lines of the 10 MB file", tail);
       }
 
       if (runs("edit")) {
@@ -158,7 +170,11 @@ export async function runTools(options: SectionOptions): Promise<Section> {
           { rounds: rounds(60), warmup: STEADY_WARMUP },
         );
         rows.push(row("edit.1k.memory", "edit, 1k-line file, in-process, memory storage", "ms", summarise(mem.edit)));
-        rows.push(row("batch.1k.memory", "batch_edit (3 replaces), 1k-line file, in-process, memory storage", "ms", summarise(mem.batch), { target: { kind: "max", value: 2 } }));
+        rows.push(
+          row("batch.1k.memory", "batch_edit (3 replaces), 1k-line file, in-process, memory storage", "ms", summarise(mem.batch), {
+            target: { kind: "max", value: 2 },
+          }),
+        );
       }
       if (runs("edit")) {
         // The floor under a local edit: the compare-and-swap write alone (re-read and hash under the
@@ -184,12 +200,20 @@ export async function runTools(options: SectionOptions): Promise<Section> {
         const floorDir = join(dir.path, "floor");
         mkdirSync(floorDir, { recursive: true });
         const floorBytes = new TextEncoder().encode(codeText(1_000, 20));
-        const writes = await alternate([...floor, { name: "write.floor", run: floorWrite(floorDir, floorBytes) }], { rounds: rounds(60), warmup: STEADY_WARMUP });
+        const writes = await alternate([...floor, { name: "write.floor", run: floorWrite(floorDir, floorBytes) }], {
+          rounds: rounds(60),
+          warmup: STEADY_WARMUP,
+        });
         rows.push(row("write.floor", "write floor: temp write + fdatasync + rename, same bytes", "ms", summarise(writes["write.floor"])));
         rows.push(row("write.cas.fsync", "local write alone (compare-and-swap, 1k-line file), with fdatasync", "ms", summarise(writes["write.cas.fsync"])));
         rows.push(row("write.cas.nosync", "local write alone, without fdatasync", "ms", summarise(writes["write.cas.nosync"])));
       }
-      for (const [k, size] of runs("edit") ? ([[0, "1k"], [1, "100k"]] as const) : []) {
+      for (const [k, size] of runs("edit")
+        ? ([
+            [0, "1k"],
+            [1, "100k"],
+          ] as const)
+        : []) {
         const fileOf = (which: "inproc" | "http") => files[which][k];
         const edit = await alternate(
           contenders(`edit.${size}`, (call, which) => editCalls(fileOf(which), call)),
@@ -206,17 +230,19 @@ export async function runTools(options: SectionOptions): Promise<Section> {
       }
 
       if (runs("search")) {
-      const literal = await alternate(
-        contenders("search.literal", (call) => async () => expectOk(await call("view", { path: "tree", content: MARKER }), "search")),
-        { rounds: rounds(6), warmup: 1 },
-      );
-      report("search.literal", `search literal, ${treeFiles} files`, literal);
-      const regex = await alternate(
-        contenders("search.regex", (call) => async () =>
-          expectOk(await call("view", { path: "tree", content: `${MARKER}\\(\\d+0\\)`, regex: true }), "search")),
-        { rounds: rounds(6), warmup: 1 },
-      );
-      report("search.regex", `search regex, ${treeFiles} files`, regex);
+        const literal = await alternate(
+          contenders("search.literal", (call) => async () => expectOk(await call("view", { path: "tree", content: MARKER }), "search")),
+          { rounds: rounds(6), warmup: 1 },
+        );
+        report("search.literal", `search literal, ${treeFiles} files`, literal);
+        const regex = await alternate(
+          contenders(
+            "search.regex",
+            (call) => async () => expectOk(await call("view", { path: "tree", content: `${MARKER}\\(\\d+0\\)`, regex: true }), "search"),
+          ),
+          { rounds: rounds(6), warmup: 1 },
+        );
+        report("search.regex", `search regex, ${treeFiles} files`, regex);
       }
     } finally {
       await server.stop();

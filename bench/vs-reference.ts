@@ -163,7 +163,11 @@ export async function runReference(options: SectionOptions): Promise<Section> {
       blocks,
       perBlock,
     );
-    rows.push(row("ref.batch.ratio", "three-line edits (batch_edit vs edit_file), our throughput / reference", "x", summarise(triple), { target: { kind: "min", value: 5 } }));
+    rows.push(
+      row("ref.batch.ratio", "three-line edits (batch_edit vs edit_file), our throughput / reference", "x", summarise(triple), {
+        target: { kind: "min", value: 5 },
+      }),
+    );
 
     const tree = await compare(
       "ref.tree",
@@ -192,7 +196,9 @@ export async function runReference(options: SectionOptions): Promise<Section> {
     dir.remove();
   }
   notes.push("ratio rows: throughput ratios are reference time / our time per block (>1: we are faster); the read row is our time / theirs");
-  notes.push("ours: local storage with SHA-256 versions, edits are compare-and-swap writes with fsync and return a diff with fresh ids; the reference writes in place without fsync");
+  notes.push(
+    "ours: local storage with SHA-256 versions, edits are compare-and-swap writes with fsync and return a diff with fresh ids; the reference writes in place without fsync",
+  );
   notes.push("tree listing: ours walks every entry but shows 500 and reads those files to count lines; the reference returns every entry as JSON");
   return { name: "reference", rows, notes };
 }

@@ -17,8 +17,7 @@ if (!(seconds > 0 && seconds <= 3600) || !(clients > 0 && clients <= 256)) {
 console.error(`load: ${clients} clients for ${seconds} s against toolwarden serve on 127.0.0.1 ...`);
 const report = await runLoad({ seconds, clients });
 console.log(loadTable(report));
-const bad =
-  report.status5xx + report.failedRequests + Object.values(report.unexpectedToolErrors).reduce((a, b) => a + b, 0) + report.inconsistent.length;
+const bad = report.status5xx + report.failedRequests + Object.values(report.unexpectedToolErrors).reduce((a, b) => a + b, 0) + report.inconsistent.length;
 if (bad > 0) {
   console.error(`load: FAILED\n${report.problems.join("\n")}${report.inconsistent.length ? `\ninconsistent: ${report.inconsistent.join(", ")}` : ""}`);
   process.exit(1);

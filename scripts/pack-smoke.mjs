@@ -87,9 +87,17 @@ async function serve(dir) {
       return { status: res.status, body: await res.json() };
     };
     const view = await call("view", { path: "notes.txt" });
-    check("serve: REST view answers with line ids", view.status === 200 && view.body.isError === false && idOf(text(view.body), "beta") !== undefined, JSON.stringify(view));
+    check(
+      "serve: REST view answers with line ids",
+      view.status === 200 && view.body.isError === false && idOf(text(view.body), "beta") !== undefined,
+      JSON.stringify(view),
+    );
     const write = await call("write", { path: "new.txt", content: "written over REST\n" });
-    check("serve: REST write lands on disk", write.body.isError === false && readFileSync(join(dir, "new.txt"), "utf8") === "written over REST\n", JSON.stringify(write));
+    check(
+      "serve: REST write lands on disk",
+      write.body.isError === false && readFileSync(join(dir, "new.txt"), "utf8") === "written over REST\n",
+      JSON.stringify(write),
+    );
     child.kill("SIGTERM");
     check("serve: SIGTERM stops it with exit 0", (await exited) === 0, stderr);
   } finally {

@@ -14,22 +14,18 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The exact asc flags; changing them changes the committed binary. */
-export const ASC_FLAGS = [
-  "--optimizeLevel", "3",
-  "--shrinkLevel", "0",
-  "--noAssert",
-  "--runtime", "stub",
-  "--enable", "simd",
-];
+export const ASC_FLAGS = ["--optimizeLevel", "3", "--shrinkLevel", "0", "--noAssert", "--runtime", "stub", "--enable", "simd"];
 
 /** Compile wasm/fnv.ts to `outFile`; throws with the compiler's output on failure. */
 export async function buildWasm(outFile = resolve(here, "fnv.wasm")) {
   let log = "";
-  const sink = { write: (chunk) => { log += String(chunk); return true; } };
-  const { error } = await asc.main(
-    ["fnv.ts", "--baseDir", here, "--outFile", resolve(outFile), ...ASC_FLAGS],
-    { stdout: sink, stderr: sink },
-  );
+  const sink = {
+    write: (chunk) => {
+      log += String(chunk);
+      return true;
+    },
+  };
+  const { error } = await asc.main(["fnv.ts", "--baseDir", here, "--outFile", resolve(outFile), ...ASC_FLAGS], { stdout: sink, stderr: sink });
   if (error) throw new Error(`asc failed: ${error.message}\n${log}`);
   return outFile;
 }

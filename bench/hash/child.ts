@@ -9,11 +9,7 @@ import { runSuite, type SuiteParams } from "./suite.ts";
 
 const g = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
 const [runtime, version] =
-  g.Bun !== undefined
-    ? ["bun", g.Bun.version]
-    : g.Deno !== undefined
-      ? ["deno", g.Deno.version.deno]
-      : ["node", process.versions.node];
+  g.Bun !== undefined ? ["bun", g.Bun.version] : g.Deno !== undefined ? ["deno", g.Deno.version.deno] : ["node", process.versions.node];
 
 const [wasmPath, paramsJson] = process.argv.slice(-2);
 const params = JSON.parse(paramsJson) as SuiteParams;

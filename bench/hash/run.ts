@@ -69,9 +69,7 @@ function option(name: string): string | undefined {
 const sizesArg = option("--sizes");
 const roundsArg = option("--rounds");
 const rounds = roundsArg !== undefined ? Number(roundsArg) : quick ? 1 : 3;
-const defaults: SuiteParams = quick
-  ? { sizes: [1, 10], runs: 5, minSampleMs: 50 }
-  : { sizes: [1, 10, 100], runs: 5, minSampleMs: 200 };
+const defaults: SuiteParams = quick ? { sizes: [1, 10], runs: 5, minSampleMs: 50 } : { sizes: [1, 10, 100], runs: 5, minSampleMs: 200 };
 const params: SuiteParams = sizesArg !== undefined ? { ...defaults, sizes: sizesArg.split(",").map(Number) } : defaults;
 if (!(rounds >= 1) || !params.sizes.every((s) => s > 0)) throw new Error("--rounds and --sizes take positive numbers");
 
@@ -160,11 +158,12 @@ const report = {
 };
 if (outFile !== undefined) writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
 
-const fmt = (r: HashBenchRow | undefined) =>
-  r === undefined ? "-" : `${r.medianMBps} [${r.p25MBps}..${r.p75MBps}]`;
+const fmt = (r: HashBenchRow | undefined) => (r === undefined ? "-" : `${r.medianMBps} [${r.p25MBps}..${r.p75MBps}]`);
 const lines = [
   `line hashing, MB/s of input (median [p25..p75] of ${rounds * params.runs} runs), ${machine}`,
-  `load average ${loadStart[0].toFixed(1)} at start, ${loadEnd[0].toFixed(1)} at end; ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+  `load average ${loadStart[0].toFixed(1)} at start, ${loadEnd[0].toFixed(1)} at end; ${Object.entries(versions)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")}`,
   "",
   `${"runtime".padEnd(8)} ${"size".padStart(6)}  ${"js".padEnd(20)} ${"wasm".padEnd(20)} wasm/js`,
 ];

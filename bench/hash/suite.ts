@@ -35,11 +35,7 @@ export interface SampleRow {
  * (in 1 MiB pieces above 2 MiB), hash, and results as a caller gets them
  * (views of reused memory, valid until the next call).
  */
-export async function runSuite(
-  wasm: WebAssembly.Module | BufferSource,
-  params: SuiteParams,
-  now?: () => number,
-): Promise<SampleRow[]> {
+export async function runSuite(wasm: WebAssembly.Module | BufferSource, params: SuiteParams, now?: () => number): Promise<SampleRow[]> {
   const wasmHasher = await loadWasmHasher(wasm);
   const contenders = [
     { name: "js", hashLines: jsHasher.hashLines },

@@ -19,8 +19,32 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = ["const", "value", "return", "if", "else", "for", "await", "result", "items", "index", "config", "options",
-  "error", "count", "length", "push", "map", "filter", "string", "number", "export", "function", "import", "from"];
+const WORDS = [
+  "const",
+  "value",
+  "return",
+  "if",
+  "else",
+  "for",
+  "await",
+  "result",
+  "items",
+  "index",
+  "config",
+  "options",
+  "error",
+  "count",
+  "length",
+  "push",
+  "map",
+  "filter",
+  "string",
+  "number",
+  "export",
+  "function",
+  "import",
+  "from",
+];
 const PUNCT = [" = ", "(", ")", ", ", ".", " + ", "; ", " => ", " { ", " }", "[", "]"];
 
 /**

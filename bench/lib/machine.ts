@@ -46,7 +46,9 @@ export function machineInfo(): MachineInfo {
     loadAtStart: Math.round(loadavg()[0] * 100) / 100,
     runtimes: {
       bun: typeof Bun !== "undefined" ? Bun.version : run("bun", ["--version"]),
-      deno: firstLine(run(DENO, ["--version"])).replace(/^deno /, "").split(" ")[0],
+      deno: firstLine(run(DENO, ["--version"]))
+        .replace(/^deno /, "")
+        .split(" ")[0],
       node: run("node", ["--version"]),
       wrangler: firstLine(wrangler).replace(/^.*?(\d+\.\d+\.\d+).*$/, "$1"),
     },

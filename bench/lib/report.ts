@@ -35,13 +35,7 @@ export interface Section {
 }
 
 /** A row with its target judged against the median. */
-export function row(
-  id: string,
-  label: string,
-  unit: string,
-  summary: Summary,
-  extra: { target?: Omit<Target, "met">; note?: string } = {},
-): Row {
+export function row(id: string, label: string, unit: string, summary: Summary, extra: { target?: Omit<Target, "met">; note?: string } = {}): Row {
   const target = extra.target
     ? {
         ...extra.target,
@@ -69,7 +63,10 @@ export function renderTable(sections: readonly Section[]): string {
   }
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const pad = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 || i >= 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
+    cells
+      .map((c, i) => (i === 0 || i >= 4 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join("  ")
+      .trimEnd();
   const out = [pad(header), ...lines.map(pad)];
   for (const s of sections) for (const n of s.notes) out.push(`note (${s.name}): ${n}`);
   return out.join("\n");

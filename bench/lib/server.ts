@@ -24,7 +24,18 @@ export interface ServerProcess {
 
 function command(runtime: Runtime): string[] {
   if (runtime === "bun") return [process.execPath, join(ROOT, "src", "cli.ts"), "serve"];
-  return [DENO, "run", "--unstable-no-legacy-abort", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-sys", join(ROOT, "src", "deno.ts")];
+  return [
+    DENO,
+    "run",
+    "--unstable-no-legacy-abort",
+    "--allow-net",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-run",
+    "--allow-sys",
+    join(ROOT, "src", "deno.ts"),
+  ];
 }
 
 /** Start `serve DIR` on `runtime` with `limits` (and `extra` flags); resolves once the banner names the URL. */

@@ -39,7 +39,9 @@ export function writeEditFile(dir: string, name: string, lines: number, seed = 1
   text.pop();
   const at = (f: number) => Math.max(1, Math.floor(f * lines));
   const targets = BATCH_TARGETS.map(at);
-  targets.forEach((line, k) => (text[line - 1] = toggleLine(k, 0)));
+  targets.forEach((line, k) => {
+    text[line - 1] = toggleLine(k, 0);
+  });
   const editTarget = at(EDIT_TARGET);
   text[editTarget - 1] = toggleLine(EDIT_K, 0);
   writeFileSync(join(dir, name), `${text.join("\n")}\n`);

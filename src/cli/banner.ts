@@ -48,7 +48,11 @@ const PLACEHOLDER = "<your token>";
 export function renderBanner(info: BannerInfo): string {
   const { auth } = info;
   const token = auth.mode === "none" ? undefined : auth.source === "config" ? PLACEHOLDER : auth.grants[0].token;
-  const lines = [`toolwarden ${info.version} serving ${info.root}`, `  url:    ${info.url}`, `  ui:     ${info.url}/ui  (the inspector: sign in with a token with scope audit or admin)`];
+  const lines = [
+    `toolwarden ${info.version} serving ${info.root}`,
+    `  url:    ${info.url}`,
+    `  ui:     ${info.url}/ui  (the inspector: sign in with a token with scope audit or admin)`,
+  ];
   if (info.storage) lines.push(`  storage: ${info.storage}`);
   if (info.observations) lines.push(`  observations: ${info.observations}`);
   if (auth.mode === "none") {
@@ -56,7 +60,12 @@ export function renderBanner(info: BannerInfo): string {
   } else if (auth.source === "config") {
     lines.push(`  tokens: ${auth.grants.length} from the config file (not shown)`);
   } else {
-    const origin = auth.source === "generated" ? "generated for this run; pass --token or set TOOLWARDEN_TOKEN to keep one" : auth.source === "env" ? "from TOOLWARDEN_TOKEN" : "from --token";
+    const origin =
+      auth.source === "generated"
+        ? "generated for this run; pass --token or set TOOLWARDEN_TOKEN to keep one"
+        : auth.source === "env"
+          ? "from TOOLWARDEN_TOKEN"
+          : "from --token";
     lines.push(`  token:  ${token}  (${origin})`);
   }
   lines.push(`  scopes: ${info.scopes.join(", ")}`, `  tools:  ${info.tools.join(", ")}`);

@@ -41,7 +41,7 @@ export async function runCall(argv: readonly string[], io: CliIO): Promise<numbe
     io.out(CALL_USAGE);
     return 0;
   }
-  if (positionals.length === 0) throw new UsageError("call needs a TOOL name, e.g. toolwarden call view '{\"path\": \".\"}'");
+  if (positionals.length === 0) throw new UsageError('call needs a TOOL name, e.g. toolwarden call view \'{"path": "."}\'');
   if (positionals.length > 2) {
     throw new UsageError(`call takes TOOL and one JSON argument (got ${positionals.length} words; quote the JSON as one word)`);
   }

@@ -11,10 +11,7 @@ interface DenoServer {
 /** The part of the `Deno` global the CLI uses. */
 export interface DenoRuntime {
   readonly args: readonly string[];
-  serve(
-    options: { hostname: string; port: number; onListen?: (addr: unknown) => void },
-    handler: (request: Request) => Promise<Response>,
-  ): DenoServer;
+  serve(options: { hostname: string; port: number; onListen?: (addr: unknown) => void }, handler: (request: Request) => Promise<Response>): DenoServer;
 }
 
 /** {@link Listen} with `Deno.serve`. */

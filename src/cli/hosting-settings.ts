@@ -40,7 +40,8 @@ export function resolveJwt(flags: FlagValues, config: Config | undefined, env: E
   if (flagEnv !== undefined) keys.push({ alg: "HS256", secret: envSecret(env, flagEnv, `--jwt-secret-env ${flagEnv}`) });
   config?.jwt?.keys.forEach((key, i) => {
     const kid = key.kid === undefined ? {} : { kid: key.kid };
-    if (key.alg === "HS256") keys.push({ alg: "HS256", ...kid, secret: envSecret(env, key.secretEnv, `${source}: jwt.keys[${i}].secretEnv (${key.secretEnv})`) });
+    if (key.alg === "HS256")
+      keys.push({ alg: "HS256", ...kid, secret: envSecret(env, key.secretEnv, `${source}: jwt.keys[${i}].secretEnv (${key.secretEnv})`) });
     else keys.push({ alg: "EdDSA", ...kid, jwk: { ...key.jwk } });
   });
   if (keys.length === 0) return undefined;

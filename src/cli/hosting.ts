@@ -5,10 +5,17 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, prefixBackend, type WorkspaceBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
+import {
+  createMemoryLedger,
+  createWorkspaceRegistry,
+  hostedStorage,
+  prefixBackend,
+  type WorkspaceBackend,
+  type WorkspaceRegistry,
+} from "../http/hosting/mod.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
-import { connectS3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
+import { connectS3Bucket, type S3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";
 import { StartupError } from "./errors.ts";
@@ -47,7 +54,10 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
     },
     history(workspace) {
       const dir = join(real, workspace, RESERVED_SEGMENT, "history");
-      return lazyStorage("local", mkdir(dir, { recursive: true }).then(() => createLocalStorage(dir)));
+      return lazyStorage(
+        "local",
+        mkdir(dir, { recursive: true }).then(() => createLocalStorage(dir)),
+      );
     },
   };
 }
@@ -57,7 +67,7 @@ export async function s3Backend(location: string, env: Readonly<Record<string, s
   const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
   if (!match) throw new StartupError(`--workspaces ${location}: use s3://BUCKET or s3://BUCKET/PREFIX`);
   // One probe of conditional writes for the whole bucket; each workspace's storage is handed out without another.
-  let bucket;
+  let bucket: S3Bucket;
   try {
     bucket = await connectS3Bucket(s3ConfigFromSpec(match[1], match[2], { ...env }));
   } catch (error) {
@@ -85,11 +95,7 @@ function lazyStorage(kind: string, made: Promise<Storage>): Storage {
 }
 
 /** The registry for `settings`. */
-export async function openRegistry(
-  settings: HostingSettings,
-  env: Readonly<Record<string, string | undefined>>,
-  history: boolean,
-): Promise<WorkspaceRegistry> {
+export async function openRegistry(settings: HostingSettings, env: Readonly<Record<string, string | undefined>>, history: boolean): Promise<WorkspaceRegistry> {
   const backend = settings.location.startsWith("s3://") ? await s3Backend(settings.location, env) : await localBackend(settings.location);
   return createWorkspaceRegistry({
     backend,
@@ -107,8 +113,10 @@ export function renderHostingBanner(info: BannerInfo): string {
   if (auth.mode === "bearer") {
     if (auth.source === "config") {
       if (auth.grants.length > 0) lines.push(`  tokens: ${auth.grants.length} from the config file (not shown)`);
-    }
-    else lines.push(`  admin token: ${auth.grants[0].token}  (global admin, ${auth.source === "generated" ? "generated for this run" : `from ${auth.source === "env" ? "TOOLWARDEN_TOKEN" : "--token"}`})`);
+    } else
+      lines.push(
+        `  admin token: ${auth.grants[0].token}  (global admin, ${auth.source === "generated" ? "generated for this run" : `from ${auth.source === "env" ? "TOOLWARDEN_TOKEN" : "--token"}`})`,
+      );
     if (auth.jwt) lines.push(`  signed tokens: ${auth.jwt.keys.length} key(s); mint with toolwarden token mint`);
   }
   lines.push(

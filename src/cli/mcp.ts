@@ -61,7 +61,9 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   const settings = resolveToolSettings(flags, positionals[0], config, io.cwd);
   const workspace = await openWorkspace(settings.root, { env: io.env, cwd: io.cwd, sweep: true });
   if (settings.shell.enabled && workspace.localRoot === undefined) {
-    throw new StartupError(`the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${workspace.name} is ${workspace.kind} storage, so turn the shell off`);
+    throw new StartupError(
+      `the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${workspace.name} is ${workspace.kind} storage, so turn the shell off`,
+    );
   }
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, workspace.localRoot ?? workspace.name, callTimeoutMs);
@@ -107,7 +109,8 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
       if (closing) return;
       closing = true;
       unsubscribe();
-      if (!quiet || failed || inflight.size > 0) io.err(`toolwarden: ${why}: closing the session${inflight.size ? `, waiting for ${inflight.size} call(s)` : ""}\n`);
+      if (!quiet || failed || inflight.size > 0)
+        io.err(`toolwarden: ${why}: closing the session${inflight.size ? `, waiting for ${inflight.size} call(s)` : ""}\n`);
       const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
       await server.close().catch(() => {});
       resolve(finished && !failed ? 0 : 1);
@@ -128,9 +131,7 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   // Each answer waiting for the client to read adds a drain listener; the gate allows 16 of them.
   (streams?.stdout ?? process.stdout).setMaxListeners?.(64);
   if (!quiet) {
-    io.err(
-      `toolwarden ${version} mcp over stdio on ${workspace.where} (tools: ${pipeline.tools.map((t) => t.name).join(", ")}; hasher: ${hasher.backend})\n`,
-    );
+    io.err(`toolwarden ${version} mcp over stdio on ${workspace.where} (tools: ${pipeline.tools.map((t) => t.name).join(", ")}; hasher: ${hasher.backend})\n`);
   }
   return done;
 }

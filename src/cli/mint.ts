@@ -71,12 +71,12 @@ export function parseTtl(text: string): number {
 export function parseScopes(text: string): JwtScope[] {
   const scopes = [...new Set(text.split(/[,\s]+/).filter(Boolean))];
   for (const scope of scopes) {
-    if (!(JWT_SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scopes: unknown scope ${JSON.stringify(scope)}; use ${JWT_SCOPES.join(", ")}`);
+    if (!(JWT_SCOPES as readonly string[]).includes(scope))
+      throw new UsageError(`--scopes: unknown scope ${JSON.stringify(scope)}; use ${JWT_SCOPES.join(", ")}`);
   }
   if (scopes.length === 0) throw new UsageError(`--scopes must name at least one of ${JWT_SCOPES.join(", ")}`);
   return scopes as JwtScope[];
 }
-
 
 /** A signing key from its text (JWK JSON or a plain HS256 secret); `kid` overrides the JWK's. */
 export function signingKeyFrom(text: string, where: string, kid?: string): SigningKey {
@@ -102,7 +102,8 @@ export function signingKeyFrom(text: string, where: string, kid?: string): Signi
 }
 
 function checkedSecret(secret: Uint8Array, where: string, kid: string | undefined): SigningKey {
-  if (secret.length < MIN_HS256_SECRET_BYTES) throw new StartupError(`${where}: an HS256 secret must be at least ${MIN_HS256_SECRET_BYTES} bytes (e.g. openssl rand -hex 32)`);
+  if (secret.length < MIN_HS256_SECRET_BYTES)
+    throw new StartupError(`${where}: an HS256 secret must be at least ${MIN_HS256_SECRET_BYTES} bytes (e.g. openssl rand -hex 32)`);
   return { alg: "HS256", secret, ...(kid === undefined ? {} : { kid }) };
 }
 
@@ -121,7 +122,7 @@ export async function runToken(argv: readonly string[], io: CliIO): Promise<numb
   }
   if (positionals.length) throw new UsageError(`token mint takes no arguments (got ${positionals.join(" ")})`);
   const workspace = flags.workspace as string | undefined;
-  if (!workspace) throw new UsageError("--workspace is required (a workspace name, or \"*\" for a global admin token)");
+  if (!workspace) throw new UsageError('--workspace is required (a workspace name, or "*" for a global admin token)');
   if (workspace !== ALL_WORKSPACES && !WORKSPACE_NAME.test(workspace)) {
     throw new UsageError(`--workspace ${JSON.stringify(workspace)} is not a workspace name (1-128 of A-Z a-z 0-9 . _ -)`);
   }

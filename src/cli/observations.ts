@@ -44,11 +44,7 @@ export interface ShareLimits {
 }
 
 /** Open the store the settings name; a Redis server that cannot be reached stops start-up with one line. */
-export async function openObservations(
-  settings: ObservationSettings,
-  log: (line: string) => void,
-  shares: ShareLimits,
-): Promise<OpenedObservations> {
+export async function openObservations(settings: ObservationSettings, log: (line: string) => void, shares: ShareLimits): Promise<OpenedObservations> {
   if (settings.kind === "memory") {
     const store = createMemoryObservationStore({ maxBytesPerOwner: shares.maxBytesPerOwner, maxOwners: shares.maxOwners });
     return { store, describe: "memory (this process only)", shared: false, close: () => Promise.resolve() };

@@ -4,15 +4,7 @@
  * but the listening itself is here, so Bun (src/cli.ts) and Deno
  * (src/deno.ts) serve exactly the same app.
  */
-import {
-  createApp,
-  createAuthenticator,
-  DEFAULT_MCP_SESSIONS_PER_TOKEN,
-  hostMatcher,
-  loopbackHosts,
-  type AuthOptions,
-  type Scope,
-} from "../http/mod.ts";
+import { createApp, createAuthenticator, DEFAULT_MCP_SESSIONS_PER_TOKEN, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
 import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN } from "../policy/share.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
@@ -82,7 +74,8 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     io.out(SERVE_USAGE);
     return undefined;
   }
-  if (positionals.length > 1) throw new UsageError(`serve takes one workspace (a directory, memory: or s3://BUCKET[/PREFIX]; got ${positionals.length}: ${positionals.join(" ")})`);
+  if (positionals.length > 1)
+    throw new UsageError(`serve takes one workspace (a directory, memory: or s3://BUCKET[/PREFIX]; got ${positionals.length}: ${positionals.join(" ")})`);
   const configPath = flags.config as string | undefined;
   const config = configPath === undefined ? undefined : await readConfigFile(configPath);
   const settings = resolveServeSettings({
@@ -107,7 +100,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const workspaces: Map<string, Workspace> = registry ? new Map() : await openWorkspaces(workspaceDirs(settings), { env: io.env, cwd: io.cwd });
   const served = workspaces.get(settings.root);
   if (settings.shell.enabled && served && served.localRoot === undefined) {
-    throw new StartupError(`the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${served.name} is ${served.kind} storage, so turn the shell off`);
+    throw new StartupError(
+      `the shell (--allow-shell or shell.enabled) runs commands in a local directory; ${served.name} is ${served.kind} storage, so turn the shell off`,
+    );
   }
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, served ? (served.localRoot ?? served.name) : settings.root, callTimeoutMs);
@@ -261,7 +256,9 @@ function checkHosts(settings: ServeSettings): string[] {
 }
 
 function exposedNote(extraHosts: readonly string[]): string {
-  const names = extraHosts.length ? `${extraHosts.join(", ")} and the loopback names` : "only the loopback names (add others with allowedHosts in a config file)";
+  const names = extraHosts.length
+    ? `${extraHosts.join(", ")} and the loopback names`
+    : "only the loopback names (add others with allowedHosts in a config file)";
   return `reachable beyond this machine; Host headers accepted: ${names}`;
 }
 

@@ -9,7 +9,7 @@ import type { Config, ConfigToken } from "../config/mod.ts";
 import type { HttpLimits, Scope } from "../http/mod.ts";
 import type { JwtOptions } from "../http/jwt.ts";
 import type { LoudFailureConfig } from "../rules/mod.ts";
-import { formatStorageSpec, parseStorageSpec } from "../storage/spec.ts";
+import { formatStorageSpec, parseStorageSpec, type StorageSpec } from "../storage/spec.ts";
 import { UsageError, type FlagValues } from "./args.ts";
 import { StartupError } from "./errors.ts";
 import { hostedWorkspace, resolveHosting, resolveJwt, type HostingSettings } from "./hosting-settings.ts";
@@ -105,7 +105,7 @@ export function isLoopbackHost(host: string): boolean {
  * that does not parse (an unknown scheme, a bad prefix).
  */
 export function resolveSpec(text: string, base: string, where: string): string {
-  let spec;
+  let spec: StorageSpec;
   try {
     spec = parseStorageSpec(text);
   } catch (error) {
@@ -146,12 +146,7 @@ export function resolveToolSettings(
   // The per-token session shares are the server's, not a call's: `serve` reads them from the config itself.
   const { observationBytesPerToken: _observations, mcpSessionsPerToken: _mcp, ...limits } = config?.limits ?? {};
   const fromConfig = configStorage(config);
-  const root =
-    dir !== undefined
-      ? resolveSpec(dir, cwd, dir)
-      : fromConfig !== undefined
-        ? resolveSpec(fromConfig, configDir, "storage")
-        : resolve(cwd, ".");
+  const root = dir !== undefined ? resolveSpec(dir, cwd, dir) : fromConfig !== undefined ? resolveSpec(fromConfig, configDir, "storage") : resolve(cwd, ".");
   return {
     root,
     limits,
@@ -242,7 +237,10 @@ function hostedAuth(inputs: ServeInputs, base: string, jwt: JwtOptions | undefin
   if (flags.token !== undefined) return { mode: "bearer", source: "flag", grants: [admin(checkToken(flags.token as string, "--token"))], ...jwtPart };
   if (env[TOKEN_ENV]) return { mode: "bearer", source: "env", grants: [admin(checkToken(env[TOKEN_ENV]!, TOKEN_ENV))], ...jwtPart };
   if (config?.tokens) {
-    const grants = config.tokens.map((t, i) => ({ ...grantOf(t, i, base, "*", env, source), workspace: hostedWorkspace(t.workspace, `${source}: tokens[${i}]`) }));
+    const grants = config.tokens.map((t, i) => ({
+      ...grantOf(t, i, base, "*", env, source),
+      workspace: hostedWorkspace(t.workspace, `${source}: tokens[${i}]`),
+    }));
     return { mode: "bearer", source: "config", grants, ...jwtPart };
   }
   if (jwt) return { mode: "bearer", source: "config", grants: [], jwt };
@@ -271,14 +269,7 @@ function refuseForeignExec(grants: readonly Grant[], root: string, source: strin
   });
 }
 
-function grantOf(
-  entry: ConfigToken,
-  index: number,
-  base: string,
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-  source: string,
-): Grant {
+function grantOf(entry: ConfigToken, index: number, base: string, root: string, env: Readonly<Record<string, string | undefined>>, source: string): Grant {
   let token = entry.token;
   if (token === undefined) {
     const name = entry.tokenEnv!;

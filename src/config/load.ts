@@ -43,7 +43,7 @@ export function loadConfig(text: string, source: string): Config {
     throw new ConfigError(source, "", `not valid JSON (${why.replace(/\s+/g, " ")})`);
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new ConfigError(source, "", "must be a JSON object like {\"port\": 7878}");
+    throw new ConfigError(source, "", 'must be a JSON object like {"port": 7878}');
   }
   // Rules first: their errors name the rule by id, which a schema path (rules.rules[3]) cannot.
   // Settings errors are left to the schema, whose path names the field.

@@ -19,11 +19,7 @@ function strict<const TEntries extends v.ObjectEntries>(entries: TEntries) {
 }
 
 function positiveInt(name: string) {
-  return v.pipe(
-    v.number(`${name} must be a number`),
-    v.integer(`${name} must be an integer`),
-    v.minValue(1, `${name} must be 1 or more`),
-  );
+  return v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be an integer`), v.minValue(1, `${name} must be 1 or more`));
 }
 
 const TokenSchema = v.pipe(
@@ -46,7 +42,7 @@ const TokenSchema = v.pipe(
     scopes: v.pipe(
       v.array(
         v.picklist(CONFIG_SCOPES, (issue) => `scopes entries must be one of ${SCOPES.join(", ")} (got ${issue.received})`),
-        "scopes must be a list like [\"read\", \"write\"]",
+        'scopes must be a list like ["read", "write"]',
       ),
       v.minLength(1, "scopes must name at least one scope"),
     ),
@@ -54,15 +50,12 @@ const TokenSchema = v.pipe(
       v.pipe(
         v.string("workspace must be a string"),
         v.minLength(1, "workspace must not be empty"),
-        v.description("Directory this token reaches, relative to the config file (default: the served DIR); with workspaces, a workspace name or \"*\"."),
+        v.description('Directory this token reaches, relative to the config file (default: the served DIR); with workspaces, a workspace name or "*".'),
       ),
     ),
     label: v.optional(v.pipe(v.string("label must be a string"), v.description("Name shown in the call log instead of a token hash."))),
   }),
-  v.check(
-    (grant) => (grant.token === undefined) !== (grant.tokenEnv === undefined),
-    "give exactly one of token and tokenEnv",
-  ),
+  v.check((grant) => (grant.token === undefined) !== (grant.tokenEnv === undefined), "give exactly one of token and tokenEnv"),
 );
 
 const LimitsSchema = strict({
@@ -112,9 +105,7 @@ const StorageSchema = v.variant(
     }),
   ],
   (issue) =>
-    issue.received === "undefined"
-      ? "missing required field kind (local, memory or s3)"
-      : `kind must be local, memory or s3 (got ${issue.received})`,
+    issue.received === "undefined" ? "missing required field kind (local, memory or s3)" : `kind must be local, memory or s3 (got ${issue.received})`,
 );
 
 /** Where observations live; `--observations` wins over it. Each token's share is `limits.observationBytesPerToken` in either. */
@@ -130,30 +121,37 @@ const ObservationsSchema = v.variant(
       ),
     }),
   ],
-  (issue) =>
-    issue.received === "undefined" ? "missing required field kind (memory or redis)" : `kind must be memory or redis (got ${issue.received})`,
+  (issue) => (issue.received === "undefined" ? "missing required field kind (memory or redis)" : `kind must be memory or redis (got ${issue.received})`),
 );
 
-const JwtKeySchema = v.variant("alg", [
-  strict({
-    alg: v.literal("HS256"),
-    kid: v.optional(v.pipe(v.string("kid must be a string"), v.minLength(1, "kid must not be empty"))),
-    secretEnv: v.pipe(
-      v.string("secretEnv must be a string"),
-      v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "secretEnv must be an environment variable name"),
-      v.description("Environment variable holding the HS256 secret (32+ bytes after trimming)."),
-    ),
-  }),
-  strict({
-    alg: v.literal("EdDSA"),
-    kid: v.optional(v.pipe(v.string("kid must be a string"), v.minLength(1, "kid must not be empty"))),
-    jwk: v.pipe(
-      v.looseObject({ kty: v.literal("OKP", 'jwk.kty must be "OKP"'), crv: v.literal("Ed25519", 'jwk.crv must be "Ed25519"'), x: v.string("jwk.x must be a string") }),
-      v.check((jwk) => !("d" in jwk), 'the server needs only the public key: remove "d" from the JWK'),
-      v.description("The Ed25519 public key as a JWK."),
-    ),
-  }),
-], (issue) => `alg must be "HS256" or "EdDSA" (got ${issue.received})`);
+const JwtKeySchema = v.variant(
+  "alg",
+  [
+    strict({
+      alg: v.literal("HS256"),
+      kid: v.optional(v.pipe(v.string("kid must be a string"), v.minLength(1, "kid must not be empty"))),
+      secretEnv: v.pipe(
+        v.string("secretEnv must be a string"),
+        v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "secretEnv must be an environment variable name"),
+        v.description("Environment variable holding the HS256 secret (32+ bytes after trimming)."),
+      ),
+    }),
+    strict({
+      alg: v.literal("EdDSA"),
+      kid: v.optional(v.pipe(v.string("kid must be a string"), v.minLength(1, "kid must not be empty"))),
+      jwk: v.pipe(
+        v.looseObject({
+          kty: v.literal("OKP", 'jwk.kty must be "OKP"'),
+          crv: v.literal("Ed25519", 'jwk.crv must be "Ed25519"'),
+          x: v.string("jwk.x must be a string"),
+        }),
+        v.check((jwk) => !("d" in jwk), 'the server needs only the public key: remove "d" from the JWK'),
+        v.description("The Ed25519 public key as a JWK."),
+      ),
+    }),
+  ],
+  (issue) => `alg must be "HS256" or "EdDSA" (got ${issue.received})`,
+);
 
 const JwtSchema = strict({
   keys: v.pipe(v.array(JwtKeySchema, "keys must be a list"), v.minLength(1, "keys must name at least one key")),

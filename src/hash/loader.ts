@@ -137,7 +137,7 @@ function wasmHashLines(x: FnvExports, pieceBytes: number): (bytes: Uint8Array) =
 function selfTestText(): Uint8Array {
   const endings = ["\n", "\r\n", "\r", ""];
   let text = "";
-  for (let i = 0; text.length < 20_000; i++) text += `${"\u00e9".repeat(i % 7)}${i}` + endings[i % 4] + (i % 9 === 0 ? "\n" : "");
+  for (let i = 0; text.length < 20_000; i++) text += `${"\u00e9".repeat(i % 7)}${i}${endings[i % 4]}${i % 9 === 0 ? "\n" : ""}`;
   return new TextEncoder().encode(text);
 }
 
@@ -153,8 +153,7 @@ function selfTest(x: FnvExports): void {
   for (const pieceBytes of [DEFAULT_PIECE_BYTES, 4096]) {
     const got = wasmHashLines(x, pieceBytes)(bytes);
     const same =
-      got.count === wanted.count &&
-      wanted.hashes.every((h, i) => got.hashes[i] === h && got.starts[i] === wanted.starts[i] && got.ends[i] === wanted.ends[i]);
+      got.count === wanted.count && wanted.hashes.every((h, i) => got.hashes[i] === h && got.starts[i] === wanted.starts[i] && got.ends[i] === wanted.ends[i]);
     if (!same) throw new Error("fnv.wasm disagrees with the JS reference hasher");
   }
 }
@@ -187,10 +186,7 @@ export interface WasmHasherOptions {
  * inputs are hashed in pieces (see `pieceBytes`), so wasm memory stays near
  * one piece plus its results.
  */
-export async function loadWasmHasher(
-  source: WebAssembly.Module | BufferSource,
-  options: WasmHasherOptions = {},
-): Promise<LineHasher> {
+export async function loadWasmHasher(source: WebAssembly.Module | BufferSource, options: WasmHasherOptions = {}): Promise<LineHasher> {
   const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
   const instance = await WebAssembly.instantiate(module, {});
   const x = asFnvExports(instance.exports);

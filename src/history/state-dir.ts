@@ -106,7 +106,12 @@ export function createStateDirStorage(root: string): Storage {
         const dirents = await readdir(at(path), { withFileTypes: true });
         const entries = dirents
           .filter((d) => d.isFile() || d.isDirectory())
-          .map((d) => ({ path: path ? `${path}/${d.name}` : d.name, name: d.name, kind: d.isDirectory() ? ("directory" as const) : ("file" as const), size: 0 }))
+          .map((d) => ({
+            path: path ? `${path}/${d.name}` : d.name,
+            name: d.name,
+            kind: d.isDirectory() ? ("directory" as const) : ("file" as const),
+            size: 0,
+          }))
           .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
         return { entries, truncated: false };
       } catch (error) {

@@ -95,7 +95,10 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   }
 
   async function entryIds(): Promise<string[]> {
-    return (await names(ENTRIES)).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5)).filter(isEntryId);
+    return (await names(ENTRIES))
+      .filter((n) => n.endsWith(".json"))
+      .map((n) => n.slice(0, -5))
+      .filter(isEntryId);
   }
 
   async function allEntries(): Promise<AuditEntry[]> {

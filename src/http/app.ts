@@ -105,9 +105,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const host = createToolHost({
     pipeline,
     storageFor: (workspace) => options.storageFor(workspace),
-    observations: options.workspaces
-      ? incarnationSessions(options.observations, (ws) => options.workspaces!.incarnation(ws))
-      : options.observations,
+    observations: options.workspaces ? incarnationSessions(options.observations, (ws) => options.workspaces!.incarnation(ws)) : options.observations,
     hasher: options.hasher,
     limits: toolLimits,
     callTimeoutMs,

@@ -31,7 +31,10 @@ function allowed(c: Context<AppEnv>, scopes: readonly Scope[]): Response | undef
   return errorResponse(403, "FORBIDDEN", `This needs a token with scope ${scopes.join(" or ")}; this token has ${[...have].join(", ") || "none"}.`);
 }
 
-function historyOf(c: Context<AppEnv>, host: ToolHost): HistoryStore | Response {
+/** The caller's workspace history, if the caller holds one of `scopes` and the server records one. */
+function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Scope[]): HistoryStore | Response {
+  const refused = allowed(c, scopes);
+  if (refused) return refused;
   const history = host.historyOf(c.get("principal").workspace);
   if (history) return history;
   return errorResponse(404, "INVALID_ARGUMENT", "This server does not record history (start it with a state directory, or on storage that keeps one).");
@@ -39,7 +42,7 @@ function historyOf(c: Context<AppEnv>, host: ToolHost): HistoryStore | Response 
 
 function pathParam(c: Context<AppEnv>): string | Response {
   const raw = c.req.query("path");
-  if (raw === undefined || raw === "") return errorResponse(400, "INVALID_ARGUMENT", 'Give the file as ?path=, e.g. ?path=src/app.ts.');
+  if (raw === undefined || raw === "") return errorResponse(400, "INVALID_ARGUMENT", "Give the file as ?path=, e.g. ?path=src/app.ts.");
   try {
     return normalizeWorkspacePath(raw);
   } catch (error) {
@@ -52,12 +55,14 @@ function auditQuery(c: Context<AppEnv>): AuditQuery | Response {
   const q = c.req.query();
   const query: { -readonly [K in keyof AuditQuery]: AuditQuery[K] } = {};
   if (q.since !== undefined) {
-    if (Number.isNaN(Date.parse(q.since))) return errorResponse(400, "INVALID_ARGUMENT", `?since= must be an ISO 8601 time, e.g. 2026-12-01T10:00:00Z (got ${JSON.stringify(q.since)}).`);
+    if (Number.isNaN(Date.parse(q.since)))
+      return errorResponse(400, "INVALID_ARGUMENT", `?since= must be an ISO 8601 time, e.g. 2026-12-01T10:00:00Z (got ${JSON.stringify(q.since)}).`);
     query.since = q.since;
   }
   if (q.limit !== undefined) {
     const limit = Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1) return errorResponse(400, "INVALID_ARGUMENT", `?limit= must be a whole number from 1 to 1000 (got ${JSON.stringify(q.limit)}).`);
+    if (!Number.isInteger(limit) || limit < 1)
+      return errorResponse(400, "INVALID_ARGUMENT", `?limit= must be a whole number from 1 to 1000 (got ${JSON.stringify(q.limit)}).`);
     query.limit = limit;
   }
   if (q.session !== undefined) query.session = q.session;
@@ -93,9 +98,7 @@ const RevertBody = v.union([
 /** Register the routes (auth is applied by the caller). */
 export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   app.get("/v1/audit", async (c) => {
-    const refused = allowed(c, READERS);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const query = auditQuery(c);
     if (query instanceof Response) return query;
@@ -103,9 +106,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.get("/v1/history", async (c) => {
-    const refused = allowed(c, READERS);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const path = pathParam(c);
     if (path instanceof Response) return path;
@@ -126,22 +127,22 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.get("/v1/history/content", async (c) => {
-    const refused = allowed(c, READERS);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const path = pathParam(c);
     if (path instanceof Response) return path;
     const version = c.req.query("version");
     if (!version) return errorResponse(400, "INVALID_ARGUMENT", "Give the version as ?version= (from GET /v1/history?path=...).");
     const entries = await everyEntry(history, { path, changesOnly: true });
-    const state = entries
-      .flatMap((e) => e.changes.filter((ch) => ch.path === path).flatMap((ch) => [ch.before, ch.after]))
-      .find((s) => s?.version === version);
+    const state = entries.flatMap((e) => e.changes.filter((ch) => ch.path === path).flatMap((ch) => [ch.before, ch.after])).find((s) => s?.version === version);
     const bytes = state ? await history.getBlob(state.blob) : undefined;
     if (!bytes) {
       const why = state ? "is no longer kept (the history bounds dropped it)" : "is not in this file's history";
-      return errorResponse(404, "FS_NOT_FOUND", `Version ${version} of ${path} ${why}; GET /v1/history?path=${encodeURIComponent(path)} lists the versions kept.`);
+      return errorResponse(
+        404,
+        "FS_NOT_FOUND",
+        `Version ${version} of ${path} ${why}; GET /v1/history?path=${encodeURIComponent(path)} lists the versions kept.`,
+      );
     }
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       headers: { "content-type": "application/octet-stream", "x-toolwarden-version": version },
@@ -149,9 +150,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.post("/v1/revert", async (c) => {
-    const refused = allowed(c, ["admin"]);
-    if (refused) return refused;
-    const history = historyOf(c, host);
+    const history = historyOf(c, host, ["admin"]);
     if (history instanceof Response) return history;
     const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
     if (!parsed.success) {
@@ -178,18 +177,25 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
       entries = await everyEntry(history, { path, changesOnly: true });
       const step = restoreStep(entries, { path, version: target.version, expect: target.expect });
       if (!step) {
-        return errorResponse(404, "FS_NOT_FOUND", `Version ${target.version} is not in the history of ${path}; GET /v1/history?path=${encodeURIComponent(path)} lists its versions.`);
+        return errorResponse(
+          404,
+          "FS_NOT_FOUND",
+          `Version ${target.version} is not in the history of ${path}; GET /v1/history?path=${encodeURIComponent(path)} lists its versions.`,
+        );
       }
       const done = await revertStep(recorder.storage, history, step);
       outcome = "action" in done ? { reverted: [done], conflicts: [] } : { reverted: [], conflicts: [done] };
-      entries = entries.filter((e) => e.changes.some((ch) => ch.path === path && (ch.after?.version === target.version || ch.before?.version === target.version)));
+      entries = entries.filter((e) =>
+        e.changes.some((ch) => ch.path === path && (ch.after?.version === target.version || ch.before?.version === target.version)),
+      );
     } else {
       entries =
         "change" in target
           ? [await history.get(target.change)].filter((e) => e !== undefined)
           : await everyEntry(history, { session: target.session, changesOnly: true, ...(target.principal ? { principal: target.principal } : {}) });
       if (entries.length === 0) {
-        const what = "change" in target ? `no change ${target.change}` : `no change by session ${target.session}${target.principal ? ` of ${target.principal}` : ""}`;
+        const what =
+          "change" in target ? `no change ${target.change}` : `no change by session ${target.session}${target.principal ? ` of ${target.principal}` : ""}`;
         return errorResponse(404, "INVALID_ARGUMENT", `There is ${what} in this workspace's log; GET /v1/audit?changes=1 lists the changes.`);
       }
       const principals = [...new Set(entries.map((e) => e.principal))];

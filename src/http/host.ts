@@ -131,7 +131,16 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
         announce({ workspace: principal.workspace, path: result.facts.path });
       }
       if (history && recorder) {
-        const finished = { principal: principal.label, session: sessionLabel(session), tool: name, args, code: result.code, result: modelText(result), ms: performance.now() - started, time: new Date() };
+        const finished = {
+          principal: principal.label,
+          session: sessionLabel(session),
+          tool: name,
+          args,
+          code: result.code,
+          result: modelText(result),
+          ms: performance.now() - started,
+          time: new Date(),
+        };
         const record = async (store: HistoryStore) => {
           const changes = await recorder.changes();
           await store.append(auditEntryOf({ ...finished, changes, bytes: recorder.bytesWritten() }));

@@ -162,14 +162,14 @@ function refuse(reason: string): JwtOutcome {
 function checkClaims(payload: JWTPayload, kid: string | undefined, nowSeconds: number, maxLifetime: number, tolerance: number): JwtOutcome {
   const { ws, scope, sub, exp, iat } = payload as JWTPayload & { ws?: unknown; scope?: unknown };
   if (typeof ws !== "string" || !(ws === ALL_WORKSPACES || WORKSPACE_NAME.test(ws))) {
-    return refuse("its ws claim must be a workspace name (1-128 of A-Z a-z 0-9 . _ -) or \"*\"");
+    return refuse('its ws claim must be a workspace name (1-128 of A-Z a-z 0-9 . _ -) or "*"');
   }
   if (typeof scope !== "string" || scope.trim() === "") return refuse(`its scope claim must be a space-separated list of ${SCOPES.join(", ")}`);
   const scopes = [...new Set(scope.trim().split(/\s+/))];
   if (!scopes.every(isScope)) {
     return refuse(`its scope claim may only contain ${SCOPES.join(", ")}`);
   }
-  if (ws === ALL_WORKSPACES && !scopes.includes("admin")) return refuse("ws \"*\" is only for admin tokens (scope admin)");
+  if (ws === ALL_WORKSPACES && !scopes.includes("admin")) return refuse('ws "*" is only for admin tokens (scope admin)');
   if (sub !== undefined && (typeof sub !== "string" || sub.length === 0 || sub.length > 128)) return refuse("its sub claim must be 1-128 characters");
   const expires = exp as number;
   const issued = typeof iat === "number" ? iat : undefined;
@@ -198,7 +198,8 @@ function refusalOf(error: unknown): JwtRefusal {
     if (error.claim === "exp") return { kind: "invalid", reason: "it has no valid exp claim (exp is required)" };
     return { kind: "invalid", reason: `its ${error.claim} claim is invalid` };
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return { kind: "invalid", reason: "its alg is not accepted (this server takes HS256 and EdDSA with its configured keys)" };
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return { kind: "invalid", reason: "its alg is not accepted (this server takes HS256 and EdDSA with its configured keys)" };
   if (error instanceof NoMatchingKey) return { kind: "invalid", reason: "no key of this server matches its kid and alg" };
   if (error instanceof errors.JWSSignatureVerificationFailed) return { kind: "invalid", reason: "its signature does not verify" };
   return { kind: "invalid", reason: "it is not a well-formed signed token" };

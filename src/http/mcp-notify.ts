@@ -33,8 +33,7 @@ export function logs(level: LoggingLevel, minimum: LogLevel): boolean {
 /** A progress reporter for a request with `progressToken`, else undefined. */
 export function progressFor(progressToken: string | number | undefined, notify: Notify): ProgressReporter | undefined {
   if (progressToken === undefined) return undefined;
-  return (progress, message) =>
-    void notify({ method: "notifications/progress", params: { progressToken, progress, message } }).catch(() => {});
+  return (progress, message) => void notify({ method: "notifications/progress", params: { progressToken, progress, message } }).catch(() => {});
 }
 
 /** The per-call log line (what `serve` prints on stderr, without the time): `info` when ok, `warning` for a failure. */

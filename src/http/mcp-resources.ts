@@ -52,7 +52,10 @@ export function fileUri(path: string): string {
 /** The workspace path of a resource URI; McpError InvalidParams when it is not one of ours. */
 export function pathOfUri(uri: string): string {
   if (!uri.startsWith(URI_PREFIX)) {
-    throw new McpError(ErrorCode.InvalidParams, `Unsupported resource URI ${JSON.stringify(uri)}: workspace files are file:///{path}, e.g. file:///src/app.ts.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unsupported resource URI ${JSON.stringify(uri)}: workspace files are file:///{path}, e.g. file:///src/app.ts.`,
+    );
   }
   try {
     return normalizeWorkspacePath(uri.slice(URI_PREFIX.length).split("/").map(decodeURIComponent).join("/"));
@@ -63,11 +66,33 @@ export function pathOfUri(uri: string): string {
 }
 
 const MIME: Readonly<Record<string, string>> = {
-  md: "text/markdown", txt: "text/plain", html: "text/html", htm: "text/html", css: "text/css", csv: "text/csv",
-  js: "text/javascript", mjs: "text/javascript", cjs: "text/javascript", ts: "text/x-typescript", tsx: "text/x-typescript",
-  json: "application/json", xml: "application/xml", yaml: "application/yaml", yml: "application/yaml", toml: "application/toml",
-  svg: "image/svg+xml", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp",
-  ico: "image/x-icon", pdf: "application/pdf", wasm: "application/wasm", zip: "application/zip", gz: "application/gzip",
+  md: "text/markdown",
+  txt: "text/plain",
+  html: "text/html",
+  htm: "text/html",
+  css: "text/css",
+  csv: "text/csv",
+  js: "text/javascript",
+  mjs: "text/javascript",
+  cjs: "text/javascript",
+  ts: "text/x-typescript",
+  tsx: "text/x-typescript",
+  json: "application/json",
+  xml: "application/xml",
+  yaml: "application/yaml",
+  yml: "application/yaml",
+  toml: "application/toml",
+  svg: "image/svg+xml",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  ico: "image/x-icon",
+  pdf: "application/pdf",
+  wasm: "application/wasm",
+  zip: "application/zip",
+  gz: "application/gzip",
 };
 
 /** A MIME type from the extension; text/plain or application/octet-stream when it says nothing. */
@@ -86,7 +111,8 @@ function base64(bytes: Uint8Array): string {
 function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : NaN;
-  if (!Number.isSafeInteger(n)) throw new McpError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous resources/list page unchanged.");
+  if (!Number.isSafeInteger(n))
+    throw new McpError(ErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous resources/list page unchanged.");
   return n;
 }
 
@@ -187,9 +213,16 @@ function readError(error: unknown, uri: string): McpError {
     case "FS_INVALID_PATH":
     case "FS_ACCESS_DENIED":
       // The client named a path it may not read (the reserved .toolwarden/, a symlink out of the workspace): its error, not ours.
-      return new McpError(ErrorCode.InvalidParams, `${uri} cannot be read as a resource: ${error instanceof Error ? error.message : String(error)}. resources/list shows the workspace's files.`, { uri });
+      return new McpError(
+        ErrorCode.InvalidParams,
+        `${uri} cannot be read as a resource: ${error instanceof Error ? error.message : String(error)}. resources/list shows the workspace's files.`,
+        { uri },
+      );
     case "FS_TOO_LARGE":
-      return new McpError(ErrorCode.InvalidParams, `${uri} is over ${MAX_RESOURCE_BYTES} bytes, too large to read as a resource; read parts of it with the view tool (start/end).`);
+      return new McpError(
+        ErrorCode.InvalidParams,
+        `${uri} is over ${MAX_RESOURCE_BYTES} bytes, too large to read as a resource; read parts of it with the view tool (start/end).`,
+      );
     default:
       return new McpError(ErrorCode.InternalError, `${uri} could not be read (${error instanceof Error ? error.message : String(error)}).`);
   }

@@ -250,17 +250,11 @@ async function readJson(c: Context<AppEnv>): Promise<{ value: unknown } | Respon
 /** Whether a JSON-RPC body (one message or a batch) contains an initialize request. */
 export function isInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some(
-    (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize" && "id" in m,
-  );
+  return messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize" && "id" in m);
 }
 
 function sessionNotFound(): Response {
-  return jsonRpcErrorResponse(
-    404,
-    NOT_FOUND,
-    "Session not found: it expired, was closed, or belongs to another token. Start a new session with initialize.",
-  );
+  return jsonRpcErrorResponse(404, NOT_FOUND, "Session not found: it expired, was closed, or belongs to another token. Start a new session with initialize.");
 }
 
 function badSessionId(): Response {

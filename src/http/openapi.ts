@@ -44,13 +44,10 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     name: SESSION_HEADER,
     in: "header",
     required: false,
-    description:
-      `Observation session (what this caller has read). Without it the token is the session. 1-${MAX_SESSION_ID_CHARS} visible ASCII characters.`,
+    description: `Observation session (what this caller has read). Without it the token is the session. 1-${MAX_SESSION_ID_CHARS} visible ASCII characters.`,
     schema: { type: "string", minLength: 1, maxLength: MAX_SESSION_ID_CHARS, pattern: "^[\\x21-\\x7e]+$" },
   };
-  const authErrors = options.bearer
-    ? { "401": errorResponse("Missing or invalid bearer token (code UNAUTHORIZED).") }
-    : {};
+  const authErrors = options.bearer ? { "401": errorResponse("Missing or invalid bearer token (code UNAUTHORIZED).") } : {};
 
   const paths: Record<string, unknown> = {
     "/healthz": {
@@ -115,8 +112,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         },
         responses: {
           "200": {
-            description:
-              "The tool's result. A tool failure is a result too: `isError` true with a stable `code`, written for the model.",
+            description: "The tool's result. A tool failure is a result too: `isError` true with a stable `code`, written for the model.",
             content: { "application/json": { schema: { $ref: "#/components/schemas/ToolResult" } } },
           },
           "400": errorResponse("Body is not JSON, wrong Content-Type, or bad X-Session-Id (code INVALID_ARGUMENT)."),

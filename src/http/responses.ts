@@ -13,12 +13,7 @@ export interface ErrorBody {
 }
 
 /** A JSON error response with the given status, code and fix-it message. */
-export function errorResponse(
-  status: number,
-  code: ErrorCode,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
+export function errorResponse(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
   const body: ErrorBody = { error: { code, message } };
   return new Response(JSON.stringify(body), {
     status,
@@ -35,12 +30,7 @@ export function statusForCode(code: ErrorCode): number {
 }
 
 /** A JSON-RPC error response, for refusals on `/mcp` that MCP clients must parse as protocol errors. */
-export function jsonRpcErrorResponse(
-  status: number,
-  rpcCode: number,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
+export function jsonRpcErrorResponse(status: number, rpcCode: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: rpcCode, message }, id: null }), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },

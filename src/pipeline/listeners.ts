@@ -44,22 +44,13 @@ export interface ToolCall {
 }
 
 /** A pre-execute verdict. Build with {@link allow} and {@link deny}. */
-export type PreDecision =
-  | { readonly allow: true }
-  | { readonly allow: false; readonly reason: string; readonly code?: ErrorCode };
+export type PreDecision = { readonly allow: true } | { readonly allow: false; readonly reason: string; readonly code?: ErrorCode };
 
 /** Decides whether a call may run. See the module comment for the waterfall rules. */
-export type PreExecuteListener = (
-  call: ToolCall,
-  next: () => Promise<PreDecision>,
-) => PreDecision | Promise<PreDecision>;
+export type PreExecuteListener = (call: ToolCall, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>;
 
 /** Sees (and may enrich or block) a tool's result. See the module comment for the waterfall rules. */
-export type PostExecuteListener = (
-  call: ToolCall,
-  result: ToolResult,
-  next: (result?: ToolResult) => Promise<ToolResult>,
-) => ToolResult | Promise<ToolResult>;
+export type PostExecuteListener = (call: ToolCall, result: ToolResult, next: (result?: ToolResult) => Promise<ToolResult>) => ToolResult | Promise<ToolResult>;
 
 /** How a listener is registered. */
 export interface ListenerOptions {
@@ -149,10 +140,7 @@ export function createListenerList<L extends (...args: never[]) => unknown>(): L
 // --- running the chains -----------------------------------------------------
 
 /** Run the pre-execute waterfall; the final verdict. Never rejects. */
-export async function runPreExecute(
-  entries: readonly ListenerEntry<PreExecuteListener>[],
-  call: ToolCall,
-): Promise<PreDecision> {
+export async function runPreExecute(entries: readonly ListenerEntry<PreExecuteListener>[], call: ToolCall): Promise<PreDecision> {
   async function from(index: number): Promise<PreDecision> {
     let i = index;
     while (i < entries.length && entries[i].removed) i++;
@@ -176,11 +164,7 @@ export async function runPreExecute(
 }
 
 /** Run the post-execute waterfall over `result`; what comes out the top. Never rejects. */
-export async function runPostExecute(
-  entries: readonly ListenerEntry<PostExecuteListener>[],
-  call: ToolCall,
-  result: ToolResult,
-): Promise<ToolResult> {
+export async function runPostExecute(entries: readonly ListenerEntry<PostExecuteListener>[], call: ToolCall, result: ToolResult): Promise<ToolResult> {
   async function from(index: number, current: ToolResult): Promise<ToolResult> {
     let i = index;
     while (i < entries.length && entries[i].removed) i++;

@@ -13,7 +13,6 @@
  * what a tool did, and no tool did anything.
  */
 import { isCodedError } from "../errors.ts";
-import type { ErrorCode } from "../errors.ts";
 import { fail, type ToolResult } from "../result.ts";
 import type { ToolCaller, ToolContext, ToolDef } from "../tools/types.ts";
 import {

@@ -47,9 +47,6 @@ export function shellGuardListener(options: ShellGuardInstallOptions = {}): PreE
  * remover. Install it wherever the `bash` tool is served: the tool itself
  * runs whatever it is given.
  */
-export function installShellGuard(
-  pipeline: Pick<Pipeline, "onPreExecute">,
-  options: ShellGuardInstallOptions = {},
-): () => void {
+export function installShellGuard(pipeline: Pick<Pipeline, "onPreExecute">, options: ShellGuardInstallOptions = {}): () => void {
   return pipeline.onPreExecute(shellGuardListener(options), { name: SHELL_GUARD_LISTENER });
 }

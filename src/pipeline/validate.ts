@@ -16,9 +16,7 @@ export interface ValidateOptions {
 }
 
 /** Outcome of {@link validateArgs}: the parsed value, or the INVALID_ARGUMENT result to return. */
-export type Validation =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly result: ToolResult };
+export type Validation = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly result: ToolResult };
 
 const DEFAULT_MAX_PROBLEMS = 10;
 const MAX_GIVEN_CHARS = 60;
@@ -27,11 +25,7 @@ const MAX_GIVEN_CHARS = 60;
  * Parse `raw` against the tool's schema. On failure the result is
  * INVALID_ARGUMENT with one line per problem, capped at `maxProblems`.
  */
-export function validateArgs(
-  tool: { readonly name: string; readonly schema: v.GenericSchema },
-  raw: unknown,
-  options: ValidateOptions = {},
-): Validation {
+export function validateArgs(tool: { readonly name: string; readonly schema: v.GenericSchema }, raw: unknown, options: ValidateOptions = {}): Validation {
   const parsed = v.safeParse(tool.schema, raw);
   if (parsed.success) return { ok: true, value: parsed.output };
   const problems = describeIssues(tool.schema, parsed.issues);
@@ -52,11 +46,7 @@ export interface Problem {
  * Turn valibot issues into problems. `schema` is the schema the issue paths
  * are relative to; `prefix` is where that schema sits in the whole call.
  */
-export function describeIssues(
-  schema: v.GenericSchema,
-  issues: readonly v.BaseIssue<unknown>[],
-  prefix: readonly PropertyKey[] = [],
-): Problem[] {
+export function describeIssues(schema: v.GenericSchema, issues: readonly v.BaseIssue<unknown>[], prefix: readonly PropertyKey[] = []): Problem[] {
   const root = schema as unknown as SchemaNode;
   const problems: Problem[] = [];
   // valibot reports only the first unknown key of an object; we list them all once per object.
@@ -138,7 +128,7 @@ export function shortJson(value: unknown, maxChars = MAX_GIVEN_CHARS): string {
   }
   if (text.length <= maxChars) return text;
   // Cut on code points so a surrogate pair is never split.
-  return [...text.slice(0, maxChars)].slice(0, maxChars - 1).join("") + "…";
+  return `${[...text.slice(0, maxChars)].slice(0, maxChars - 1).join("")}…`;
 }
 
 // --- schema introspection -------------------------------------------------
@@ -158,16 +148,7 @@ interface SchemaNode {
   readonly literal?: unknown;
 }
 
-const WRAPPERS = new Set([
-  "optional",
-  "exact_optional",
-  "nullable",
-  "nullish",
-  "undefinedable",
-  "non_optional",
-  "non_nullable",
-  "non_nullish",
-]);
+const WRAPPERS = new Set(["optional", "exact_optional", "nullable", "nullish", "undefinedable", "non_optional", "non_nullable", "non_nullish"]);
 const OPTIONAL = new Set(["optional", "exact_optional", "nullish", "undefinedable"]);
 
 function unwrap(node: SchemaNode | undefined): SchemaNode | undefined {
@@ -248,16 +229,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function misnamedDiscriminator(key: string, input: Record<string, unknown>, issue: v.BaseIssue<unknown>): string | undefined {
   const expected = issue.expected ?? "";
   const holds = (value: unknown) => typeof value === "string" && expected.includes(JSON.stringify(value));
-  const wrong = Object.keys(input).find(
-    (k) => k !== key && holds(input[k]) && (DISCRIMINATOR_ALIASES.has(k) || closestName(k, [key]) === key),
-  );
+  const wrong = Object.keys(input).find((k) => k !== key && holds(input[k]) && (DISCRIMINATOR_ALIASES.has(k) || closestName(k, [key]) === key));
   if (wrong === undefined) return undefined;
   const fixed: Record<string, unknown> = { [key]: input[wrong] };
   for (const [k, value] of Object.entries(input)) if (k !== wrong) fixed[k] = value;
-  return (
-    `missing required field (expected ${expected}). Did you mean \`${wrong}\` -> \`${key}\`? ` +
-    `As it should be: ${shortJson(fixed, 4000)}`
-  );
+  return `missing required field (expected ${expected}). Did you mean \`${wrong}\` -> \`${key}\`? ` + `As it should be: ${shortJson(fixed, 4000)}`;
 }
 
 function unknownKeysProblem(

@@ -15,9 +15,7 @@ import type { Version } from "../storage/types.ts";
 import type { Observation } from "./types.ts";
 
 /** What is at the path now (a directory is the tool's to refuse before asking). */
-export type CurrentFile =
-  | { readonly kind: "absent" }
-  | { readonly kind: "file"; readonly version: Version };
+export type CurrentFile = { readonly kind: "absent" } | { readonly kind: "file"; readonly version: Version };
 
 /** The observation a refusal leaves behind: absence was confirmed, so the next call knows it. */
 const RECORD_ABSENT: Observation = { kind: "absent" };

@@ -29,7 +29,7 @@
  * import), so this module type-checks and loads on every runtime.
  */
 import * as v from "valibot";
-import { CodedError } from "../errors.ts";
+import { objectCaller, serveObjectRequest } from "./do-protocol.ts";
 import type { Observation, ObservationStore } from "./types.ts";
 
 /** Default most paths remembered per session. */
@@ -130,10 +130,6 @@ interface ObservationResponse {
   readonly observation: Observation | null;
 }
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
 /**
  * The Durable Object class holding one session's observations (bind it as
  * `OBSERVATIONS`, SQLite-backed: `new_sqlite_classes` in wrangler.toml).
@@ -224,25 +220,13 @@ export class ObservationsDO {
   }
 
   /** Protocol entry: POST a JSON {@link ObservationRequest}. */
-  async fetch(request: Request): Promise<Response> {
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
-      return json(400, { error: "the body must be JSON" });
-    }
-    const parsed = v.safeParse(RequestSchema, body);
-    if (!parsed.success) return json(400, { error: `bad request: ${v.summarize(parsed.issues)}` });
-    const call = parsed.output;
-    try {
-      let answer: ObservationResponse = { observation: null };
-      if (call.op === "get") answer = { observation: this.#get(call.path) };
-      else if (call.op === "set") await this.#set(call.path, call.observation);
+  fetch(request: Request): Promise<Response> {
+    return serveObjectRequest(request, RequestSchema, async (call): Promise<ObservationResponse> => {
+      if (call.op === "get") return { observation: this.#get(call.path) };
+      if (call.op === "set") await this.#set(call.path, call.observation);
       else this.#forget(call.path);
-      return json(200, answer);
-    } catch (error) {
-      return json(500, { error: error instanceof Error ? error.message : String(error) });
-    }
+      return { observation: null };
+    });
   }
 
   /** Expiry: delete the session once nothing was recorded for the idle time; otherwise wake again later. */
@@ -269,19 +253,9 @@ export class ObservationsDO {
  * observation check).
  */
 export function createDurableObservationStore(namespace: DurableObjectNamespaceLike): ObservationStore {
-  async function call(session: string, request: ObservationRequest): Promise<Observation | null> {
-    const stub = namespace.get(namespace.idFromName(session));
-    const response = await stub.fetch("https://observations.internal/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(request),
-    });
-    if (!response.ok) {
-      const detail = await response.text().catch(() => "");
-      throw new CodedError("INTERNAL_ERROR", `observation store failed (${response.status}): ${detail}`);
-    }
-    return ((await response.json()) as ObservationResponse).observation;
-  }
+  const send = objectCaller(namespace, "observation store", "https://observations.internal/");
+  const call = async (session: string, request: ObservationRequest) => (await send<ObservationResponse>(session, request)).observation;
+
   return {
     async get(session, path) {
       return (await call(session, { op: "get", path })) ?? undefined;

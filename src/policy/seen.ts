@@ -13,7 +13,10 @@ export const MAX_SPANS = 64;
 
 /** `spans` sorted, with overlapping and adjacent spans merged. */
 export function mergeSpans(spans: readonly LineSpan[]): LineSpan[] {
-  const sorted = spans.filter(([a, b]) => a <= b).map(([a, b]) => [a, b] as [number, number]).sort((x, y) => x[0] - y[0]);
+  const sorted = spans
+    .filter(([a, b]) => a <= b)
+    .map(([a, b]) => [a, b] as [number, number])
+    .sort((x, y) => x[0] - y[0]);
   const out: [number, number][] = [];
   for (const [a, b] of sorted) {
     const last = out[out.length - 1];
@@ -43,13 +46,7 @@ export function unseenSpans(seen: readonly LineSpan[] | undefined, total: number
  * every line, or one that completes earlier views of the same version, is
  * a whole observation (no `seen`); otherwise the spans seen so far.
  */
-export function observeLines(
-  prior: Observation | undefined,
-  version: Version,
-  from: number,
-  to: number,
-  total: number,
-): Observation {
+export function observeLines(prior: Observation | undefined, version: Version, from: number, to: number, total: number): Observation {
   const whole: Observation = { kind: "present", version };
   if (total === 0 || (from <= 1 && to >= total)) return whole;
   const before = prior?.kind === "present" && prior.version === version ? prior.seen : [];

@@ -10,9 +10,7 @@ export type LineSpan = readonly [first: number, last: number];
  * A store must keep `seen` as given: dropping it would let a whole-file
  * `write` replace lines the session never saw.
  */
-export type Observation =
-  | { readonly kind: "present"; readonly version: Version; readonly seen?: readonly LineSpan[] }
-  | { readonly kind: "absent" };
+export type Observation = { readonly kind: "present"; readonly version: Version; readonly seen?: readonly LineSpan[] } | { readonly kind: "absent" };
 
 /**
  * Per-session observation state: path -> what the session last saw there.

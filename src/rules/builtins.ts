@@ -124,8 +124,7 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // LaTeX Warning: Citation `smith2020' on page 3 undefined on input line 45.
     // Package natbib Warning: Citation `smith2020' on page 3 undefined on input line 45.
     id: "latex-undefined-references",
-    pattern:
-      "(?:LaTeX|Package natbib) Warning: (?:There were undefined (?:references|citations)|(?:Citation|Reference) [^\\n]{1,300}? undefined)",
+    pattern: "(?:LaTeX|Package natbib) Warning: (?:There were undefined (?:references|citations)|(?:Citation|Reference) [^\\n]{1,300}? undefined)",
     action: "context",
     message:
       "LaTeX reported undefined references or citations; the document contains ?? or [?] placeholders. Check the labels and bibliography keys (and run bibtex/biber), then rebuild.",
@@ -135,8 +134,7 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     // Package rerunfilecheck Warning: File `thesis.out' has changed.
     // Package biblatex Warning: Please (re)run Biber on the file:
     id: "latex-rerun-needed",
-    pattern:
-      "Rerun to get (?:cross-references|outlines|citations) right|Package rerunfilecheck Warning|Please \\(re\\)run Biber",
+    pattern: "Rerun to get (?:cross-references|outlines|citations) right|Package rerunfilecheck Warning|Please \\(re\\)run Biber",
     action: "context",
     message:
       "LaTeX asked for another run: cross-references, outlines or citations in the output are stale. Rerun the build (latexmk does this automatically) before relying on the document.",
@@ -163,8 +161,7 @@ export const BUILTIN_RULES: readonly RuleInput[] = Object.freeze([
     id: "permission-denied-with-success",
     pattern: "[Pp]ermission denied",
     action: "context",
-    message:
-      "Some command was denied permission, though the call reported success. Check whether that step mattered before relying on the result.",
+    message: "Some command was denied permission, though the call reported success. Check whether that step mattered before relying on the result.",
   },
   {
     // 中文 printed by a GBK console as "��Ĳ���"

@@ -77,9 +77,7 @@ function firstMatch(rule: CompiledRule, segments: readonly Segment[], excerptCha
  */
 export function evaluate(ruleSet: RuleSet, toolName: string, result: ToolResult, value?: unknown): Evaluation {
   const failed = result.isError || hasFailureMarker(joinedTail(result.content, MARKER_TAIL_CHARS));
-  const rules = ruleSet.rules.filter(
-    (rule) => rule.action !== "off" && appliesToTool(rule, toolName, ruleSet.shellTools) && appliesWhen(rule, failed),
-  );
+  const rules = ruleSet.rules.filter((rule) => rule.action !== "off" && appliesToTool(rule, toolName, ruleSet.shellTools) && appliesWhen(rule, failed));
   if (rules.length === 0) {
     return {
       verdict: "pass",

@@ -10,9 +10,7 @@ type ParsedRule = v.InferOutput<typeof RuleInputSchema>;
 /** "field: message" for the first issue, which is the one a config author fixes first. */
 function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
-  const key = issue.path
-    ?.map((p, i) => (typeof p.key === "number" ? `[${p.key}]` : `${i > 0 ? "." : ""}${String(p.key)}`))
-    .join("");
+  const key = issue.path?.map((p, i) => (typeof p.key === "number" ? `[${p.key}]` : `${i > 0 ? "." : ""}${String(p.key)}`)).join("");
   // Field-shape messages already name their field.
   if (issue.type === "strict_object" || key === undefined || issue.message.startsWith(key)) return issue.message;
   return `${key}: ${issue.message}`;

@@ -46,7 +46,7 @@ function trailerLines(text: string): string[] {
     const nl = text.lastIndexOf("\n", end - 1);
     const start = Math.max(nl + 1, floor);
     const line = text.slice(start, end).replace(/\r$/, "").trim();
-    end = nl < floor ? floor : nl;
+    end = Math.max(nl, floor);
     if (line === "") continue;
     if (!BRACKET_LINE.test(line)) break;
     found.push(line);

@@ -30,10 +30,14 @@ export type CompiledPattern =
   | { readonly ok: false; readonly problem: string };
 
 const LOOKAROUND_ADVICE: Record<string, string> = {
-  "(?=": 'lookahead "(?=" is not supported (rules run on RE2, which has no lookaround): match the following text as part of the pattern instead, e.g. "foo(?=bar)" -> "foobar" (the excerpt shows the whole hit)',
-  "(?!": 'negative lookahead "(?!" is not supported (rules run on RE2, which has no lookaround): spell out what may follow with a negated class, e.g. "foo(?!bar)" -> "foo(?:$|[^b]|b[^a]|ba[^r])", or match the wanted shape exactly',
-  "(?<=": 'lookbehind "(?<=" is not supported (rules run on RE2, which has no lookaround): match the preceding text as part of the pattern instead, e.g. "(?<=bar)foo" -> "barfoo"',
-  "(?<!": 'negative lookbehind "(?<!" is not supported (rules run on RE2, which has no lookaround): anchor the pattern instead, e.g. "(?<!x)foo" -> "(?:^|[^x])foo" with flag m',
+  "(?=":
+    'lookahead "(?=" is not supported (rules run on RE2, which has no lookaround): match the following text as part of the pattern instead, e.g. "foo(?=bar)" -> "foobar" (the excerpt shows the whole hit)',
+  "(?!":
+    'negative lookahead "(?!" is not supported (rules run on RE2, which has no lookaround): spell out what may follow with a negated class, e.g. "foo(?!bar)" -> "foo(?:$|[^b]|b[^a]|ba[^r])", or match the wanted shape exactly',
+  "(?<=":
+    'lookbehind "(?<=" is not supported (rules run on RE2, which has no lookaround): match the preceding text as part of the pattern instead, e.g. "(?<=bar)foo" -> "barfoo"',
+  "(?<!":
+    'negative lookbehind "(?<!" is not supported (rules run on RE2, which has no lookaround): anchor the pattern instead, e.g. "(?<!x)foo" -> "(?:^|[^x])foo" with flag m',
 };
 
 /**

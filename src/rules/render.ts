@@ -47,12 +47,7 @@ function scanNote(scan: ScanReport | undefined): string[] {
  * and the original content blocks unchanged. Notices already on the result
  * are kept. `scan` (from the evaluation) adds a note about skipped text.
  */
-export function renderBlock(
-  toolName: string,
-  matches: readonly RuleMatch[],
-  result: ToolResult,
-  scan?: ScanReport,
-): ToolResult {
+export function renderBlock(toolName: string, matches: readonly RuleMatch[], result: ToolResult, scan?: ScanReport): ToolResult {
   const errors = matches.filter((m) => m.action === "error");
   const named = errors.length > 0 ? errors : matches;
   const ordered = [...named, ...matches.filter((m) => !named.includes(m))];
@@ -60,14 +55,9 @@ export function renderBlock(
   const opening = reportedSuccess
     ? `[loud-failure] Tool "${toolName}" reported success, but its output matched ${ruleList(named)} that ${agree(named, "indicates", "indicate")} a silent failure. This result was marked as an error; do not treat the call as successful.`
     : `[loud-failure] Tool "${toolName}" failed, and its output matched ${ruleList(named)} that ${agree(named, "explains", "explain")} more about the failure. Do not treat the call as successful.`;
-  const header = [
-    opening,
-    "",
-    ...ordered.map(matchLines),
-    ...scanNote(scan).flatMap((n) => ["", n]),
-    "",
-    "The original tool output follows unchanged.",
-  ].join("\n");
+  const header = [opening, "", ...ordered.map(matchLines), ...scanNote(scan).flatMap((n) => ["", n]), "", "The original tool output follows unchanged."].join(
+    "\n",
+  );
   return {
     isError: true,
     code: "RULE_BLOCKED",

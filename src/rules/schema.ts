@@ -21,9 +21,7 @@ function flagsProblem(flags: unknown): string {
 }
 
 function fieldProblem(issue: v.StrictObjectIssue): string {
-  return issue.received === "undefined"
-    ? `missing required field ${issue.expected}`
-    : `unknown field ${issue.received}`;
+  return issue.received === "undefined" ? `missing required field ${issue.expected}` : `unknown field ${issue.received}`;
 }
 
 /**
@@ -54,10 +52,7 @@ export const RuleInputSchema = v.strictObject(
     ),
     tools: v.optional(
       v.pipe(
-        v.array(
-          v.pipe(v.string("tools entries must be strings"), v.minLength(1, "tools entries must not be empty")),
-          "tools must be a list of tool names",
-        ),
+        v.array(v.pipe(v.string("tools entries must be strings"), v.minLength(1, "tools entries must not be empty")), "tools must be a list of tool names"),
         v.description('Tools the rule checks. Omitted or empty: shellTools. ["*"]: every tool.'),
       ),
     ),
@@ -65,10 +60,7 @@ export const RuleInputSchema = v.strictObject(
       v.picklist(["success", "error", "any"], (issue) => `when must be one of success, error, any (got ${issue.received})`),
       "success",
     ),
-    action: v.picklist(
-      ["error", "context", "off"],
-      (issue) => `action must be one of error, context, off (got ${issue.received})`,
-    ),
+    action: v.picklist(["error", "context", "off"], (issue) => `action must be one of error, context, off (got ${issue.received})`),
     message: v.optional(
       v.pipe(
         v.string("message must be a string"),
@@ -89,10 +81,7 @@ export type RuleInput = v.InferInput<typeof RuleInputSchema>;
  */
 export const LoudFailureConfigSchema = v.strictObject(
   {
-    builtinRules: v.optional(
-      v.pipe(v.boolean("builtinRules must be a boolean"), v.description("Load the built-in rules before user rules.")),
-      true,
-    ),
+    builtinRules: v.optional(v.pipe(v.boolean("builtinRules must be a boolean"), v.description("Load the built-in rules before user rules.")), true),
     shellTools: v.optional(
       v.pipe(
         v.array(
@@ -122,10 +111,7 @@ export const LoudFailureConfigSchema = v.strictObject(
       DEFAULT_MAX_SCAN_CHARS,
     ),
     scanValue: v.optional(
-      v.pipe(
-        v.boolean("scanValue must be a boolean"),
-        v.description("Also scan the structured result value (bounded JSON and its string fields)."),
-      ),
+      v.pipe(v.boolean("scanValue must be a boolean"), v.description("Also scan the structured result value (bounded JSON and its string fields).")),
       false,
     ),
     rules: v.optional(

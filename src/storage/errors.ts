@@ -37,7 +37,11 @@ export function isFsError(value: unknown): value is FsError {
  * so the tool boundary can say how large it is and what to do instead.
  */
 export class FileTooLargeError extends FsError {
-  constructor(path: string, readonly size: number, readonly limit: number) {
+  constructor(
+    path: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
     super("FS_TOO_LARGE", `file is ${size} bytes, over the ${limit}-byte read limit: ${path}`, { path });
     this.name = "FileTooLargeError";
   }

@@ -53,12 +53,8 @@ function checkVersionOption(options: { ifVersion?: Version } | undefined): void 
  */
 export function guardStorage(inner: Storage): Storage {
   // Present only when the provider has it: callers test for the method to choose how to read.
-  const streaming = inner.readStream
-    ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) }
-    : {};
-  const scanning = inner.scanFile
-    ? { scanFile: async <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(guardedPath(path), options) }
-    : {};
+  const streaming = inner.readStream ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) } : {};
+  const scanning = inner.scanFile ? { scanFile: async <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(guardedPath(path), options) } : {};
   return {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: inner.root }),

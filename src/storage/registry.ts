@@ -12,7 +12,7 @@ import { CodedError } from "../errors.ts";
 import { guardStorage, RESERVED_SEGMENT } from "./guard.ts";
 import { createMemoryStorage } from "./memory/mod.ts";
 import { createR2Storage, probeR2Conditions, type R2BucketLike } from "./r2/mod.ts";
-import { connectS3Bucket, s3ConfigFromSpec } from "./s3/mod.ts";
+import { connectS3Bucket, type S3Bucket, s3ConfigFromSpec } from "./s3/mod.ts";
 import { resolveS3Config } from "./s3/config.ts";
 import { formatStorageSpec, parseStorageSpec, type StorageKind, type StorageSpec } from "./spec.ts";
 import type { Storage } from "./types.ts";
@@ -132,7 +132,10 @@ export const memoryProvider: StorageProvider<"memory"> = {
 /** Refuse a workspace prefix inside some workspace's reserved folder: its tools would read and forge that history. */
 function refuseReservedPrefix(prefix: string): void {
   if (prefix.split("/").includes(RESERVED_SEGMENT)) {
-    throw new CodedError("INVALID_ARGUMENT", `the prefix ${JSON.stringify(prefix)} is inside ${RESERVED_SEGMENT}/, where a workspace keeps its history; choose a prefix outside it`);
+    throw new CodedError(
+      "INVALID_ARGUMENT",
+      `the prefix ${JSON.stringify(prefix)} is inside ${RESERVED_SEGMENT}/, where a workspace keeps its history; choose a prefix outside it`,
+    );
   }
 }
 
@@ -144,7 +147,7 @@ export const s3Provider: StorageProvider<"s3"> = {
     const config = { ...s3ConfigFromSpec(spec.bucket, spec.prefix, context.env), ...(context.fetch ? { fetch: context.fetch } : {}) };
     const resolved = resolveS3Config(config);
     const where = `${resolved.endpoint.href.replace(/\/+$/, "")} bucket ${resolved.bucket}${resolved.prefix ? ` prefix ${resolved.prefix}` : ""}`;
-    let bucket;
+    let bucket: S3Bucket;
     try {
       bucket = await connectS3Bucket(config);
     } catch (error) {

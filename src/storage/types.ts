@@ -13,10 +13,7 @@
 export type Version = string;
 
 /** The precondition of a write; enforced atomically by the provider. */
-export type WriteCondition =
-  | { readonly kind: "none" }
-  | { readonly kind: "ifVersion"; readonly version: Version }
-  | { readonly kind: "ifAbsent" };
+export type WriteCondition = { readonly kind: "none" } | { readonly kind: "ifVersion"; readonly version: Version } | { readonly kind: "ifAbsent" };
 
 export type EntryKind = "file" | "directory";
 

@@ -75,11 +75,7 @@ interface Block extends ChangeBlock {
  * then Myers (minimal) when it fits the budget, else split at lines unique on
  * both sides first; a region that still does not fit is one "elided" change.
  */
-export function diffLines(
-  oldLines: readonly string[],
-  newLines: readonly string[],
-  options: DiffOptions = {},
-): DiffHunk[] {
+export function diffLines(oldLines: readonly string[], newLines: readonly string[], options: DiffOptions = {}): DiffHunk[] {
   const budget = { left: maxCost(options) };
   const blocks = diffRange(oldLines, 0, oldLines.length, newLines, 0, newLines.length, budget);
   return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
@@ -90,12 +86,7 @@ export function diffLines(
  * only the edited regions are compared, so the cost is independent of the
  * file size. `newLines` must be `applyLineEdits(oldLines, edits)`.
  */
-export function diffFromEdits(
-  oldLines: readonly string[],
-  newLines: readonly string[],
-  edits: readonly LineEdit[],
-  options: DiffOptions = {},
-): DiffHunk[] {
+export function diffFromEdits(oldLines: readonly string[], newLines: readonly string[], edits: readonly LineEdit[], options: DiffOptions = {}): DiffHunk[] {
   const blocks: Block[] = [];
   const budget = { left: maxCost(options) };
   let shift = 0;
@@ -106,9 +97,7 @@ export function diffFromEdits(
     shift += edit.lines.length - (edit.end - edit.start);
   }
   if (oldLines.length + shift !== newLines.length) {
-    throw new RangeError(
-      `edits do not turn ${oldLines.length} lines into ${newLines.length}: they add ${shift} lines`,
-    );
+    throw new RangeError(`edits do not turn ${oldLines.length} lines into ${newLines.length}: they add ${shift} lines`);
   }
   return hunksFromBlocks(oldLines, newLines, blocks, contextOf(options));
 }
@@ -154,14 +143,7 @@ export function renderDiff(hunks: readonly DiffHunk[], options: RenderDiffOption
   return out.join("\n");
 }
 
-function capped(
-  out: string[],
-  hunks: readonly DiffHunk[],
-  hunk: number,
-  line: number,
-  fromLine: number,
-  options: RenderDiffOptions,
-): string {
+function capped(out: string[], hunks: readonly DiffHunk[], hunk: number, line: number, fromLine: number, options: RenderDiffOptions): string {
   let left = hunks[hunk].lines.length - line;
   for (let h = hunk + 1; h < hunks.length; h++) left += hunks[h].lines.length;
   const last = hunks[hunks.length - 1];
@@ -172,9 +154,7 @@ function capped(
 
 function defaultNote({ lines, fromLine, toLine }: OmittedLines): string {
   const more = `… ${lines} more diff line${lines === 1 ? "" : "s"} not shown`;
-  return toLine >= fromLine
-    ? `${more}; view lines ${fromLine}-${toLine} to see the current text and ids`
-    : `${more} (removed lines only)`;
+  return toLine >= fromLine ? `${more}; view lines ${fromLine}-${toLine} to see the current text and ids` : `${more} (removed lines only)`;
 }
 
 function header(hunk: DiffHunk): string {
@@ -399,14 +379,7 @@ function diffRange(
  * Pairs `[i, j]` with `a[i] === b[j]` for lines that occur exactly once in
  * each range, longest run in order on both sides (patience diff's anchors).
  */
-function uniqueAnchors(
-  a: readonly string[],
-  aLo: number,
-  aHi: number,
-  b: readonly string[],
-  bLo: number,
-  bHi: number,
-): [number, number][] {
+function uniqueAnchors(a: readonly string[], aLo: number, aHi: number, b: readonly string[], bLo: number, bHi: number): [number, number][] {
   const seen = new Map<string, { inA: number; atA: number; inB: number; atB: number }>();
   for (let i = aLo; i < aHi; i++) {
     const entry = seen.get(a[i]);
@@ -449,12 +422,7 @@ function longestIncreasingByB(pairs: readonly [number, number][]): [number, numb
 }
 
 /** Group sorted change blocks into hunks with `context` unchanged lines around them. */
-function hunksFromBlocks(
-  oldLines: readonly string[],
-  newLines: readonly string[],
-  blocks: readonly Block[],
-  context: number,
-): DiffHunk[] {
+function hunksFromBlocks(oldLines: readonly string[], newLines: readonly string[], blocks: readonly Block[], context: number): DiffHunk[] {
   const hunks: DiffHunk[] = [];
   let i = 0;
   while (i < blocks.length) {

@@ -161,11 +161,7 @@ function withBom(body: Uint8Array): Uint8Array {
  * if a content held a "\n", ended with "\r" or had a lone surrogate (which
  * UTF-8 stores as U+FFFD).
  */
-export function documentFromLines(
-  bom: boolean,
-  split: SplitLines,
-  hasher: LineHasher,
-): { doc: TextDocument; bytes: Uint8Array } {
+export function documentFromLines(bom: boolean, split: SplitLines, hasher: LineHasher): { doc: TextDocument; bytes: Uint8Array } {
   const body = encoder.encode(joinLines(split.lines, split.eols));
   const bytes = bom ? withBom(body) : body;
   // Encoder output is always valid UTF-8: nothing to validate.
@@ -185,10 +181,7 @@ function lazyDocument(bom: boolean, body: Uint8Array, columns: LineColumns): Tex
     if (split) return split;
     const made = splitLines(fatalDecoder.decode(body));
     if (made.lines.length !== columns.hashes.length) {
-      throw new CodedError(
-        "INTERNAL_ERROR",
-        `line hasher counted ${columns.hashes.length} lines, the text splits into ${made.lines.length}`,
-      );
+      throw new CodedError("INTERNAL_ERROR", `line hasher counted ${columns.hashes.length} lines, the text splits into ${made.lines.length}`);
     }
     split = made;
     return made;
@@ -285,7 +278,8 @@ function linesDescribe(body: Uint8Array, starts: Uint32Array, ends: Uint32Array,
       if (e > s && body[e - 1] === 0x0d) return false;
       expectedStart = e + 1;
     } else if (body[e] === 0x0d && body[e + 1] === 0x0a) expectedStart = e + 2;
-    else if (e === n) expectedStart = n + 1; // an unterminated line must be the last
+    else if (e === n)
+      expectedStart = n + 1; // an unterminated line must be the last
     else return false;
   }
   return expectedStart === n || (expectedStart === n + 1 && ends[count - 1] === n && n > starts[count - 1]);

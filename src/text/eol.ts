@@ -79,12 +79,7 @@ export function detectEolStyle(eols: readonly Eol[]): EolStyle {
  * `insert` holds line contents without terminators (e.g. `splitLines(newText).lines`).
  * `start` and `deleteCount` are clamped to the file like `Array.prototype.splice`.
  */
-export function spliceLines(
-  src: SplitLines,
-  start: number,
-  deleteCount: number,
-  insert: readonly string[],
-): SplitLines {
+export function spliceLines(src: SplitLines, start: number, deleteCount: number, insert: readonly string[]): SplitLines {
   const n = src.lines.length;
   const from = Math.max(0, Math.min(n, Math.trunc(start) || 0));
   const count = Math.max(0, Math.min(n - from, Math.trunc(deleteCount) || 0));

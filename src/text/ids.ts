@@ -23,9 +23,7 @@ export function formatId(n: number, h8: number): string {
 }
 
 /** A parsed line id, or why the input is not one (a sentence written for the model). */
-export type ParsedLineId =
-  | { readonly ok: true; readonly line: number; readonly hash: number }
-  | { readonly ok: false; readonly message: string };
+export type ParsedLineId = { readonly ok: true; readonly line: number; readonly hash: number } | { readonly ok: false; readonly message: string };
 
 /** What every refusal of a malformed id ends with. */
 const ID_SHAPE =
@@ -65,9 +63,7 @@ export function parseLineId(input: unknown): ParsedLineId {
   const hashPart = id.slice(colon + 1).trim();
   if (!LINE_NUMBER.test(numberPart)) {
     return fail(
-      numberPart === ""
-        ? `${quote(id)} has no line number before the colon; ${ID_SHAPE}`
-        : `${quote(id)} does not start with a line number; ${ID_SHAPE}`,
+      numberPart === "" ? `${quote(id)} has no line number before the colon; ${ID_SHAPE}` : `${quote(id)} does not start with a line number; ${ID_SHAPE}`,
     );
   }
   const line = Number(numberPart);
@@ -85,9 +81,7 @@ export function parseLineId(input: unknown): ParsedLineId {
 }
 
 /** A view-range endpoint: a line number (negative counts from the end) and, if given as an id, its hash. */
-export type ParsedLineRef =
-  | { readonly ok: true; readonly line: number; readonly hash?: number }
-  | { readonly ok: false; readonly message: string };
+export type ParsedLineRef = { readonly ok: true; readonly line: number; readonly hash?: number } | { readonly ok: false; readonly message: string };
 
 /**
  * Parse one end of a view range: an integer (1 is the first line, -1 the
@@ -127,8 +121,7 @@ export function resolveLineRef(line: number, lineCount: number): number {
   return line < 0 ? lineCount + 1 + line : line;
 }
 
-const REF_SHAPE =
-  'use a 1-based line number (negative counts from the end: -1 is the last line) or a line id like "12:a3"';
+const REF_SHAPE = 'use a 1-based line number (negative counts from the end: -1 is the last line) or a line id like "12:a3"';
 const ZERO_REF = `lines are 1-indexed: line 0 does not exist, the first line is 1 (and the last is -1)`;
 
 function fail(message: string): { ok: false; message: string } {

@@ -98,9 +98,7 @@ function dropLastLine(edits: readonly LineEdit[], lineCount: number): LineEdit[]
   const tail = merged[merged.length - 1];
   if (tail === undefined || tail.end !== lineCount) throw new RangeError("the dropped last line is not an edited one");
   merged[merged.length - 1] =
-    tail.lines.length > 0
-      ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) }
-      : { start: tail.start - 1, end: tail.end, lines: [] };
+    tail.lines.length > 0 ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) } : { start: tail.start - 1, end: tail.end, lines: [] };
   return merged;
 }
 
@@ -195,11 +193,7 @@ export function spanLines(span: TextSpan): { start: number; end: number } {
  * line's terminator and the replacement does not restore one, the next line
  * joins the edit, because its text now continues the replaced line.
  */
-export function spansToLineEdits(
-  lines: readonly string[],
-  spans: readonly TextSpan[],
-  replacement: string,
-): LineEdit[] {
+export function spansToLineEdits(lines: readonly string[], spans: readonly TextSpan[], replacement: string): LineEdit[] {
   const edits: LineEdit[] = [];
   let k = 0;
   while (k < spans.length) {

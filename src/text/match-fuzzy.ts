@@ -77,11 +77,7 @@ function columns(indent: string): number {
  * shifted by the width difference of the first non-blank pair. Blank lines
  * and line content are kept exactly as the model wrote them.
  */
-export function fitIndentation(
-  needle: readonly string[],
-  matched: readonly string[],
-  replacement: readonly string[],
-): string[] {
+export function fitIndentation(needle: readonly string[], matched: readonly string[], replacement: readonly string[]): string[] {
   const map = new Map<string, string>();
   let anchor: { model: string; file: string } | undefined;
   let identical = true;

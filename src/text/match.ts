@@ -15,16 +15,7 @@
  */
 
 import { formatHash, lineHash } from "../hash/fnv.ts";
-import {
-  applyLineEdits,
-  editsChangeNothing,
-  findOccurrences,
-  type LineEdit,
-  spanLines,
-  spansToLineEdits,
-  type TextSpan,
-  textToLines,
-} from "./line-edits.ts";
+import { applyLineEdits, editsChangeNothing, findOccurrences, type LineEdit, spanLines, spansToLineEdits, type TextSpan, textToLines } from "./line-edits.ts";
 import { escapePlaces, interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
 import { findWhitespaceInsensitive, fitIndentation } from "./match-fuzzy.ts";
 import { findWhitespaceOnly, type WhitespacePlace } from "./near-match.ts";
@@ -159,12 +150,7 @@ export function findMatch(lines: readonly string[], oldString: string, options: 
  * data. The tool writes `spliceLineEdits(doc, result.edits)` (original
  * terminators kept) and shows `diffFromEdits(doc.lines, out.lines, out.edits)`.
  */
-export function applyStringEdit(
-  lines: readonly string[],
-  oldString: string,
-  newString: string,
-  options: MatchOptions = {},
-): StringEditResult {
+export function applyStringEdit(lines: readonly string[], oldString: string, newString: string, options: MatchOptions = {}): StringEditResult {
   const oldText = crlfToLf(oldString);
   const newText = crlfToLf(newString);
   if (oldText === "") return invalidEmpty();
@@ -247,13 +233,7 @@ function locate(lines: readonly string[], needle: string, replaceAll: boolean): 
   };
 }
 
-function decide(
-  strategy: "exact" | "escaped",
-  lines: readonly string[],
-  needle: string,
-  spans: TextSpan[],
-  replaceAll: boolean,
-): MatchResult {
+function decide(strategy: "exact" | "escaped", lines: readonly string[], needle: string, spans: TextSpan[], replaceAll: boolean): MatchResult {
   const ranges = spans.map(spanLines);
   if (spans.length > 1 && !replaceAll) {
     return { kind: "ambiguous", strategy, total: spans.length, matches: listRefs(lines, ranges) };

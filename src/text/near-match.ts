@@ -93,12 +93,7 @@ export interface CharDifference {
  * aligned where it shares the longest prefix with that line (`column` when
  * given). Undefined when the needle is there in full.
  */
-export function firstCharDifference(
-  lines: readonly string[],
-  start: number,
-  needle: string,
-  column?: number,
-): CharDifference | undefined {
+export function firstCharDifference(lines: readonly string[], start: number, needle: string, column?: number): CharDifference | undefined {
   return charDifferences(lines, start, needle, column, 1)[0];
 }
 
@@ -108,13 +103,7 @@ export function firstCharDifference(
  * straight ones, NBSP for spaces) and at most `limit` of them: the whole fix
  * in one message. Otherwise just the first difference.
  */
-export function charDifferences(
-  lines: readonly string[],
-  start: number,
-  needle: string,
-  column?: number,
-  limit = 5,
-): CharDifference[] {
+export function charDifferences(lines: readonly string[], start: number, needle: string, column?: number, limit = 5): CharDifference[] {
   const first = lines[start] ?? "";
   const head = needle.split("\n", 1)[0];
   const from = column ?? bestAlignment(first, head);
@@ -173,28 +162,29 @@ export function describeChar(ch: string | undefined): string {
   if (ch === undefined) return "nothing (its text ends)";
   const cp = ch.codePointAt(0)!;
   const hex = `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
-  const name = NAMES[cp];
+  const name = NAMES.get(cp);
   return `${JSON.stringify(ch)} (${hex}${name ? ` ${name}` : ""})`;
 }
 
-const NAMES: Record<number, string> = {
-  0x09: "tab",
-  0x0a: "line break",
-  0x20: "space",
-  0x22: "quotation mark",
-  0x27: "apostrophe",
-  0x60: "backtick",
-  0xa0: "no-break space",
-  0x200b: "zero-width space",
-  0x2018: "left single quotation mark",
-  0x2019: "right single quotation mark",
-  0x201c: "left double quotation mark",
-  0x201d: "right double quotation mark",
-  0x2013: "en dash",
-  0x2014: "em dash",
-  0x2212: "minus sign",
-  0x2026: "ellipsis",
-  0x301: "combining acute accent",
-  0x300: "combining grave accent",
-  0xfeff: "byte-order mark",
-};
+/** Names by code point (a Map: object keys would turn the hex literals into decimal strings). */
+const NAMES = new Map<number, string>([
+  [0x09, "tab"],
+  [0x0a, "line break"],
+  [0x20, "space"],
+  [0x22, "quotation mark"],
+  [0x27, "apostrophe"],
+  [0x60, "backtick"],
+  [0xa0, "no-break space"],
+  [0x200b, "zero-width space"],
+  [0x2018, "left single quotation mark"],
+  [0x2019, "right single quotation mark"],
+  [0x201c, "left double quotation mark"],
+  [0x201d, "right double quotation mark"],
+  [0x2013, "en dash"],
+  [0x2014, "em dash"],
+  [0x2212, "minus sign"],
+  [0x2026, "ellipsis"],
+  [0x301, "combining acute accent"],
+  [0x300, "combining grave accent"],
+  [0xfeff, "byte-order mark"],
+]);

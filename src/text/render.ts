@@ -78,12 +78,7 @@ export function renderLines(doc: RenderSource, from: number, to: number, options
 }
 
 /** {@link renderLines}, also saying how many UTF-8 bytes the text is (for a budget shared across calls). */
-export function renderRows(
-  doc: RenderSource,
-  from: number,
-  to: number,
-  options: RenderOptions,
-): RenderedLines & { readonly bytes: number } {
+export function renderRows(doc: RenderSource, from: number, to: number, options: RenderOptions): RenderedLines & { readonly bytes: number } {
   const { hashes, body, starts, ends } = doc;
   const base = (doc.firstLine ?? 1) - 1;
   const n = hashes.length;

@@ -62,11 +62,7 @@ const MAX_COMPARED_CHARS = 2000;
  * first, not overlapping each other. A window has `needle.length` lines
  * (the whole file when it is shorter).
  */
-export function closestWindows(
-  lines: readonly string[],
-  needle: readonly string[],
-  options: ClosestOptions = {},
-): WindowCandidate[] {
+export function closestWindows(lines: readonly string[], needle: readonly string[], options: ClosestOptions = {}): WindowCandidate[] {
   const limit = options.limit ?? 3;
   const minSimilarity = options.minSimilarity ?? 0.25;
   if (lines.length === 0 || needle.length === 0 || limit <= 0) return [];
@@ -90,9 +86,7 @@ export function closestWindows(
   };
 
   const starts =
-    windows * needle.length <= EXHAUSTIVE_PAIRS
-      ? Array.from({ length: windows }, (_, s) => s)
-      : rankWindows(lines, needle, windows, REFINED_WINDOWS);
+    windows * needle.length <= EXHAUSTIVE_PAIRS ? Array.from({ length: windows }, (_, s) => s) : rankWindows(lines, needle, windows, REFINED_WINDOWS);
   const scored = starts.map((s) => ({ s, similarity: score(s) }));
   scored.sort((x, y) => y.similarity - x.similarity || x.s - y.s);
 
@@ -105,13 +99,7 @@ export function closestWindows(
   return picked;
 }
 
-function describeWindow(
-  lines: readonly string[],
-  needle: readonly string[],
-  start: number,
-  size: number,
-  similarity: number,
-): WindowCandidate {
+function describeWindow(lines: readonly string[], needle: readonly string[], start: number, size: number, similarity: number): WindowCandidate {
   const window = lines.slice(start, start + size);
   const differs = classifyDifference(needle, window);
   const at = firstDifferentLine(needle, window);
@@ -123,8 +111,7 @@ function describeWindow(
     similarity,
     percent: differs === "none" ? 100 : Math.min(99, Math.round(similarity * 100)),
     differs,
-    firstDifference:
-      at === -1 ? undefined : { needleLine: at + 1, id: lineId(lines, Math.min(start + at, lines.length - 1)) },
+    firstDifference: at === -1 ? undefined : { needleLine: at + 1, id: lineId(lines, Math.min(start + at, lines.length - 1)) },
   };
 }
 
@@ -228,10 +215,14 @@ function rankWindows(lines: readonly string[], needle: readonly string[], window
       const x2 = w2 & fileBits[o + 2];
       const x3 = w3 & fileBits[o + 3];
       const shared =
-        POPCOUNT16[x0 & 0xffff] + POPCOUNT16[x0 >>> 16] +
-        POPCOUNT16[x1 & 0xffff] + POPCOUNT16[x1 >>> 16] +
-        POPCOUNT16[x2 & 0xffff] + POPCOUNT16[x2 >>> 16] +
-        POPCOUNT16[x3 & 0xffff] + POPCOUNT16[x3 >>> 16];
+        POPCOUNT16[x0 & 0xffff] +
+        POPCOUNT16[x0 >>> 16] +
+        POPCOUNT16[x1 & 0xffff] +
+        POPCOUNT16[x1 >>> 16] +
+        POPCOUNT16[x2 & 0xffff] +
+        POPCOUNT16[x2 >>> 16] +
+        POPCOUNT16[x3 & 0xffff] +
+        POPCOUNT16[x3 >>> 16];
       scores[s] += (2 * shared) / (count + fileCounts[s + i]);
     }
   }

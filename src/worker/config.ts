@@ -35,7 +35,7 @@ import { checkJwtKeys, secretBytes, type JwtKey, type JwtOptions } from "../http
 import { SCOPES } from "../scopes.ts";
 import { observationLimitsFromEnv, type ObservationEnv, type ObservationLimits } from "../policy/durable.ts";
 import { s3ConfigFromSpec, type S3Config } from "../storage/s3/config.ts";
-import { parseStorageSpec } from "../storage/spec.ts";
+import { parseStorageSpec, type StorageSpec } from "../storage/spec.ts";
 
 /** The Worker's string vars and secrets. */
 export interface WorkerVars extends ObservationEnv {
@@ -124,18 +124,13 @@ const GrantSchema = v.strictObject(
   "missing or unknown field: an entry has token, workspace, scopes and optionally label, nothing else",
 );
 
-const TokensSchema = v.pipe(
-  v.array(GrantSchema, "must be a JSON array of token entries"),
-  v.minLength(1, "must list at least one token"),
-);
+const TokensSchema = v.pipe(v.array(GrantSchema, "must be a JSON array of token entries"), v.minLength(1, "must list at least one token"));
 
 function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues
     .slice(0, 5)
     .map((issue) => {
-      const where = issue.path
-        ?.map((item) => (typeof item.key === "number" ? `entry #${item.key + 1}` : String(item.key)))
-        .join(" ");
+      const where = issue.path?.map((item) => (typeof item.key === "number" ? `entry #${item.key + 1}` : String(item.key))).join(" ");
       return where ? `${where}: ${issue.message}` : issue.message;
     })
     .join("; ");
@@ -172,7 +167,11 @@ const JwtKeysSchema = v.pipe(
       "alg",
       [
         v.strictObject({ kid: v.optional(v.string("kid must be a string")), alg: v.literal("HS256"), secret: v.string("secret must be a string") }),
-        v.strictObject({ kid: v.optional(v.string("kid must be a string")), alg: v.literal("EdDSA"), jwk: v.record(v.string(), v.unknown(), "jwk must be an object") }),
+        v.strictObject({
+          kid: v.optional(v.string("kid must be a string")),
+          alg: v.literal("EdDSA"),
+          jwk: v.record(v.string(), v.unknown(), "jwk must be an object"),
+        }),
       ],
       'alg must be "HS256" (with secret) or "EdDSA" (with jwk)',
     ),
@@ -244,7 +243,7 @@ function parseRules(raw: string | undefined): unknown {
 function parseStorage(vars: WorkerVars): WorkerStorage {
   const raw = vars.TOOLWARDEN_STORAGE?.trim();
   if (raw === undefined || raw === "" || raw === "r2" || raw === "r2:") return { kind: "r2" };
-  let spec;
+  let spec: StorageSpec;
   try {
     spec = parseStorageSpec(raw);
   } catch (error) {

@@ -16,14 +16,7 @@ import type { Hono } from "hono";
 import { createHasher } from "../hash/loader.ts";
 import type { LineHasher } from "../hash/types.ts";
 import { createApp } from "../http/app.ts";
-import {
-  createWorkspaceRegistry,
-  DEFAULT_IMPORT_LIMITS,
-  deferredStorage,
-  hostedStorage,
-  prefixBackend,
-  type WorkspaceRegistry,
-} from "../http/hosting/mod.ts";
+import { createWorkspaceRegistry, DEFAULT_IMPORT_LIMITS, deferredStorage, hostedStorage, prefixBackend, type WorkspaceRegistry } from "../http/hosting/mod.ts";
 import type { AppEnv } from "../http/middleware.ts";
 import { errorResponse } from "../http/responses.ts";
 import { createPipeline, installLoudFailure } from "../pipeline/mod.ts";
@@ -211,7 +204,9 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
   async function build(env: WorkerEnv): Promise<Built> {
     const config = parseWorkerConfig(env);
     if (config.storage.kind === "r2" && !env.FILES) {
-      throw new WorkerConfigError("The R2 binding FILES is missing: add [[r2_buckets]] binding = \"FILES\" to wrangler.toml (or set TOOLWARDEN_STORAGE to s3://BUCKET).");
+      throw new WorkerConfigError(
+        'The R2 binding FILES is missing: add [[r2_buckets]] binding = "FILES" to wrangler.toml (or set TOOLWARDEN_STORAGE to s3://BUCKET).',
+      );
     }
     if (!env.OBSERVATIONS) {
       throw new WorkerConfigError("The Durable Object binding OBSERVATIONS is missing: add it under [[durable_objects.bindings]] in wrangler.toml.");
@@ -277,9 +272,7 @@ export function createWorkerFetch(options: WorkerFetchOptions): WorkerFetch {
           storage: config.storage.kind === "s3" ? config.storage.spec : "r2",
         }),
       );
-      return s3
-        ? { app, storageName: "S3", ready: () => s3.ready() }
-        : { app, storageName: "R2", ready: () => probe(r2) };
+      return s3 ? { app, storageName: "S3", ready: () => s3.ready() } : { app, storageName: "R2", ready: () => probe(r2) };
     } catch (error) {
       // createApp and the rule loader throw on inconsistent settings (duplicate token, bad host entry, bad rule).
       throw new WorkerConfigError(error instanceof Error ? error.message : String(error));

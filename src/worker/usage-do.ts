@@ -10,9 +10,9 @@
  * import), like ObservationsDO.
  */
 import * as v from "valibot";
-import { CodedError } from "../errors.ts";
 import { added, fits, type ChargeOutcome, type Usage, type UsageLedger } from "../http/hosting/ledger.ts";
 import type { DurableObjectNamespaceLike, DurableObjectStateLike } from "../policy/durable.ts";
+import { objectCaller, serveObjectRequest } from "../policy/do-protocol.ts";
 
 const UsageSchema = v.strictObject({ bytes: v.pipe(v.number(), v.integer()), files: v.pipe(v.number(), v.integer()) });
 const QuotaSchema = v.strictObject({ maxBytes: v.pipe(v.number(), v.integer()), maxFiles: v.pipe(v.number(), v.integer()) });
@@ -26,10 +26,6 @@ const RequestSchema = v.variant("op", [
 
 /** One request of the object's protocol. */
 export type UsageRequest = v.InferOutput<typeof RequestSchema>;
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
 
 /** The Durable Object class holding one workspace's usage (bind it as `USAGE`, SQLite-backed). */
 export class UsageDO {
@@ -63,27 +59,18 @@ export class UsageDO {
   }
 
   /** Protocol entry: POST a JSON {@link UsageRequest}. */
-  async fetch(request: Request): Promise<Response> {
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
-      return json(400, { error: "the body must be JSON" });
-    }
-    const parsed = v.safeParse(RequestSchema, body);
-    if (!parsed.success) return json(400, { error: `bad request: ${v.summarize(parsed.issues)}` });
-    const call = parsed.output;
-    try {
-      // No await from here on: the check and the change below are one step for this object.
+  fetch(request: Request): Promise<Response> {
+    // Synchronous from here on: the check and the change below are one step for this object.
+    return serveObjectRequest(request, RequestSchema, (call) => {
       const usage = this.#get();
-      if (call.op === "usage") return json(200, { usage: usage ?? null });
+      if (call.op === "usage") return { usage: usage ?? null };
       if (call.op === "init") {
         if (!usage) this.#put(call.usage);
-        return json(200, {});
+        return {};
       }
       if (call.op === "clear") {
         this.#sql().exec("DELETE FROM usage");
-        return json(200, {});
+        return {};
       }
       let outcome: ChargeOutcome;
       if (!usage) outcome = { ok: false, reason: "unknown" };
@@ -92,28 +79,16 @@ export class UsageDO {
         this.#put(added(usage, call.delta));
         outcome = { ok: true };
       }
-      return json(200, { outcome });
-    } catch (error) {
-      return json(500, { error: error instanceof Error ? error.message : String(error) });
-    }
+      return { outcome };
+    });
   }
 }
 
 /** A {@link UsageLedger} backed by {@link UsageDO}: one object per workspace, addressed by name. */
 export function createDurableLedger(namespace: DurableObjectNamespaceLike): UsageLedger {
-  async function call<T>(workspace: string, request: UsageRequest): Promise<T> {
-    const stub = namespace.get(namespace.idFromName(workspace));
-    const response = await stub.fetch("https://usage.internal/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(request),
-    });
-    if (!response.ok) {
-      const detail = await response.text().catch(() => "");
-      throw new CodedError("INTERNAL_ERROR", `usage store failed (${response.status}): ${detail}`);
-    }
-    return (await response.json()) as T;
-  }
+  const send = objectCaller(namespace, "usage store", "https://usage.internal/");
+  const call = <T>(workspace: string, request: UsageRequest) => send<T>(workspace, request);
+
   return {
     async charge(workspace, delta, quota) {
       return (await call<{ outcome: ChargeOutcome }>(workspace, { op: "charge", delta, quota })).outcome;

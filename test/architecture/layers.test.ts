@@ -56,7 +56,9 @@ describe("layers", () => {
   });
 
   test("every module of src/ belongs to a layer", () => {
-    const unknown = sources(SRC).map((f) => relative(SRC, f)).filter((rel) => layerOf(rel) === undefined);
+    const unknown = sources(SRC)
+      .map((f) => relative(SRC, f))
+      .filter((rel) => layerOf(rel) === undefined);
     expect(unknown).toEqual([]);
   });
 

@@ -106,7 +106,14 @@ describe("call", () => {
     const cat = await runCli(["call", "bash", '{"command": "cat a.txt"}', "--root", dir.path, "--allow-shell"]);
     expect(cat.stderr).toBe("code: SHELL_FORBIDDEN\n");
     // A traceback after exit 0 is not passed off as success (built-in loud-failure rule).
-    const py = await runCli(["call", "bash", JSON.stringify({ command: "echo 'Traceback (most recent call last):'; echo '  File \"x.py\", line 1'; echo 'ValueError: boom'" }), "--root", dir.path, "--allow-shell"]);
+    const py = await runCli([
+      "call",
+      "bash",
+      JSON.stringify({ command: "echo 'Traceback (most recent call last):'; echo '  File \"x.py\", line 1'; echo 'ValueError: boom'" }),
+      "--root",
+      dir.path,
+      "--allow-shell",
+    ]);
     expect(py.code).toBe(1);
     expect(py.stderr).toBe("code: RULE_BLOCKED\n");
   });

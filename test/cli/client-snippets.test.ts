@@ -21,7 +21,7 @@ describe.each(["README.md", "docs/clients.md"])("%s", (file) => {
     const blocks = jsonBlocks(file);
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     for (const block of blocks) {
-      const servers = (block as { mcpServers?: Record<string, Entry>; servers?: Record<string, Entry> });
+      const servers = block as { mcpServers?: Record<string, Entry>; servers?: Record<string, Entry> };
       const entry = (servers.mcpServers ?? servers.servers)!.toolwarden;
       if (entry.command !== undefined) {
         expect(entry.command).toBe("npx");

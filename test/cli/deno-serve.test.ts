@@ -25,7 +25,13 @@ test.skipIf(!existsSync(deno))(
         server.url,
         TOKEN,
         "batch_edit",
-        { path: "app.ts", operations: [{ operation: "replace", start: id, content: "const port = 8080;" }, { operation: "insert", after: -1, content: "export { port };" }] },
+        {
+          path: "app.ts",
+          operations: [
+            { operation: "replace", start: id, content: "const port = 8080;" },
+            { operation: "insert", after: -1, content: "export { port };" },
+          ],
+        },
         "d",
       );
       expect(edit.body.isError).toBe(false);
@@ -33,7 +39,7 @@ test.skipIf(!existsSync(deno))(
       expect(second.body.content[0].text).toMatch(/\|const port = 8080;\n.*\|console\.log\(port\);\n.*\|export \{ port \};$/);
       expect(readFileSync(join(dir.path, "app.ts"), "utf8")).toBe("const port = 8080;\nconsole.log(port);\nexport { port };\n");
 
-      const log = await server.waitForStderr(/rest view ok \d+ms\n[^]*rest batch_edit ok \d+ms\n[^]*rest view ok \d+ms\n/);
+      const log = await server.waitForStderr(/rest view ok \d+ms\n[\s\S]*rest batch_edit ok \d+ms\n[\s\S]*rest view ok \d+ms\n/);
       // --unstable-no-legacy-abort in the task keeps Deno's request-signal notice out of the log.
       expect(log).not.toContain("request.signal aborts");
 

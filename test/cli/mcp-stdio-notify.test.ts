@@ -29,7 +29,12 @@ describe("toolwarden mcp: progress, logging, cancellation", () => {
   beforeAll(async () => {
     mkdirSync(join(dir.path, "many"));
     for (let i = 0; i < 60; i++) writeFileSync(join(dir.path, "many", `f${String(i).padStart(2, "0")}.txt`), `line ${i}\nneedle ${i}\n`);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", dir.path, "--allow-shell", "--quiet"], env: cleanEnv(), stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp", dir.path, "--allow-shell", "--quiet"],
+      env: cleanEnv(),
+      stderr: "pipe",
+    });
     client = new Client({ name: "notify-test", version: "1.0.0" });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
     await client.connect(transport);

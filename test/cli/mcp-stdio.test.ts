@@ -60,7 +60,11 @@ describe("toolwarden mcp over stdio", () => {
     expect(seen.version).toBeString();
 
     const edit = await client.callTool({ name: "edit", arguments: { path: "list.txt", old_string: "two", new_string: "2a\n2b" } });
-    const changed = edit.structuredContent as { ok: boolean; version: string; changes: { oldStart: number; oldCount: number; newStart: number; newCount: number; ids: string[]; complete: boolean }[] };
+    const changed = edit.structuredContent as {
+      ok: boolean;
+      version: string;
+      changes: { oldStart: number; oldCount: number; newStart: number; newCount: number; ids: string[]; complete: boolean }[];
+    };
     expect(changed.ok).toBe(true);
     expect(changed.version).not.toBe(seen.version);
     expect(changed.changes).toHaveLength(1);

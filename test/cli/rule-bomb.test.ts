@@ -49,24 +49,28 @@ describe("a regex-bomb user rule from the config file", () => {
     }
   });
 
-  test.skipIf(!existsSync(deno))("deno: the view completes, the rule still fires where it should", async () => {
-    const ws = workspace();
-    const server = await startServe([ws.path, "--port", "0", "--token", TOKEN, "--config", ws.config], {
-      command: [deno, "task", "serve"],
-      detached: true,
-    });
-    try {
-      await exercise(server);
-    } finally {
-      // `deno task` runs `deno run` as a child: end the whole group.
+  test.skipIf(!existsSync(deno))(
+    "deno: the view completes, the rule still fires where it should",
+    async () => {
+      const ws = workspace();
+      const server = await startServe([ws.path, "--port", "0", "--token", TOKEN, "--config", ws.config], {
+        command: [deno, "task", "serve"],
+        detached: true,
+      });
       try {
-        process.kill(-server.child.pid!, "SIGKILL");
-      } catch {
-        // Already gone.
+        await exercise(server);
+      } finally {
+        // `deno task` runs `deno run` as a child: end the whole group.
+        try {
+          process.kill(-server.child.pid!, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+        ws.remove();
       }
-      ws.remove();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   test("a lookahead rule fails start-up naming the rule and the rewrite, exit 2", async () => {
     const dir = tempDir();

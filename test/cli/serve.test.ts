@@ -55,7 +55,10 @@ describe("a served directory", () => {
   });
 
   test("view then edit over REST changes the file on disk, and each call logs one line", async () => {
-    const before = server.stderr().split("\n").filter((l) => LOG_LINE.test(l)).length;
+    const before = server
+      .stderr()
+      .split("\n")
+      .filter((l) => LOG_LINE.test(l)).length;
     const view = await restCall(server.url, TOKEN, "view", { path: "notes.txt" }, "s1");
     expect(view.status).toBe(200);
     expect(view.body.isError).toBe(false);
@@ -69,11 +72,7 @@ describe("a served directory", () => {
 
     const lines = (await server.waitForStderr(/rest edit FS_NOT_OBSERVED \d+ms/)).split("\n").filter((l) => LOG_LINE.test(l));
     expect(lines.length - before).toBe(3);
-    expect(lines.slice(-3).map((l) => l.split(" ").slice(1, 4).join(" "))).toEqual([
-      "rest view ok",
-      "rest edit ok",
-      "rest edit FS_NOT_OBSERVED",
-    ]);
+    expect(lines.slice(-3).map((l) => l.split(" ").slice(1, 4).join(" "))).toEqual(["rest view ok", "rest edit ok", "rest edit FS_NOT_OBSERVED"]);
   });
 
   test("a wrong token is refused and the file is untouched", async () => {
@@ -113,7 +112,7 @@ async function halfSentWrite(server: ServeProcess, path: string, content: string
 describe("stopping", () => {
   let dir: ReturnType<typeof tempDir>;
   let server: ServeProcess;
-  const content = Array.from({ length: 60_000 }, (_, i) => `line ${i} of the new content, long enough to matter`).join("\n") + "\n";
+  const content = `${Array.from({ length: 60_000 }, (_, i) => `line ${i} of the new content, long enough to matter`).join("\n")}\n`;
 
   beforeEach(async () => {
     dir = tempDir();
@@ -144,7 +143,7 @@ describe("stopping", () => {
     server.child.kill("SIGINT");
     server.child.kill("SIGINT");
     await server.waitForStderr("waiting for 1 call(s) in flight");
-    expect((await write.finish())).toStartWith("HTTP/1.1 200");
+    expect(await write.finish()).toStartWith("HTTP/1.1 200");
     expect(await server.exited).toBe(0);
     expect(server.stderr()).not.toContain("again");
     expect(readFileSync(join(dir.path, "big.txt"), "utf8")).toBe(content);
@@ -365,7 +364,15 @@ describe("config file", () => {
     const dir = tempDir();
     try {
       const config = join(dir.path, "tw.json");
-      writeFileSync(config, JSON.stringify({ tokens: [{ token: "same", scopes: ["read"] }, { token: "same", scopes: ["write"] }] }));
+      writeFileSync(
+        config,
+        JSON.stringify({
+          tokens: [
+            { token: "same", scopes: ["read"] },
+            { token: "same", scopes: ["write"] },
+          ],
+        }),
+      );
       const r = await runCli(["serve", dir.path, "--config", config, "--port", "0"]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`toolwarden: ${config}: token #2: the same token is configured twice\n`);
@@ -396,7 +403,13 @@ describe("a view -> batch_edit cycle by line id", () => {
     try {
       const view = await restCall(server.url, TOKEN, "view", { path: "a.ts" }, "b");
       const id = lineId(view.body.content[0].text, "const b = 2;");
-      const edit = await restCall(server.url, TOKEN, "batch_edit", { path: "a.ts", operations: [{ operation: "replace", start: id, content: "const b = 3;" }] }, "b");
+      const edit = await restCall(
+        server.url,
+        TOKEN,
+        "batch_edit",
+        { path: "a.ts", operations: [{ operation: "replace", start: id, content: "const b = 3;" }] },
+        "b",
+      );
       expect(edit.body.isError).toBe(false);
       expect(readFileSync(join(dir.path, "a.ts"), "utf8")).toBe("const a = 1;\nconst b = 3;\n");
     } finally {

@@ -39,7 +39,10 @@ describe("server.json", () => {
     const byTransport = new Map(server.packages.map((p) => [p.transport.type, p]));
     expect([...byTransport.keys()].sort()).toEqual(["stdio", "streamable-http"]);
     const flagsOf = { mcp: MCP_FLAGS, serve: SERVE_FLAGS } as Record<string, Record<string, unknown>>;
-    for (const [transport, command] of [["stdio", "mcp"], ["streamable-http", "serve"]] as const) {
+    for (const [transport, command] of [
+      ["stdio", "mcp"],
+      ["streamable-http", "serve"],
+    ] as const) {
       const args = byTransport.get(transport)!.packageArguments;
       expect(args[0]).toEqual({ type: "positional", value: command });
       for (const arg of args.filter((a) => a.type === "named")) expect(flagsOf[command]).toHaveProperty(arg.name!.replace(/^--/, ""));

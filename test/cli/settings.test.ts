@@ -44,10 +44,7 @@ describe("serve settings", () => {
   });
 
   test("config token workspaces resolve against the config file's directory; tokenEnv reads the environment", () => {
-    const config = loadConfig(
-      '{"tokens": [{"tokenEnv": "T1", "scopes": ["read"], "workspace": "../data"}, {"token": "t2", "scopes": ["write"]}]}',
-      "c.json",
-    );
+    const config = loadConfig('{"tokens": [{"tokenEnv": "T1", "scopes": ["read"], "workspace": "../data"}, {"token": "t2", "scopes": ["write"]}]}', "c.json");
     const s = settings({}, { dir: "repo", config, configPath: "etc/tw.json", env: { T1: "secret" } });
     expect(s.auth.mode === "bearer" && s.auth.grants).toEqual([
       { token: "secret", scopes: ["read"], workspace: "/work/data" },
@@ -57,9 +54,7 @@ describe("serve settings", () => {
 
   test("a tokenEnv that is unset is a start-up error naming the entry and the variable", () => {
     const config = loadConfig('{"tokens": [{"tokenEnv": "NOPE", "scopes": ["read"]}]}', "c.json");
-    expect(() => settings({}, { config, configPath: "c.json" })).toThrow(
-      new StartupError("c.json: tokens[0].tokenEnv: environment variable NOPE is not set"),
-    );
+    expect(() => settings({}, { config, configPath: "c.json" })).toThrow(new StartupError("c.json: tokens[0].tokenEnv: environment variable NOPE is not set"));
   });
 
   test("--no-auth: allowed on loopback, refused elsewhere, and not with --token", () => {
@@ -113,7 +108,10 @@ describe("workspace specs and observations", () => {
   });
 
   test("a token's workspace may be any spec too", () => {
-    const config = loadConfig('{"tokens": [{"token": "t1", "scopes": ["read"], "workspace": "s3://b/ws1"}, {"token": "t2", "scopes": ["read"], "workspace": "w2"}]}', "c.json");
+    const config = loadConfig(
+      '{"tokens": [{"token": "t1", "scopes": ["read"], "workspace": "s3://b/ws1"}, {"token": "t2", "scopes": ["read"], "workspace": "w2"}]}',
+      "c.json",
+    );
     const s = settings({}, { config, configPath: "c.json" });
     expect(s.auth.mode === "bearer" && s.auth.grants.map((g) => g.workspace)).toEqual(["s3://b/ws1", "/work/w2"]);
   });

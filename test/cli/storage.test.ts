@@ -54,7 +54,9 @@ describe("memory: storage", () => {
   test("the shell needs a directory: --allow-shell on memory: is refused in one line", async () => {
     const r = await runCli(["serve", "memory:", "--port", "0", "--allow-shell"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("toolwarden: the shell (--allow-shell or shell.enabled) runs commands in a local directory; memory: is memory storage, so turn the shell off\n");
+    expect(r.stderr).toBe(
+      "toolwarden: the shell (--allow-shell or shell.enabled) runs commands in a local directory; memory: is memory storage, so turn the shell off\n",
+    );
   });
 
   test("a config file's storage section chooses the workspace (paths relative to the file); the argument wins", async () => {
@@ -153,45 +155,55 @@ describe("--observations redis://", () => {
     afterAll(() => redis?.stop());
 
     for (const runtime of ["bun", "deno"] as const) {
-      test.skipIf(runtime === "deno" && !existsSync(deno))(`${runtime}: views recorded in redis count for a restarted server's writes`, async () => {
-        const dir = tempDir();
-        writeFileSync(join(dir.path, "a.txt"), "one\n");
-        const db = runtime === "bun" ? 1 : 2;
-        const options = runtime === "deno" ? { command: [deno, "task", "serve"], detached: true } : {};
-        const args = [dir.path, "--port", "0", "--token", TOKEN, "--observations", `${redis.url}/${db}`];
-        const first = await startServe(args, options);
-        const stop = async (server: typeof first) => {
-          server.child.kill("SIGTERM");
-          const code = await server.exited;
-          // SIGTERM closes the Redis connection and exits 0 (deno task itself may report 143 for its group).
-          if (runtime === "bun") expect(code).toBe(0);
-          if (runtime === "deno") {
-            try {
-              process.kill(-server.child.pid!, "SIGKILL");
-            } catch {
-              // Already gone.
+      test.skipIf(runtime === "deno" && !existsSync(deno))(
+        `${runtime}: views recorded in redis count for a restarted server's writes`,
+        async () => {
+          const dir = tempDir();
+          writeFileSync(join(dir.path, "a.txt"), "one\n");
+          const db = runtime === "bun" ? 1 : 2;
+          const options = runtime === "deno" ? { command: [deno, "task", "serve"], detached: true } : {};
+          const args = [dir.path, "--port", "0", "--token", TOKEN, "--observations", `${redis.url}/${db}`];
+          const first = await startServe(args, options);
+          const stop = async (server: typeof first) => {
+            server.child.kill("SIGTERM");
+            const code = await server.exited;
+            // SIGTERM closes the Redis connection and exits 0 (deno task itself may report 143 for its group).
+            if (runtime === "bun") expect(code).toBe(0);
+            if (runtime === "deno") {
+              try {
+                process.kill(-server.child.pid!, "SIGKILL");
+              } catch {
+                // Already gone.
+              }
             }
-          }
-        };
-        try {
-          expect(first.banner).toContain(`observations: ${redis.url}/${db}`);
-          const view = await restCall(first.url, TOKEN, "view", { path: "a.txt" }, "s");
-          const id = lineId(view.body.content[0].text, "one");
-          await stop(first);
-          // A new process has nothing in memory: only the shared store can know what session s viewed.
-          const second = await startServe(args, options);
+          };
           try {
-            const edit = await restCall(second.url, TOKEN, "batch_edit", { path: "a.txt", operations: [{ operation: "replace", start: id, content: "two" }] }, "s");
-            expect(edit.body.isError).toBe(false);
-            expect(readFileSync(join(dir.path, "a.txt"), "utf8")).toBe("two\n");
+            expect(first.banner).toContain(`observations: ${redis.url}/${db}`);
+            const view = await restCall(first.url, TOKEN, "view", { path: "a.txt" }, "s");
+            const id = lineId(view.body.content[0].text, "one");
+            await stop(first);
+            // A new process has nothing in memory: only the shared store can know what session s viewed.
+            const second = await startServe(args, options);
+            try {
+              const edit = await restCall(
+                second.url,
+                TOKEN,
+                "batch_edit",
+                { path: "a.txt", operations: [{ operation: "replace", start: id, content: "two" }] },
+                "s",
+              );
+              expect(edit.body.isError).toBe(false);
+              expect(readFileSync(join(dir.path, "a.txt"), "utf8")).toBe("two\n");
+            } finally {
+              await stop(second);
+            }
           } finally {
-            await stop(second);
+            first.kill();
+            dir.remove();
           }
-        } finally {
-          first.kill();
-          dir.remove();
-        }
-      }, 60_000);
+        },
+        60_000,
+      );
     }
   });
 });

@@ -80,9 +80,7 @@ describe("loadConfig refuses, naming the field", () => {
     expect(refusal({ limits: { maxViewLines: 0 } })).toBe("tw.json: limits.maxViewLines: maxViewLines must be 1 or more");
     expect(refusal({ limits: { callTimeoutMs: 1.5 } })).toBe("tw.json: limits.callTimeoutMs: callTimeoutMs must be an integer");
     expect(refusal({ limits: { mcpSessionsPerToken: 0 } })).toBe("tw.json: limits.mcpSessionsPerToken: mcpSessionsPerToken must be 1 or more");
-    expect(refusal({ limits: { observationBytesPerToken: 0 } })).toBe(
-      "tw.json: limits.observationBytesPerToken: observationBytesPerToken must be 1 or more",
-    );
+    expect(refusal({ limits: { observationBytesPerToken: 0 } })).toBe("tw.json: limits.observationBytesPerToken: observationBytesPerToken must be 1 or more");
     expect(refusal({ shell: { enabled: "yes" } })).toBe("tw.json: shell.enabled: enabled must be a boolean");
     expect(refusal({ host: "" })).toBe("tw.json: host: host must not be empty");
   });
@@ -95,9 +93,7 @@ describe("loadConfig refuses, naming the field", () => {
     expect(refusal({ tokens: [{ scopes: ["read"] }] })).toBe("tw.json: tokens[0]: give exactly one of token and tokenEnv");
     expect(refusal({ tokens: [{ token: "a", scopes: [] }] })).toBe("tw.json: tokens[0].scopes: scopes must name at least one scope");
     expect(refusal({ tokens: [{ token: "a b", scopes: ["read"] }] })).toBe("tw.json: tokens[0].token: token must not contain whitespace");
-    expect(refusal({ tokens: [{ tokenEnv: "1BAD", scopes: ["read"] }] })).toBe(
-      "tw.json: tokens[0].tokenEnv: tokenEnv must be an environment variable name",
-    );
+    expect(refusal({ tokens: [{ tokenEnv: "1BAD", scopes: ["read"] }] })).toBe("tw.json: tokens[0].tokenEnv: tokenEnv must be an environment variable name");
     expect(refusal({ tokens: [] })).toBe("tw.json: tokens: tokens must not be empty");
   });
 });
@@ -112,9 +108,16 @@ describe("loadConfig refuses a broken rule table, naming the rule id", () => {
   test("a stateful flag, a duplicate id, a missing message", () => {
     const rule = { pattern: "x", action: "error", message: "m" };
     expect(refusal({ rules: { rules: [{ id: "g-flag", ...rule, flags: "g" }] } })).toStartWith('tw.json: rules: rule "g-flag": ');
-    expect(refusal({ rules: { rules: [{ id: "twice", ...rule }, { id: "twice", ...rule }] } })).toBe(
-      'tw.json: rules: rule "twice": duplicate id: two user rules share it',
-    );
+    expect(
+      refusal({
+        rules: {
+          rules: [
+            { id: "twice", ...rule },
+            { id: "twice", ...rule },
+          ],
+        },
+      }),
+    ).toBe('tw.json: rules: rule "twice": duplicate id: two user rules share it');
     expect(refusal({ rules: { rules: [{ id: "mute", pattern: "x", action: "error" }] } })).toBe(
       'tw.json: rules: rule "mute": message is required unless action is off',
     );
@@ -128,7 +131,12 @@ describe("loadConfig refuses a broken rule table, naming the rule id", () => {
 
 describe("the storage and observations sections", () => {
   test("each storage kind and each observations kind is accepted", () => {
-    for (const storage of [{ kind: "local", path: "work" }, { kind: "memory" }, { kind: "memory", seed: "seed" }, { kind: "s3", bucket: "b", prefix: "team/ws1" }]) {
+    for (const storage of [
+      { kind: "local", path: "work" },
+      { kind: "memory" },
+      { kind: "memory", seed: "seed" },
+      { kind: "s3", bucket: "b", prefix: "team/ws1" },
+    ]) {
       expect(loadConfig(JSON.stringify({ storage }), "tw.json").storage).toEqual(storage as never);
     }
     const redis = { kind: "redis", url: "redis://127.0.0.1:6379/0", idleSeconds: 3600 };
@@ -143,6 +151,8 @@ describe("the storage and observations sections", () => {
     expect(refusal({ storage: { kind: "s3", bucket: "a/b" } })).toBe("tw.json: storage.bucket: bucket must not contain /");
     expect(refusal({ storage: { kind: "local", path: "x", accessKey: "k" } })).toBe("tw.json: storage.accessKey: unknown field (known fields: kind, path)");
     expect(refusal({ observations: { kind: "redis", url: "http://x" } })).toBe("tw.json: observations.url: url must look like redis://HOST:PORT[/DB]");
-    expect(refusal({ observations: { kind: "redis", url: "redis://x", idleSeconds: 0 } })).toBe("tw.json: observations.idleSeconds: idleSeconds must be 1 or more");
+    expect(refusal({ observations: { kind: "redis", url: "redis://x", idleSeconds: 0 } })).toBe(
+      "tw.json: observations.idleSeconds: idleSeconds must be 1 or more",
+    );
   });
 });

@@ -73,7 +73,7 @@ for (const [name, make] of hashers) {
       ["\n\ra", ["", "\ra"]],
       ["x\n\ny", ["x", "", "y"]],
       // fills the JS hasher's first guess of 16 lines exactly before the unterminated last line
-      ["\n".repeat(16) + "x", [...Array(16).fill(""), "x"]],
+      [`${"\n".repeat(16)}x`, [...Array(16).fill(""), "x"]],
     ];
     for (const [text, lines] of cases) {
       test(`splits ${JSON.stringify(text)} into ${JSON.stringify(lines)}`, async () => {
@@ -117,7 +117,12 @@ for (const [name, make] of hashers) {
       const hasher = await make();
       const short = Array.from({ length: 4000 }, (_, i) => `${"ab".repeat(i % 13)}${i % 3 === 0 ? "\r" : ""}`).join("\n");
       // one long line per position: spans 1, 2, 5 or 11 sixteenths of the text
-      for (const [at, width] of [[0.1, 1], [0.3, 2], [0.5, 5], [0.05, 11]] as const) {
+      for (const [at, width] of [
+        [0.1, 1],
+        [0.3, 2],
+        [0.5, 5],
+        [0.05, 11],
+      ] as const) {
         const cut = Math.floor(short.length * at);
         const text = `${short.slice(0, cut)}\n${"L".repeat(Math.floor((short.length * width) / 16))}\r\n${short.slice(cut)}`;
         const bytes = encode(text);

@@ -15,7 +15,7 @@ const piece = fc.oneof(
   { weight: 30, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 10, arbitrary: fc.string({ maxLength: 120 }).map((s) => `${s}\n`) },
   { weight: 3, arbitrary: fc.integer({ min: 100, max: 3000 }).map((n) => "w".repeat(n)) },
-  { weight: 1, arbitrary: fc.integer({ min: 65_537, max: 70_000 }).map((n) => "L".repeat(n) + "\r\n") },
+  { weight: 1, arbitrary: fc.integer({ min: 65_537, max: 70_000 }).map((n) => `${"L".repeat(n)}\r\n`) },
 );
 const text = fc.array(piece, { maxLength: 300 }).map((pieces) => pieces.join(""));
 

@@ -88,7 +88,10 @@ export async function expectDiff(page: Page, path: string): Promise<void> {
   expect(added.some((l) => /^\+ \d+:[0-9a-z]{2}\|export const port = 8080;$/.test(l))).toBe(true);
   expect(removed.some((l) => /^- \d+:[0-9a-z]{2}\|export const port = 3000;$/.test(l))).toBe(true);
   // Colour is not the only signal, but it is there.
-  const colour = await page.locator("pre.diff span.add").first().evaluate((el) => getComputedStyle(el).backgroundColor);
+  const colour = await page
+    .locator("pre.diff span.add")
+    .first()
+    .evaluate((el) => getComputedStyle(el).backgroundColor);
   expect(colour).not.toBe("rgba(0, 0, 0, 0)");
 }
 

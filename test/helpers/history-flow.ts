@@ -6,6 +6,8 @@
  * the reserved state out of every tool's reach.
  */
 import { expect } from "bun:test";
+import type { AuditEntry } from "../../src/history/types.ts";
+import type { HistoryReply } from "./api-replies.ts";
 
 /** A server under test and how to reach its files directly. */
 export interface HistoryTarget {
@@ -53,7 +55,7 @@ export async function ok(target: HistoryTarget, tool: string, args: unknown, ses
   return reply.content.map((c) => c.text).join("\n");
 }
 
-export async function api(target: HistoryTarget, path: string, token: string, body?: unknown): Promise<{ status: number; json: any }> {
+export async function api(target: HistoryTarget, path: string, token: string, body?: unknown): Promise<{ status: number; json: HistoryReply }> {
   const response = await fetch(`${target.url}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -66,7 +68,7 @@ export async function api(target: HistoryTarget, path: string, token: string, bo
   } catch {
     json = text;
   }
-  return { status: response.status, json };
+  return { status: response.status, json: json as HistoryReply };
 }
 
 function idOf(view: string, text: string): string {
@@ -91,11 +93,11 @@ export async function fiveEdits(target: HistoryTarget, session: string): Promise
 }
 
 /** The five edits appear in order with versions that chain from the seeded files. */
-export async function expectLogOfFiveEdits(target: HistoryTarget, session: string): Promise<any[]> {
+export async function expectLogOfFiveEdits(target: HistoryTarget, session: string): Promise<AuditEntry[]> {
   const { status, json } = await api(target, `/v1/audit?session=${session}&changes=1`, target.auditToken);
   expect(status).toBe(200);
-  const entries = json.entries as any[];
-  expect(entries.map((e) => `${e.tool} ${e.changes.map((c: any) => c.path).join(",")}`)).toEqual([
+  const entries = json.entries;
+  expect(entries.map((e) => `${e.tool} ${e.changes.map((c) => c.path).join(",")}`)).toEqual([
     "edit src/app.ts",
     "edit win.txt",
     "batch_edit win.txt",
@@ -111,13 +113,14 @@ export async function expectLogOfFiveEdits(target: HistoryTarget, session: strin
   const last = new Map<string, string>();
   for (const e of entries) {
     const change = e.changes[0];
-    if (last.has(change.path)) expect(change.before.version).toBe(last.get(change.path)!);
-    else expect(change.before.size).toBe(ORIGINALS[change.path]!.byteLength);
-    last.set(change.path, change.after.version);
+    // Every one of the five edits changed a file that existed before and after it.
+    if (last.has(change.path)) expect(change.before!.version).toBe(last.get(change.path)!);
+    else expect(change.before!.size).toBe(ORIGINALS[change.path]!.byteLength);
+    last.set(change.path, change.after!.version);
   }
   // Views are in the full log, not in the changes-only one.
   const all = await api(target, `/v1/audit?session=${session}`, target.auditToken);
-  expect((all.json.entries as any[]).filter((e) => e.tool === "view").length).toBe(4);
+  expect(all.json.entries.filter((e) => e.tool === "view").length).toBe(4);
   return entries;
 }
 
@@ -127,9 +130,9 @@ export async function expectSessionRevert(target: HistoryTarget, session: string
   expect(status).toBe(200);
   expect(json.ok).toBe(true);
   expect(json.conflicts).toEqual([]);
-  expect(json.reverted.map((r: any) => r.path).sort()).toEqual(Object.keys(ORIGINALS).sort());
+  expect(json.reverted.map((r) => r.path).sort()).toEqual(Object.keys(ORIGINALS).sort());
   for (const [path, bytes] of Object.entries(ORIGINALS)) expect(await target.bytes(path)).toEqual(bytes);
-  return json.change as string;
+  return json.change;
 }
 
 /** A file someone changed after the session is reported and left as they left it. */

@@ -6,6 +6,8 @@
  * builders and a streaming 1 GB gzip bomb for the hostile-archive tests.
  */
 import { expect } from "bun:test";
+import type { WorkspaceInfo } from "../../src/http/hosting/registry.ts";
+import type { CreateReply, RestToolReply, WorkspaceList } from "./api-replies.ts";
 import { createTarPacker, packTar, unpackTar, type TarEntry } from "modern-tar";
 
 const encoder = new TextEncoder();
@@ -14,7 +16,7 @@ const decoder = new TextDecoder();
 /** The seed tree: path -> text. */
 export const SEED: Record<string, string> = {
   "README.md": "# demo\n",
-  "src/app.ts": "export const greeting = \"hello\";\nexport const answer = 41;\n",
+  "src/app.ts": 'export const greeting = "hello";\nexport const answer = 41;\n',
   "src/util/math.ts": "export const add = (a: number, b: number) => a + b;\n",
 };
 
@@ -84,13 +86,13 @@ export interface FlowTarget {
 }
 
 /** POST a tool call. */
-export async function tool(url: string, token: string, name: string, args: unknown): Promise<{ status: number; body: any }> {
+export async function tool(url: string, token: string, name: string, args: unknown): Promise<{ status: number; body: RestToolReply }> {
   const response = await fetch(`${url}/v1/tools/${name}`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-session-id": "flow" },
     body: JSON.stringify(args),
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as RestToolReply };
 }
 
 /** An admin request. */
@@ -116,12 +118,12 @@ export async function runHostingFlow(target: FlowTarget, ws: string): Promise<vo
   // 2. create from a tar.gz, with a small quota
   const seed = await tarOf(SEED);
   const created = await admin(url, target.admin, "PUT", `/v1/workspaces/${ws}?maxBytes=4096&maxFiles=5`, { body: seed as BodyInit, type: "application/gzip" });
-  const createdBody = (await created.json()) as any;
+  const createdBody = (await created.json()) as CreateReply;
   expect(created.status, JSON.stringify(createdBody)).toBe(201);
   expect(createdBody.imported).toEqual({ files: 3, bytes: Object.values(SEED).reduce((n, t) => n + t.length, 0), directories: 0 });
   const again = await admin(url, target.admin, "PUT", `/v1/workspaces/${ws}`);
   expect(again.status).toBe(200);
-  expect(((await again.json()) as any).created).toBe(false);
+  expect(((await again.json()) as CreateReply).created).toBe(false);
 
   // 3. the agent views and edits a file from the archive
   const view = await tool(url, agent, "view", { path: "src/app.ts" });
@@ -139,17 +141,17 @@ export async function runHostingFlow(target: FlowTarget, ws: string): Promise<vo
   if (target.stored) expect(await filesStored(target, ws)).toEqual(edited);
 
   // 5. a write over quota is refused, nothing written
-  const before = (await (await admin(url, target.admin, "GET", `/v1/workspaces/${ws}`)).json()) as any;
+  const before = (await (await admin(url, target.admin, "GET", `/v1/workspaces/${ws}`)).json()) as WorkspaceInfo;
   expect(before.usage).toEqual({ bytes: Object.values(edited).reduce((n, t) => n + t.length, 0), files: 3 });
   expect(before.quota).toEqual({ maxBytes: 4096, maxFiles: 5 });
   const big = await tool(url, agent, "write", { path: "big.txt", content: "x".repeat(5000) });
   expect(big.body.isError).toBe(true);
   expect(big.body.code).toBe("LIMIT_EXCEEDED");
-  const text = big.body.content[0].text as string;
+  const text = big.body.content[0].text;
   expect(text).toContain(`5000 bytes to the ${before.usage.bytes} bytes in use`);
   expect(text).toContain("limit of 4096 bytes");
   expect(text).toContain("Nothing was written");
-  const after = (await (await admin(url, target.admin, "GET", `/v1/workspaces/${ws}`)).json()) as any;
+  const after = (await (await admin(url, target.admin, "GET", `/v1/workspaces/${ws}`)).json()) as WorkspaceInfo;
   expect(after.usage).toEqual(before.usage);
   const absent = await tool(url, agent, "view", { path: "big.txt" });
   expect(absent.body.code).toBe("FS_NOT_FOUND");
@@ -169,7 +171,7 @@ export async function runHostingFlow(target: FlowTarget, ws: string): Promise<vo
   expect(refusedText).not.toContain(expired.split(".")[1]);
 
   // 7. after delete the workspace is gone
-  const listed = (await (await admin(url, target.admin, "GET", "/v1/workspaces")).json()) as any;
+  const listed = (await (await admin(url, target.admin, "GET", "/v1/workspaces")).json()) as WorkspaceList;
   expect(listed.workspaces).toContain(ws);
   const deleted = await admin(url, target.admin, "DELETE", `/v1/workspaces/${ws}`);
   expect(deleted.status).toBe(200);
@@ -177,7 +179,7 @@ export async function runHostingFlow(target: FlowTarget, ws: string): Promise<vo
   const gone = await tool(url, agent, "view", { path: "README.md" });
   expect(gone.status).toBe(404);
   expect(gone.body.error.code).toBe("FS_NOT_FOUND");
-  const relisted = (await (await admin(url, target.admin, "GET", "/v1/workspaces")).json()) as any;
+  const relisted = (await (await admin(url, target.admin, "GET", "/v1/workspaces")).json()) as WorkspaceList;
   expect(relisted.workspaces).not.toContain(ws);
   if (target.stored) expect(await target.stored(ws)).toEqual({});
 }

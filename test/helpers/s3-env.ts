@@ -114,7 +114,10 @@ export function recordingFetch(
  */
 export function openConnections(endpoint: string): number | undefined {
   if (!existsSync("/proc/self/net/tcp")) return undefined;
-  const port = Number(new URL(endpoint).port || 80).toString(16).toUpperCase().padStart(4, "0");
+  const port = Number(new URL(endpoint).port || 80)
+    .toString(16)
+    .toUpperCase()
+    .padStart(4, "0");
   const mine = new Set<string>();
   for (const fd of readdirSync("/proc/self/fd")) {
     try {

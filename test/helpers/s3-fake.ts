@@ -222,4 +222,3 @@ export function createFakeS3(options: FakeS3Options = {}, bucket = "fake-bucket"
   };
   return fake;
 }
-

@@ -130,11 +130,7 @@ async function drainStream(stream: ReadableStream<Uint8Array>): Promise<{ bytes:
 }
 
 /** Define the shared `describe` block for one provider. */
-export function storageConformance(
-  name: string,
-  make: () => Promise<MadeStorage>,
-  options: ConformanceOptions = {},
-): void {
+export function storageConformance(name: string, make: () => Promise<MadeStorage>, options: ConformanceOptions = {}): void {
   const casWriters = options.casWriters ?? 50;
   const casRounds = options.casRounds ?? 5;
   const counterWorkers = options.counterWorkers ?? 50;
@@ -278,18 +274,22 @@ export function storageConformance(
         });
       }
 
-      test("a large object (6 MiB) arrives in more than one chunk", async () => {
-        if (!storage.readStream) return;
-        const bytes = randomBytes(6 << 20);
-        const { version } = await storage.write("big.bin", bytes);
-        const opened = await storage.readStream("big.bin");
-        const drained = await drainStream(opened.stream);
-        expect(drained.chunks).toBeGreaterThan(1);
-        expect(drained.emptyChunks).toBe(0);
-        expect(drained.bytes.length).toBe(bytes.length);
-        expect(drained.bytes).toEqual(bytes);
-        expect(await opened.version).toBe(version);
-      }, timeout);
+      test(
+        "a large object (6 MiB) arrives in more than one chunk",
+        async () => {
+          if (!storage.readStream) return;
+          const bytes = randomBytes(6 << 20);
+          const { version } = await storage.write("big.bin", bytes);
+          const opened = await storage.readStream("big.bin");
+          const drained = await drainStream(opened.stream);
+          expect(drained.chunks).toBeGreaterThan(1);
+          expect(drained.emptyChunks).toBe(0);
+          expect(drained.bytes.length).toBe(bytes.length);
+          expect(drained.bytes).toEqual(bytes);
+          expect(await opened.version).toBe(version);
+        },
+        timeout,
+      );
 
       test("refuses what read refuses, before delivering anything", async () => {
         if (!storage.readStream) return;
@@ -316,47 +316,55 @@ export function storageConformance(
         expect((error as { path?: string }).path).toBe("missing.txt");
       });
 
-      test("a stream cancelled mid-way releases the file: it can be rewritten, read and streamed again", async () => {
-        if (!storage.readStream) return;
-        const bytes = randomBytes(4 << 20);
-        const { version } = await storage.write("f.bin", bytes);
-        // Several abandoned streams: one cancelled unread, the others after a chunk.
-        for (let i = 0; i < 4; i++) {
-          const opened = await storage.readStream("f.bin");
-          const reader = opened.stream.getReader();
-          if (i > 0) expect((await reader.read()).done).toBe(false);
-          await reader.cancel();
-        }
-        expect((await storage.read("f.bin")).version).toBe(version);
-        const next = await storage.write("f.bin", text("after"), Cond.ifVersion(version));
-        const read = await storage.read("f.bin");
-        expect(decoder.decode(read.bytes)).toBe("after");
-        expect(read.version).toBe(next.version);
-        const again = await storage.readStream("f.bin");
-        expect(decoder.decode((await drainStream(again.stream)).bytes)).toBe("after");
-        expect(await again.version).toBe(next.version);
-        await storage.delete("f.bin", { ifVersion: next.version });
-        expect(await storage.stat("f.bin")).toBeNull();
-      }, timeout);
+      test(
+        "a stream cancelled mid-way releases the file: it can be rewritten, read and streamed again",
+        async () => {
+          if (!storage.readStream) return;
+          const bytes = randomBytes(4 << 20);
+          const { version } = await storage.write("f.bin", bytes);
+          // Several abandoned streams: one cancelled unread, the others after a chunk.
+          for (let i = 0; i < 4; i++) {
+            const opened = await storage.readStream("f.bin");
+            const reader = opened.stream.getReader();
+            if (i > 0) expect((await reader.read()).done).toBe(false);
+            await reader.cancel();
+          }
+          expect((await storage.read("f.bin")).version).toBe(version);
+          const next = await storage.write("f.bin", text("after"), Cond.ifVersion(version));
+          const read = await storage.read("f.bin");
+          expect(decoder.decode(read.bytes)).toBe("after");
+          expect(read.version).toBe(next.version);
+          const again = await storage.readStream("f.bin");
+          expect(decoder.decode((await drainStream(again.stream)).bytes)).toBe("after");
+          expect(await again.version).toBe(next.version);
+          await storage.delete("f.bin", { ifVersion: next.version });
+          expect(await storage.stat("f.bin")).toBeNull();
+        },
+        timeout,
+      );
     });
 
     describe("read with maxBytes", () => {
-      test("a file over the limit is FS_TOO_LARGE with its size and the limit, and nothing changes", async () => {
-        const bytes = randomBytes(3 << 20);
-        const { version } = await storage.write("d/big.bin", bytes);
-        const before = await storage.list("", { recursive: true });
-        const error = await storage.read("d/big.bin", { maxBytes: 1 << 20 }).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(FileTooLargeError);
-        expect(error).toMatchObject({ code: "FS_TOO_LARGE", path: "d/big.bin", size: bytes.length, limit: 1 << 20 });
-        expect(await storage.list("", { recursive: true })).toEqual(before);
-        expect(await storage.stat("d/big.bin")).toMatchObject({ kind: "file", size: bytes.length, version });
-        const read = await storage.read("d/big.bin");
-        expect(read.version).toBe(version);
-        expect(read.bytes).toEqual(bytes);
-        // Nothing was left holding the file: a compare-and-swap on it goes through.
-        await storage.write("d/big.bin", text("small"), Cond.ifVersion(version));
-        expect(decoder.decode((await storage.read("d/big.bin", { maxBytes: 5 })).bytes)).toBe("small");
-      }, timeout);
+      test(
+        "a file over the limit is FS_TOO_LARGE with its size and the limit, and nothing changes",
+        async () => {
+          const bytes = randomBytes(3 << 20);
+          const { version } = await storage.write("d/big.bin", bytes);
+          const before = await storage.list("", { recursive: true });
+          const error = await storage.read("d/big.bin", { maxBytes: 1 << 20 }).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(FileTooLargeError);
+          expect(error).toMatchObject({ code: "FS_TOO_LARGE", path: "d/big.bin", size: bytes.length, limit: 1 << 20 });
+          expect(await storage.list("", { recursive: true })).toEqual(before);
+          expect(await storage.stat("d/big.bin")).toMatchObject({ kind: "file", size: bytes.length, version });
+          const read = await storage.read("d/big.bin");
+          expect(read.version).toBe(version);
+          expect(read.bytes).toEqual(bytes);
+          // Nothing was left holding the file: a compare-and-swap on it goes through.
+          await storage.write("d/big.bin", text("small"), Cond.ifVersion(version));
+          expect(decoder.decode((await storage.read("d/big.bin", { maxBytes: 5 })).bytes)).toBe("small");
+        },
+        timeout,
+      );
 
       test("one byte over is refused; at the limit and under it the file is read", async () => {
         const { version } = await storage.write("f", text("abcd"));
@@ -385,9 +393,7 @@ export function storageConformance(
           await storage.write("cas", text("start"));
           for (let round = 0; round < casRounds; round++) {
             const { version } = await storage.read("cas");
-            const attempts = Array.from({ length: casWriters }, (_, i) =>
-              storage.write("cas", text(`round ${round} writer ${i}`), Cond.ifVersion(version)),
-            );
+            const attempts = Array.from({ length: casWriters }, (_, i) => storage.write("cas", text(`round ${round} writer ${i}`), Cond.ifVersion(version)));
             const settled = await Promise.allSettled(attempts);
             const winners = settled.flatMap((s, i) => (s.status === "fulfilled" ? [{ i, version: s.value.version }] : []));
             expect(winners.length).toBe(1);
@@ -430,9 +436,7 @@ export function storageConformance(
       test(
         `${creators} concurrent creators: exactly one succeeds`,
         async () => {
-          const settled = await Promise.allSettled(
-            Array.from({ length: creators }, (_, i) => storage.write("made/once", text(`creator ${i}`), Cond.ifAbsent)),
-          );
+          const settled = await Promise.allSettled(Array.from({ length: creators }, (_, i) => storage.write("made/once", text(`creator ${i}`), Cond.ifAbsent)));
           const winners = settled.flatMap((s, i) => (s.status === "fulfilled" ? [i] : []));
           expect(winners.length).toBe(1);
           for (const s of settled) {

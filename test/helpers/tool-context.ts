@@ -53,10 +53,7 @@ export function asSession(ctx: ToolContext, session: string): ToolContext {
 const encoder = new TextEncoder();
 
 /** Write files into storage (strings as UTF-8); returns path -> version. */
-export async function seed(
-  storage: Storage,
-  files: Record<string, string | Uint8Array>,
-): Promise<Record<string, string>> {
+export async function seed(storage: Storage, files: Record<string, string | Uint8Array>): Promise<Record<string, string>> {
   const versions: Record<string, string> = {};
   for (const [path, content] of Object.entries(files)) {
     const bytes = typeof content === "string" ? encoder.encode(content) : content;

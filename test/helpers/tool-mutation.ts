@@ -85,10 +85,7 @@ export function utf8(text: string): Uint8Array {
  * A storage that runs `beforeWrite` (once per call, awaited) just before each
  * write reaches `inner`: the moment another writer would win a race.
  */
-export function racingStorage(
-  inner: Storage,
-  beforeWrite: (path: string, attempt: number) => Promise<void> | void,
-): Storage {
+export function racingStorage(inner: Storage, beforeWrite: (path: string, attempt: number) => Promise<void> | void): Storage {
   let writes = 0;
   return {
     kind: inner.kind,

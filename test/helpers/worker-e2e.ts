@@ -97,9 +97,7 @@ export async function startWorker(bundle: WorkerBundle, options: StartWorkerOpti
       collect(stdout, output);
       collect(stderr, output);
     },
-    ...(options.persistDir
-      ? { r2Persist: join(options.persistDir, "r2"), durableObjectsPersist: join(options.persistDir, "do") }
-      : {}),
+    ...(options.persistDir ? { r2Persist: join(options.persistDir, "r2"), durableObjectsPersist: join(options.persistDir, "do") } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = await mf.ready;
   const logs = () => output.join("");

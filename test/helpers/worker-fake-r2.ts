@@ -6,14 +6,7 @@
  * semantics are tested in workerd (test/storage/r2-workerd.test.ts).
  */
 import { type FakeBody, recordedBody } from "./fake-body.ts";
-import type {
-  R2BucketLike,
-  R2ConditionalLike,
-  R2ListOptionsLike,
-  R2ObjectBodyLike,
-  R2ObjectLike,
-  R2ObjectsLike,
-} from "../../src/storage/r2/mod.ts";
+import type { R2BucketLike, R2ConditionalLike, R2ListOptionsLike, R2ObjectBodyLike, R2ObjectLike, R2ObjectsLike } from "../../src/storage/r2/mod.ts";
 
 const encoder = new TextEncoder();
 
@@ -68,7 +61,7 @@ export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
       const bytes = objects.get(key)?.bytes;
       if (!found || !bytes) return null;
       const body = bodyOf(key, bytes);
-      return { ...found, body, arrayBuffer: async () => (await new Response(body).arrayBuffer()) };
+      return { ...found, body, arrayBuffer: async () => await new Response(body).arrayBuffer() };
     },
     async put(key, value, options?: { onlyIf?: R2ConditionalLike }) {
       const existing = objects.get(key);
@@ -109,4 +102,3 @@ export function createFakeR2(conditions: FakeConditions = "enforce"): FakeR2 {
     },
   };
 }
-

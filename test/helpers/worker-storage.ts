@@ -107,9 +107,7 @@ export async function startStorageWorker(options: StorageWorkerOptions = {}): Pr
     r2Buckets: ["FILES"],
     durableObjects: { OBSERVATIONS: { className: "ObservationsDO", useSQLite: true } },
     bindings: options.vars ?? {},
-    ...(options.persistDir
-      ? { r2Persist: join(options.persistDir, "r2"), durableObjectsPersist: join(options.persistDir, "do") }
-      : {}),
+    ...(options.persistDir ? { r2Persist: join(options.persistDir, "r2"), durableObjectsPersist: join(options.persistDir, "do") } : {}),
   });
   const url = await mf.ready;
 

@@ -1,13 +1,6 @@
 /** Audit log, history and revert through the HTTP app, with the history inside the workspace's own storage (as on R2/S3). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { jsHasher } from "../../src/hash/js.ts";
-import { createStorageHistory } from "../../src/history/mod.ts";
-import { createApp } from "../../src/http/app.ts";
-import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { prefixedStorage } from "../../src/storage/prefixed.ts";
-import { fileTools } from "../../src/tools/mod.ts";
+import { startHistoryApp } from "../helpers/history-app.ts";
 import {
   api,
   expectConflict,
@@ -22,39 +15,14 @@ import {
   utf8,
 } from "../helpers/history-flow.ts";
 
-const storage = createMemoryStorage();
-const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
-let server: ReturnType<typeof Bun.serve>;
+let fixture: ReturnType<typeof startHistoryApp>;
 let target: HistoryTarget;
 
 beforeAll(() => {
-  const app = createApp({
-    tools: fileTools,
-    auth: {
-      mode: "bearer",
-      tokens: [
-        { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-        { token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"], label: "admin" },
-        { token: "audit-token-0123456789", workspace: "ws", scopes: ["audit"], label: "auditor" },
-      ],
-    },
-    storageFor: () => storage,
-    historyFor: () => history,
-    observations: createMemoryObservationStore(),
-    hasher: jsHasher,
-    version: "0.0.0-test",
-  });
-  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-  target = {
-    url: `http://127.0.0.1:${server.port}`,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "audit-token-0123456789",
-    seed: async (path, bytes) => void (await storage.write(path, bytes)),
-    bytes: async (path) => (await storage.stat(path)) ? (await storage.read(path)).bytes : undefined,
-  };
+  fixture = startHistoryApp();
+  target = fixture.target;
 });
-afterAll(() => server.stop(true));
+afterAll(() => fixture.stop());
 
 describe("audit log, history and revert (memory storage, history under the reserved segment)", () => {
   let sessionAfter: Record<string, Uint8Array>;
@@ -71,7 +39,7 @@ describe("audit log, history and revert (memory storage, history under the reser
 
   test("history lists a file's versions and serves each one's bytes", async () => {
     const { json } = await api(target, "/v1/history?path=win.txt", target.auditToken);
-    expect(json.versions.map((v: any) => v.tool)).toEqual(["batch_edit", "edit"]);
+    expect(json.versions.map((v) => v.tool)).toEqual(["batch_edit", "edit"]);
     const first = json.versions[1];
     const original = await fetch(`${target.url}/v1/history/content?path=win.txt&version=${encodeURIComponent(first.before.version)}`, {
       headers: { authorization: `Bearer ${target.auditToken}` },
@@ -88,10 +56,10 @@ describe("audit log, history and revert (memory storage, history under the reser
   });
 
   test("the revert is recorded and can itself be reverted", async () => {
-    const entry = (await api(target, "/v1/audit?changes=1", target.auditToken)).json.entries.at(-1);
+    const entry = (await api(target, "/v1/audit?changes=1", target.auditToken)).json.entries.at(-1)!;
     expect(entry.tool).toBe("revert");
     expect(entry.id).toBe(revertChange);
-    expect(entry.reverts.length).toBe(5);
+    expect(entry.reverts!.length).toBe(5);
     const again = await api(target, "/v1/revert", target.adminToken, { change: revertChange });
     expect(again.json.ok).toBe(true);
     for (const [path, bytes] of Object.entries(sessionAfter)) expect(await target.bytes(path)).toEqual(bytes);

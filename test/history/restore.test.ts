@@ -1,18 +1,23 @@
 /** Reverting one file to a version of its history, as a compare-and-swap (`POST /v1/revert {path, version, expect}`), and what an entry keeps of a call. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { jsHasher } from "../../src/hash/js.ts";
-import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, type FileState, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
-import { createApp } from "../../src/http/app.ts";
-import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { prefixedStorage } from "../../src/storage/prefixed.ts";
-import { fileTools } from "../../src/tools/mod.ts";
+import { startHistoryApp } from "../helpers/history-app.ts";
+import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, type FileState, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
+import type { HistoryVersion } from "../helpers/api-replies.ts";
 import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
 
 const s = (blob: string): FileState => ({ version: `v-${blob}`, blob, size: 1 });
 const entry = (id: string, changes: AuditEntry["changes"]): AuditEntry => ({
-  id, time: "2026-12-01T10:00:00.000Z", principal: "p", session: "s", tool: "edit", paths: changes.map((c) => c.path), code: "OK", changes, bytes: 0, ms: 1,
+  id,
+  time: "2026-12-01T10:00:00.000Z",
+  principal: "p",
+  session: "s",
+  tool: "edit",
+  paths: changes.map((c) => c.path),
+  code: "OK",
+  changes,
+  bytes: 0,
+  ms: 1,
 });
 
 describe("restoreStep (pure)", () => {
@@ -51,7 +56,17 @@ describe("the newest entries", () => {
   test("the last N that match, oldest first, reading from the end", async () => {
     const store = createStorageHistory(createMemoryStorage());
     for (let i = 0; i < 6; i++) {
-      await store.append({ time: new Date(i).toISOString(), principal: "p", session: i % 2 ? "odd" : "even", tool: `t${i}`, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 });
+      await store.append({
+        time: new Date(i).toISOString(),
+        principal: "p",
+        session: i % 2 ? "odd" : "even",
+        tool: `t${i}`,
+        paths: [],
+        code: "OK",
+        changes: [],
+        bytes: 0,
+        ms: 0,
+      });
     }
     expect((await store.query({ newest: true, limit: 2 })).entries.map((e) => e.tool)).toEqual(["t4", "t5"]);
     expect((await store.query({ newest: true, limit: 2, session: "even" })).entries.map((e) => e.tool)).toEqual(["t2", "t4"]);
@@ -59,42 +74,18 @@ describe("the newest entries", () => {
   });
 });
 
-const storage = createMemoryStorage();
-const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
-let server: ReturnType<typeof Bun.serve>;
+let fixture: ReturnType<typeof startHistoryApp>;
 let target: HistoryTarget;
 
 beforeAll(() => {
-  const app = createApp({
-    tools: fileTools,
-    auth: {
-      mode: "bearer",
-      tokens: [
-        { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-        { token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"], label: "admin" },
-      ],
-    },
-    storageFor: () => storage,
-    historyFor: () => history,
-    observations: createMemoryObservationStore(),
-    hasher: jsHasher,
-    version: "0.0.0-test",
-  });
-  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-  target = {
-    url: `http://127.0.0.1:${server.port}`,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "admin-token-0123456789",
-    seed: async (path, bytes) => void (await storage.write(path, bytes)),
-    bytes: async (path) => ((await storage.stat(path)) ? (await storage.read(path)).bytes : undefined),
-  };
+  fixture = startHistoryApp();
+  target = fixture.target;
 });
-afterAll(() => server.stop(true));
+afterAll(() => fixture.stop());
 
 describe("POST /v1/revert {path, version, expect}", () => {
   const v1 = utf8("one\r\ntwo\r\n");
-  let versions: any[];
+  let versions: HistoryVersion[];
 
   test("puts a file back to an earlier version byte for byte, and is recorded", async () => {
     await target.seed("f.txt", v1);
@@ -102,12 +93,12 @@ describe("POST /v1/revert {path, version, expect}", () => {
     await ok(target, "edit", { path: "f.txt", old_string: "two", new_string: "TWO" }, "s");
     await ok(target, "edit", { path: "f.txt", old_string: "one", new_string: "ONE" }, "s");
     versions = (await api(target, "/v1/history?path=f.txt", target.adminToken)).json.versions;
-    const original = versions.at(-1).before.version;
+    const original = versions.at(-1)!.before.version;
     const current = versions[0].after.version;
     const reply = await api(target, "/v1/revert", target.adminToken, { path: "f.txt", version: original, expect: current });
     expect(reply.json).toMatchObject({ ok: true, reverted: [{ path: "f.txt", action: "restored" }], conflicts: [] });
     expect(await target.bytes("f.txt")).toEqual(v1);
-    const logged = (await api(target, "/v1/audit?changes=1", target.adminToken)).json.entries.at(-1);
+    const logged = (await api(target, "/v1/audit?changes=1", target.adminToken)).json.entries.at(-1)!;
     expect(logged.tool).toBe("revert");
     expect(logged.paths).toEqual(["f.txt"]);
   });

@@ -6,13 +6,28 @@ import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 const s = (blob: string, size = 10): FileState => ({ version: `v-${blob}`, blob, size });
 
 function entry(id: string, changes: AuditEntry["changes"], extra: Partial<AuditEntry> = {}): AuditEntry {
-  return { id, time: "2026-12-01T10:00:00.000Z", principal: "p", session: "s", tool: "edit", paths: changes.map((c) => c.path), code: "OK", changes, bytes: 0, ms: 1, ...extra };
+  return {
+    id,
+    time: "2026-12-01T10:00:00.000Z",
+    principal: "p",
+    session: "s",
+    tool: "edit",
+    paths: changes.map((c) => c.path),
+    code: "OK",
+    changes,
+    bytes: 0,
+    ms: 1,
+    ...extra,
+  };
 }
 
 describe("planRevert", () => {
   test("per path: the state before the earliest change, expected as after the latest, whatever order the entries come in", () => {
     const e1 = entry("001", [{ path: "a", before: s("a0"), after: s("a1") }]);
-    const e2 = entry("002", [{ path: "a", before: s("a1"), after: s("a2") }, { path: "b", before: null, after: s("b1") }]);
+    const e2 = entry("002", [
+      { path: "a", before: s("a1"), after: s("a2") },
+      { path: "b", before: null, after: s("b1") },
+    ]);
     expect(planRevert([e2, e1])).toEqual([
       { path: "a", restore: s("a0"), expect: s("a2") },
       { path: "b", restore: null, expect: s("b1") },
@@ -20,8 +35,14 @@ describe("planRevert", () => {
   });
 
   test("a file that ends as it began needs no step (changed back, or created then deleted)", () => {
-    const e1 = entry("001", [{ path: "a", before: s("a0"), after: s("a1") }, { path: "t", before: null, after: s("t1") }]);
-    const e2 = entry("002", [{ path: "a", before: s("a1"), after: s("a0") }, { path: "t", before: s("t1"), after: null }]);
+    const e1 = entry("001", [
+      { path: "a", before: s("a0"), after: s("a1") },
+      { path: "t", before: null, after: s("t1") },
+    ]);
+    const e2 = entry("002", [
+      { path: "a", before: s("a1"), after: s("a0") },
+      { path: "t", before: s("t1"), after: null },
+    ]);
     expect(planRevert([e1, e2])).toEqual([]);
   });
 });
@@ -67,7 +88,16 @@ describe("queries", () => {
     expect([pageLimit(undefined), pageLimit(0), pageLimit(5.7), pageLimit(1e9)]).toEqual([100, 1, 5, 1000]);
   });
   test("an entry names the call's path, and every path it changed", () => {
-    const built = auditEntryOf({ principal: "p", session: "s", tool: "write", args: { path: "a" }, changes: [{ path: "b", before: null, after: s("b") }], bytes: 3, ms: 1.234, time: new Date(0) });
+    const built = auditEntryOf({
+      principal: "p",
+      session: "s",
+      tool: "write",
+      args: { path: "a" },
+      changes: [{ path: "b", before: null, after: s("b") }],
+      bytes: 3,
+      ms: 1.234,
+      time: new Date(0),
+    });
     expect(built.paths).toEqual(["a", "b"]);
     expect(built.code).toBe("OK");
     expect(built.ms).toBe(1.23);
@@ -81,8 +111,17 @@ describe("the store's bound", () => {
     const blobs: string[] = [];
     for (let i = 0; i < 6; i++) blobs.push(await history.putBlob(new TextEncoder().encode(`version ${i} `.padEnd(20, "."))));
     for (let i = 1; i < 6; i++) {
-      await history.append({ time: new Date().toISOString(), principal: "p", session: "s", tool: "edit", paths: ["a"], code: "OK", bytes: 20, ms: 1,
-        changes: [{ path: "a", before: { version: `v${i - 1}`, blob: blobs[i - 1]!, size: 20 }, after: { version: `v${i}`, blob: blobs[i]!, size: 20 } }] });
+      await history.append({
+        time: new Date().toISOString(),
+        principal: "p",
+        session: "s",
+        tool: "edit",
+        paths: ["a"],
+        code: "OK",
+        bytes: 20,
+        ms: 1,
+        changes: [{ path: "a", before: { version: `v${i - 1}`, blob: blobs[i - 1]!, size: 20 }, after: { version: `v${i}`, blob: blobs[i]!, size: 20 } }],
+      });
     }
     // 64 bytes hold three 20-byte versions: 5, 4, 3. Versions 0..2 are gone.
     const kept = await Promise.all(blobs.map(async (b) => (await history.getBlob(b)) !== undefined));
@@ -93,7 +132,22 @@ describe("the store's bound", () => {
   test("entries of one process sort in the order they were appended, even within one millisecond", async () => {
     const history = createStorageHistory(createMemoryStorage(), { now: () => 1_000 });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await history.append({ time: new Date(1000).toISOString(), principal: "p", session: "s", tool: `t${i}`, paths: [], code: "OK", changes: [], bytes: 0, ms: 0 })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await history.append({
+            time: new Date(1000).toISOString(),
+            principal: "p",
+            session: "s",
+            tool: `t${i}`,
+            paths: [],
+            code: "OK",
+            changes: [],
+            bytes: 0,
+            ms: 0,
+          })
+        ).id,
+      );
     expect((await history.query({})).entries.map((e) => e.tool)).toEqual(["t0", "t1", "t2", "t3", "t4"]);
     expect([...ids].sort()).toEqual(ids);
   });

@@ -14,6 +14,7 @@ import { createApp } from "../../src/http/app.ts";
 import { createMemoryLedger, createWorkspaceRegistry, hostedStorage, type WorkspaceRegistry } from "../../src/http/hosting/mod.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { fileTools } from "../../src/tools/mod.ts";
+import type { ApiError, CreateReply } from "../helpers/api-replies.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { gzipBomb, gzipBytes, SEED, tarOf } from "../helpers/hosting-flow.ts";
 
@@ -62,7 +63,7 @@ async function put(ws: string, body: BodyInit, type = "application/gzip", target
       duplex: "half",
     }),
   );
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, body: (await response.json()) as CreateReply & ApiError };
 }
 
 /** Nothing of workspace `ws` exists: no directory, no record, not listed; nothing escaped beside DIR. */
@@ -140,7 +141,13 @@ describe("hostile archives are refused with a report and leave nothing", () => {
   });
 
   test("an import over the workspace's quota is refused with usage, limit and what it would add", async () => {
-    const result = await put("quota", (await tarOf({ "a.txt": "a".repeat(60), "b.txt": "b".repeat(60) })) as BodyInit, "application/gzip", app, "?maxBytes=100");
+    const result = await put(
+      "quota",
+      (await tarOf({ "a.txt": "a".repeat(60), "b.txt": "b".repeat(60) })) as BodyInit,
+      "application/gzip",
+      app,
+      "?maxBytes=100",
+    );
     expect(result.status).toBe(413);
     expect(result.body.error.message).toContain("would add 60 bytes to the 60 bytes in use, over the limit of 100 bytes");
     await expectNothingLeft("quota");
@@ -166,7 +173,9 @@ describe("hostile archives are refused with a report and leave nothing", () => {
 });
 
 test("the OpenAPI document describes the admin routes when workspaces are hosted", async () => {
-  const doc = (await (await app.fetch(new Request("http://127.0.0.1/openapi.json", { headers: { host: "127.0.0.1" } }))).json()) as any;
+  const doc = (await (await app.fetch(new Request("http://127.0.0.1/openapi.json", { headers: { host: "127.0.0.1" } }))).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/workspaces", "/v1/workspaces/{ws}", "/v1/workspaces/{ws}/archive"]));
   expect(Object.keys(doc.paths["/v1/workspaces/{ws}"])).toEqual(["parameters", "put", "get", "delete"]);
 });
@@ -182,7 +191,7 @@ test("files already under a workspace without a record: an archive is refused an
     new Request("http://127.0.0.1/v1/workspaces/ok-adopt", { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, host: "127.0.0.1" } }),
   );
   expect(adopted.status).toBe(201);
-  expect(((await adopted.json()) as any).usage).toEqual({ bytes: 5, files: 1 });
+  expect(((await adopted.json()) as CreateReply).usage).toEqual({ bytes: 5, files: 1 });
 });
 
 test("a DELETE of a workspace that never existed is a 404 and leaves nothing behind", async () => {

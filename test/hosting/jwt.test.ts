@@ -16,11 +16,18 @@ import { fileTools } from "../../src/tools/mod.ts";
 
 const NOW = 1_900_000_000;
 const clock = () => NOW * 1000;
-const SECRET_A = secretBytes("a".repeat(32) + "-first-key");
-const SECRET_B = secretBytes("b".repeat(32) + "-second-key");
+const SECRET_A = secretBytes(`${"a".repeat(32)}-first-key`);
+const SECRET_B = secretBytes(`${"b".repeat(32)}-second-key`);
 const keyA: SigningKey = { alg: "HS256", kid: "a", secret: SECRET_A };
 const keyB: SigningKey = { alg: "HS256", kid: "b", secret: SECRET_B };
-const base: JwtOptions = { keys: [{ alg: "HS256", kid: "a", secret: SECRET_A }, { alg: "HS256", kid: "b", secret: SECRET_B }], now: clock, maxLifetimeSeconds: 3600 };
+const base: JwtOptions = {
+  keys: [
+    { alg: "HS256", kid: "a", secret: SECRET_A },
+    { alg: "HS256", kid: "b", secret: SECRET_B },
+  ],
+  now: clock,
+  maxLifetimeSeconds: 3600,
+};
 const claims = { workspace: "ws1", scopes: ["read", "write"] as JwtScope[], ttlSeconds: 600, now: NOW };
 
 const b64 = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
@@ -53,42 +60,75 @@ describe("verifying signed tokens", () => {
   test("alg none and algorithms no key has are refused", async () => {
     const none = `${b64({ alg: "none", kid: "a" })}.${b64({ ws: "ws1", scope: "read", exp: NOW + 60 })}.c2ln`;
     expect(await verifier.verify(none)).toMatchObject({ ok: false, refusal: { kind: "invalid" } });
-    const hs512 = await new SignJWT({ ws: "ws1", scope: "read" }).setProtectedHeader({ alg: "HS512", kid: "a" }).setExpirationTime(NOW + 60).sign(new Uint8Array(64).fill(97));
+    const hs512 = await new SignJWT({ ws: "ws1", scope: "read" })
+      .setProtectedHeader({ alg: "HS512", kid: "a" })
+      .setExpirationTime(NOW + 60)
+      .sign(new Uint8Array(64).fill(97));
     expect(await verifier.verify(hs512)).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("alg") } });
   });
 
   test("expired and not-yet-valid are told apart", async () => {
     expect(await verifier.verify(await mintToken(keyA, { ...claims, now: NOW - 1200 }))).toMatchObject({ ok: false, refusal: { kind: "expired" } });
-    const early = await new SignJWT({ ws: "ws1", scope: "read" }).setProtectedHeader({ alg: "HS256", kid: "a" }).setNotBefore(NOW + 60).setExpirationTime(NOW + 600).sign(SECRET_A);
+    const early = await new SignJWT({ ws: "ws1", scope: "read" })
+      .setProtectedHeader({ alg: "HS256", kid: "a" })
+      .setNotBefore(NOW + 60)
+      .setExpirationTime(NOW + 600)
+      .sign(SECRET_A);
     expect(await verifier.verify(early)).toMatchObject({ ok: false, refusal: { kind: "not-yet-valid" } });
   });
 
   test("exp is required and bounded by the maximum lifetime; iat may not lie in the future", async () => {
     const noExp = await new SignJWT({ ws: "ws1", scope: "read" }).setProtectedHeader({ alg: "HS256", kid: "a" }).sign(SECRET_A);
     expect(await verifier.verify(noExp)).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("exp") } });
-    expect(await verifier.verify(await mintToken(keyA, { ...claims, ttlSeconds: 7200 }))).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("3600 s") } });
+    expect(await verifier.verify(await mintToken(keyA, { ...claims, ttlSeconds: 7200 }))).toMatchObject({
+      ok: false,
+      refusal: { reason: expect.stringContaining("3600 s") },
+    });
     // No iat: the lifetime counts from now.
-    const far = await new SignJWT({ ws: "ws1", scope: "read" }).setProtectedHeader({ alg: "HS256", kid: "a" }).setExpirationTime(NOW + 7200).sign(SECRET_A);
+    const far = await new SignJWT({ ws: "ws1", scope: "read" })
+      .setProtectedHeader({ alg: "HS256", kid: "a" })
+      .setExpirationTime(NOW + 7200)
+      .sign(SECRET_A);
     expect(await verifier.verify(far)).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("lifetime") } });
     const future = await mintToken(keyA, { ...claims, now: NOW + 100 });
     expect(await verifier.verify(future)).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("iat") } });
   });
 
   test("ws, scope and aud claims are checked", async () => {
-    const sign = (payload: Record<string, unknown>) => new SignJWT(payload).setProtectedHeader({ alg: "HS256", kid: "a" }).setExpirationTime(NOW + 60).sign(SECRET_A);
+    const sign = (payload: Record<string, unknown>) =>
+      new SignJWT(payload)
+        .setProtectedHeader({ alg: "HS256", kid: "a" })
+        .setExpirationTime(NOW + 60)
+        .sign(SECRET_A);
     expect(await verifier.verify(await sign({ scope: "read" }))).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("ws") } });
     expect(await verifier.verify(await sign({ ws: "../x", scope: "read" }))).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("ws") } });
-    expect(await verifier.verify(await sign({ ws: "ws1", scope: "read root" }))).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("scope") } });
-    expect(await verifier.verify(await sign({ ws: "*", scope: "read write" }))).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("admin") } });
+    expect(await verifier.verify(await sign({ ws: "ws1", scope: "read root" }))).toMatchObject({
+      ok: false,
+      refusal: { reason: expect.stringContaining("scope") },
+    });
+    expect(await verifier.verify(await sign({ ws: "*", scope: "read write" }))).toMatchObject({
+      ok: false,
+      refusal: { reason: expect.stringContaining("admin") },
+    });
     expect(await verifier.verify(await sign({ ws: "*", scope: "admin" }))).toMatchObject({ ok: true, grant: { workspace: "*", scopes: ["admin"] } });
     const withAud = createJwtVerifier({ ...base, audience: "tools.example.com" });
-    expect(await withAud.verify(await mintToken(keyA, { ...claims, audience: "other" }))).toMatchObject({ ok: false, refusal: { reason: expect.stringContaining("aud") } });
+    expect(await withAud.verify(await mintToken(keyA, { ...claims, audience: "other" }))).toMatchObject({
+      ok: false,
+      refusal: { reason: expect.stringContaining("aud") },
+    });
     expect(await withAud.verify(await mintToken(keyA, { ...claims, audience: "tools.example.com" }))).toMatchObject({ ok: true });
   });
 
   test("unusable keys are refused at start-up", () => {
     expect(() => createJwtVerifier({ keys: [{ alg: "HS256", secret: secretBytes("short") }] })).toThrow(/at least 32 bytes/);
-    expect(() => createJwtVerifier({ keys: [{ alg: "HS256", kid: "x", secret: SECRET_A }, { alg: "HS256", kid: "x", secret: SECRET_B }] })).toThrow(/same kid/);
+    expect(() =>
+      createJwtVerifier({
+        keys: [
+          { alg: "HS256", kid: "x", secret: SECRET_A },
+          { alg: "HS256", kid: "x", secret: SECRET_B },
+        ],
+      }),
+    ).toThrow(/same kid/);
     expect(() => createJwtVerifier({ keys: [{ alg: "EdDSA", jwk: { kty: "OKP", crv: "Ed25519", x: "abc", d: "secret" } }] })).toThrow(/public key/);
     expect(() => signingKeyFrom("too short", "$K")).toThrow(/32 bytes/);
     expect(parseTtl("90m")).toBe(5400);
@@ -106,8 +146,7 @@ describe("signed tokens at the HTTP door", () => {
     hasher: jsHasher,
     version: "test",
   });
-  const call = (token: string) =>
-    app.fetch(new Request("http://127.0.0.1/v1/tools", { headers: { authorization: `Bearer ${token}`, host: "127.0.0.1" } }));
+  const call = (token: string) => app.fetch(new Request("http://127.0.0.1/v1/tools", { headers: { authorization: `Bearer ${token}`, host: "127.0.0.1" } }));
 
   test("static tokens keep working beside signed ones", async () => {
     expect((await call(staticToken)).status).toBe(200);
@@ -122,7 +161,11 @@ describe("signed tokens at the HTTP door", () => {
     expect(JSON.parse(text).error.code).toBe("UNAUTHORIZED");
     expect(text).toContain("expired");
     for (const part of expired.split(".")) expect(text).not.toContain(part);
-    const early = await new SignJWT({ ws: "ws1", scope: "read" }).setProtectedHeader({ alg: "HS256", kid: "a" }).setNotBefore(NOW + 60).setExpirationTime(NOW + 600).sign(SECRET_A);
+    const early = await new SignJWT({ ws: "ws1", scope: "read" })
+      .setProtectedHeader({ alg: "HS256", kid: "a" })
+      .setNotBefore(NOW + 60)
+      .setExpirationTime(NOW + 600)
+      .sign(SECRET_A);
     const earlyText = await (await call(early)).text();
     expect(earlyText).toContain("not valid yet");
     for (const part of early.split(".")) expect(earlyText).not.toContain(part);

@@ -55,7 +55,10 @@ describe("serve --workspaces DIR (real process)", () => {
         admin,
         agent: (ws) => mint(["--workspace", ws, "--scopes", "read,write", "--ttl", "1h", "--label", "agent-1"]),
         expired: (ws) =>
-          mintToken({ alg: "HS256", secret: secretBytes(SECRET) }, { workspace: ws, scopes: ["read"], ttlSeconds: 60, now: Math.floor(Date.now() / 1000) - 3600 }),
+          mintToken(
+            { alg: "HS256", secret: secretBytes(SECRET) },
+            { workspace: ws, scopes: ["read"], ttlSeconds: 60, now: Math.floor(Date.now() / 1000) - 3600 },
+          ),
         stored: async (ws) => treeOnDisk(join(dir.path, ws)),
       },
       "ws1",
@@ -66,15 +69,24 @@ describe("serve --workspaces DIR (real process)", () => {
   test("an edit or batch_edit over the quota is refused with nothing written", async () => {
     const admin = await mint(["--workspace", "*", "--scopes", "admin", "--ttl", "1h"]);
     const agent = await mint(["--workspace", "tight", "--scopes", "read,write", "--ttl", "1h"]);
-    const created = await adminCall(server.url, admin, "PUT", "/v1/workspaces/tight?maxBytes=200", { body: (await tarOf(SEED)) as BodyInit, type: "application/gzip" });
+    const created = await adminCall(server.url, admin, "PUT", "/v1/workspaces/tight?maxBytes=200", {
+      body: (await tarOf(SEED)) as BodyInit,
+      type: "application/gzip",
+    });
     expect(created.status).toBe(201);
     const view = await tool(server.url, agent, "view", { path: "README.md" });
     expect(view.body.isError).toBe(false);
     const edit = await tool(server.url, agent, "edit", { path: "README.md", old_string: "demo", new_string: "d".repeat(100) });
     expect(edit.body.code).toBe("LIMIT_EXCEEDED");
     expect(edit.body.content[0].text).toContain("over the limit of 200 bytes");
-    const id = (view.body.content[0].text as string).split("\n").find((l) => l.endsWith("|# demo"))!.split("|")[0];
-    const batch = await tool(server.url, agent, "batch_edit", { path: "README.md", operations: [{ operation: "replace", start: id, content: "x".repeat(100) }] });
+    const id = (view.body.content[0].text as string)
+      .split("\n")
+      .find((l) => l.endsWith("|# demo"))!
+      .split("|")[0];
+    const batch = await tool(server.url, agent, "batch_edit", {
+      path: "README.md",
+      operations: [{ operation: "replace", start: id, content: "x".repeat(100) }],
+    });
     expect(batch.body.code).toBe("LIMIT_EXCEEDED");
     expect(readFileSync(join(dir.path, "tight", "README.md"), "utf8")).toBe(SEED["README.md"]);
   });

@@ -52,7 +52,13 @@ describe("serve --workspaces settings", () => {
     const config = loadConfig(
       JSON.stringify({
         workspaces: { dir: "spaces", quota: { maxFiles: 7 }, import: { maxRatio: 50 } },
-        jwt: { keys: [{ kid: "a", alg: "HS256", secretEnv: "TW_JWT" }, { kid: "b", alg: "EdDSA", jwk: pub }], maxLifetimeSeconds: 600 },
+        jwt: {
+          keys: [
+            { kid: "a", alg: "HS256", secretEnv: "TW_JWT" },
+            { kid: "b", alg: "EdDSA", jwk: pub },
+          ],
+          maxLifetimeSeconds: 600,
+        },
       }),
       "/etc/tw/c.json",
     );
@@ -95,7 +101,10 @@ describe("toolwarden token mint", () => {
   const env = { TW_KEY: SECRET };
 
   test("prints the token alone on one line; the server's verifier accepts it", async () => {
-    const done = await runCli(["token", "mint", "--workspace", "ws1", "--scopes", "read,write", "--ttl", "1h", "--label", "a1", "--kid", "k", "--key-env", "TW_KEY"], { env });
+    const done = await runCli(
+      ["token", "mint", "--workspace", "ws1", "--scopes", "read,write", "--ttl", "1h", "--label", "a1", "--kid", "k", "--key-env", "TW_KEY"],
+      { env },
+    );
     expect(done).toMatchObject({ code: 0, stderr: "" });
     expect(done.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
     const verifier = createJwtVerifier({ keys: [{ alg: "HS256", kid: "k", secret: new TextEncoder().encode(SECRET) }] });

@@ -22,7 +22,14 @@ describe("inputSchemaOf", () => {
   });
 
   test("a custom check does not stop start-up (the pipeline still enforces it)", () => {
-    const schema = inputSchemaOf({ schema: v.object({ n: v.pipe(v.number(), v.check((n) => n % 2 === 0, "even")) }) });
+    const schema = inputSchemaOf({
+      schema: v.object({
+        n: v.pipe(
+          v.number(),
+          v.check((n) => n % 2 === 0, "even"),
+        ),
+      }),
+    });
     expect(schema).toMatchObject({ type: "object", properties: { n: { type: "number" } } });
   });
 });

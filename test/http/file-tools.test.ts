@@ -78,7 +78,11 @@ describe("file tools over MCP", () => {
     // A formatter (another session, over REST) inserts two lines at the top.
     const other = "formatter";
     await rest("view", { path: "src/app.ts" }, other);
-    const shifted = await rest("batch_edit", { path: "src/app.ts", operations: [{ operation: "insert", after: 0, content: "// header\n// generated\n" }] }, other);
+    const shifted = await rest(
+      "batch_edit",
+      { path: "src/app.ts", operations: [{ operation: "insert", after: 0, content: "// header\n// generated\n" }] },
+      other,
+    );
     expect(shifted.isError).toBe(false);
 
     const stale = await call(agent, "batch_edit", { path: "src/app.ts", operations: [{ operation: "replace", start: target, content: "const b = 20;" }] });

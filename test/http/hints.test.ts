@@ -76,7 +76,7 @@ function idIn(view: string, content: string): string {
   return row.slice(0, row.indexOf("|"));
 }
 
-const FILE = ["import { a } from './a';", "", "export function f(x) {", "  return a(x, { strict: true });", "}", "", "export const g = \"on\";", ""].join("\n");
+const FILE = ["import { a } from './a';", "", "export function f(x) {", "  return a(x, { strict: true });", "}", "", 'export const g = "on";', ""].join("\n");
 
 for (const transport of ["rest", "mcp"] as const) {
   describe(`hints over ${transport}`, () => {
@@ -96,7 +96,10 @@ for (const transport of ["rest", "mcp"] as const) {
       const view = await setup(call, path);
       const real = idIn(view, "  return a(x, { strict: true });");
       const wrong = `4:${real.endsWith("0") ? "1" : "0"}${real.slice(-1)}`;
-      const text = failed(await call("batch_edit", { path, operations: [{ operation: "replace", start: wrong, content: "  return a(x);" }] }), "EDIT_STALE_LINE_ID");
+      const text = failed(
+        await call("batch_edit", { path, operations: [{ operation: "replace", start: wrong, content: "  return a(x);" }] }),
+        "EDIT_STALE_LINE_ID",
+      );
       expect(text).toContain(`does not match line 4: the file is exactly as you viewed it, and line 4 is ${real}`);
       expect(await disk(path)).toBe(FILE);
       succeeded(await call("batch_edit", firstCall(text, "batch_edit")));
@@ -122,7 +125,7 @@ for (const transport of ["rest", "mcp"] as const) {
       expect(await disk(path)).toBe(shifted.replace("  return a(x, { strict: true });", "  return a(x);").replace('"on"', '"off"'));
     });
 
-    test('a bare line number: the line\'s current id and the corrected batch', async () => {
+    test("a bare line number: the line's current id and the corrected batch", async () => {
       const call = await agent();
       const path = `${transport}/bare.ts`;
       const view = await setup(call, path);
@@ -171,7 +174,10 @@ for (const transport of ["rest", "mcp"] as const) {
       const call = await agent();
       const path = `${transport}/op.ts`;
       const view = await setup(call, path);
-      const text = failed(await call("batch_edit", { path, operations: [{ op: "delete", start: idIn(view, "import { a } from './a';") }] }), "INVALID_ARGUMENT");
+      const text = failed(
+        await call("batch_edit", { path, operations: [{ op: "delete", start: idIn(view, "import { a } from './a';") }] }),
+        "INVALID_ARGUMENT",
+      );
       expect(text).toContain("Did you mean `op` -> `operation`?");
       const fixed = JSON.parse(text.slice(text.indexOf("As it should be: ") + 17, text.indexOf("\n", text.indexOf("As it should be: "))));
       succeeded(await call("batch_edit", { path, operations: [fixed] }));

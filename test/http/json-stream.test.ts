@@ -10,7 +10,6 @@ import { ok } from "../../src/result.ts";
 import type { ToolDef } from "../../src/tools/types.ts";
 import { jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
 
-
 /** A long string with every kind of character JSON escapes or encodes specially, at and around slice edges. */
 function hostileText(): string {
   const parts: string[] = [];
@@ -38,13 +37,13 @@ describe("jsonStream", () => {
     expect(text.length).toBeGreaterThan(3 * SLICE);
     const values: unknown[] = [
       { isError: false, content: [{ type: "text", text }] },
-      { isError: true, code: "FS_NOT_FOUND", content: [{ type: "text", text: "short \"one\"\n" }] },
+      { isError: true, code: "FS_NOT_FOUND", content: [{ type: "text", text: 'short "one"\n' }] },
       [text, undefined, () => 1, null, 1.5, NaN, -0, true, { a: undefined, b: [] }],
       { nested: { deeper: [{ text: text.slice(5, SLICE * 2 + 3) }] }, when: new Date(0), skip: undefined },
       text,
       "",
       "😀".repeat(SLICE),
-      "x".repeat(SLICE - 1) + "😀" + "y".repeat(SLICE),
+      `${"x".repeat(SLICE - 1)}😀${"y".repeat(SLICE)}`,
     ];
     for (const value of values) {
       const expected = new TextEncoder().encode(JSON.stringify(value));

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { jsHasher } from "../../src/hash/js.ts";
-import { createApp, toolLimitsOf } from "../../src/http/app.ts";
+import { createApp, type toolLimitsOf } from "../../src/http/app.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { ok } from "../../src/result.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";

@@ -321,9 +321,7 @@ describe("MCP stateless across isolates", () => {
       const elsewhere = await connect(two.url, TOKENS.full, session);
       expect((await callTool(elsewhere.client, "write", { path: "iso.txt", content: "2" })).isError).toBe(false);
       const stranger = await connect(two.url, TOKENS.full);
-      expect((await callTool(stranger.client, "write", { path: "iso.txt", content: "3" }))._meta?.["toolwarden/code"]).toBe(
-        "FS_NOT_OBSERVED",
-      );
+      expect((await callTool(stranger.client, "write", { path: "iso.txt", content: "3" }))._meta?.["toolwarden/code"]).toBe("FS_NOT_OBSERVED");
     } finally {
       await one.stop();
       await two.stop();

@@ -2,7 +2,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jsonHeaders, startServer, TOKENS, type TestServer } from "../helpers/server.ts";
 
-type Doc = Record<string, any>;
+/** An operation of the document, with the fields these tests read. */
+interface Operation {
+  readonly operationId: string;
+  readonly responses: Record<string, { readonly description: string }>;
+  readonly requestBody: { readonly content: Record<string, { readonly schema: unknown }> };
+  readonly security: unknown[];
+  readonly parameters: { readonly name: string }[];
+  readonly "x-toolwarden-scope": string;
+}
+
+/** The OpenAPI document, with the fields these tests read. */
+interface Doc {
+  readonly openapi: string;
+  readonly info: unknown;
+  readonly paths: Record<string, Record<string, Operation>>;
+  readonly components: { readonly securitySchemes?: unknown };
+}
 
 /** Every `$ref` in the document, with where it was found. */
 function refs(node: unknown, at = "#"): Array<[string, string]> {
@@ -34,19 +50,17 @@ describe("openapi.json", () => {
   test("is OpenAPI 3.1 with the REST paths", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toMatchObject({ title: "toolwarden", version: "9.9.9-test" });
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(["/healthz", "/v1/tools", "/v1/tools/view", "/v1/tools/write", "/v1/tools/{name}"]),
-    );
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/healthz", "/v1/tools", "/v1/tools/view", "/v1/tools/write", "/v1/tools/{name}"]));
   });
 
   test("every operation has a unique operationId and responses; every $ref resolves", () => {
     const ids: string[] = [];
-    for (const [path, item] of Object.entries<Doc>(doc.paths)) {
-      for (const [method, op] of Object.entries<Doc>(item)) {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
         expect(["get", "post"]).toContain(method);
         expect(typeof op.operationId).toBe("string");
         expect(Object.keys(op.responses).length).toBeGreaterThan(0);
-        for (const [status, response] of Object.entries<Doc>(op.responses)) {
+        for (const [status, response] of Object.entries(op.responses)) {
           expect(status).toMatch(/^[1-5]\d\d$/);
           expect(typeof response.description).toBe("string");
         }
@@ -64,7 +78,7 @@ describe("openapi.json", () => {
 
   test("each tool's request schema is the schema GET /v1/tools serves", async () => {
     const response = await fetch(`${server.url}/v1/tools`, { headers: jsonHeaders(TOKENS.full) });
-    const { tools } = (await response.json()) as { tools: Array<{ name: string; scope: string; inputSchema: Doc }> };
+    const { tools } = (await response.json()) as { tools: Array<{ name: string; scope: string; inputSchema: Record<string, unknown> }> };
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
       const { $schema, ...expected } = tool.inputSchema;
@@ -72,7 +86,7 @@ describe("openapi.json", () => {
       expect(op.requestBody.content["application/json"].schema).toEqual(expected);
       expect(op["x-toolwarden-scope"]).toBe(tool.scope);
       expect(op.security).toEqual([{ bearerAuth: [] }]);
-      expect(op.parameters.map((p: Doc) => p.name)).toContain("X-Session-Id");
+      expect(op.parameters.map((p) => p.name)).toContain("X-Session-Id");
     }
   });
 

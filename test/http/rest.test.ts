@@ -44,7 +44,7 @@ describe("GET /v1/tools", () => {
   test("lists the tools with generated JSON Schemas, scopes and annotations", async () => {
     const response = await fetch(`${server.url}/v1/tools`, { headers: jsonHeaders(TOKENS.full) });
     expect(response.status).toBe(200);
-    const { tools } = (await response.json()) as { tools: Array<Record<string, any>> };
+    const { tools } = (await response.json()) as { tools: Array<Record<string, unknown>> };
     expect(tools.map((t) => t.name)).toEqual(["view", "write", "note", "hang"]);
     const view = tools.find((t) => t.name === "view")!;
     expect(view.scope).toBe("read");
@@ -221,7 +221,7 @@ describe("authentication", () => {
 describe("sessions", () => {
   test("two X-Session-Id values keep separate observations", async () => {
     // Created by session A, so A has observed it; B never has.
-    expect(((await (await call("write", { path: "s.txt", content: "1" }, TOKENS.full, "A")).json()) as any).isError).toBe(false);
+    expect(((await (await call("write", { path: "s.txt", content: "1" }, TOKENS.full, "A")).json()) as { isError: boolean }).isError).toBe(false);
     const b = (await (await call("write", { path: "s.txt", content: "2" }, TOKENS.full, "B")).json()) as { code?: string };
     expect(b.code).toBe("FS_NOT_OBSERVED");
     const a = (await (await call("write", { path: "s.txt", content: "3" }, TOKENS.full, "A")).json()) as { isError: boolean };
@@ -346,7 +346,13 @@ describe("a prebuilt pipeline", () => {
   });
 
   test("createApp refuses both or neither of tools and pipeline", () => {
-    const base = { auth: { mode: "none" as const, workspace: "w" }, storageFor: () => createMemoryStorage(), observations: createMemoryObservationStore(), hasher: jsHasher, version: "1" };
+    const base = {
+      auth: { mode: "none" as const, workspace: "w" },
+      storageFor: () => createMemoryStorage(),
+      observations: createMemoryObservationStore(),
+      hasher: jsHasher,
+      version: "1",
+    };
     expect(() => createApp(base)).toThrow(/exactly one/);
     expect(() => createApp({ ...base, tools: fakeTools(), pipeline: createPipeline(fakeTools()) })).toThrow(/exactly one/);
   });

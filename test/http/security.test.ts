@@ -19,7 +19,12 @@ describe("Host and Origin on a real server (default policy)", () => {
       {
         method: "POST",
         headers: { ...jsonHeaders(TOKENS.full), accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        }),
       },
     ],
   ];
@@ -55,7 +60,7 @@ describe("Host and Origin on a real server (default policy)", () => {
       headers: { ...jsonHeaders(TOKENS.full), host: "attacker.example:80" },
       body: JSON.stringify({ path: "rebound.txt", content: "x" }),
     });
-    expect(await server.storages.get("ws1")?.stat("rebound.txt") ?? null).toBeNull();
+    expect((await server.storages.get("ws1")?.stat("rebound.txt")) ?? null).toBeNull();
   });
 });
 

@@ -12,7 +12,11 @@ const dir = tempDir("tw-ui-usage-");
 afterAll(() => dir.remove());
 
 test("the feed names the workspace's bytes and files against its quota", async () => {
-  const registry = createWorkspaceRegistry({ backend: await localBackend(dir.path), ledger: createMemoryLedger(), defaultQuota: { maxBytes: 1024 * 1024, maxFiles: 10 } });
+  const registry = createWorkspaceRegistry({
+    backend: await localBackend(dir.path),
+    ledger: createMemoryLedger(),
+    defaultQuota: { maxBytes: 1024 * 1024, maxFiles: 10 },
+  });
   await registry.create("team1", {});
   const app = createApp({
     tools: fileTools,
@@ -41,7 +45,10 @@ test("the feed names the workspace's bytes and files against its quota", async (
     headers: { origin: "http://127.0.0.1", "content-type": "application/x-www-form-urlencoded" },
     body: "token=audit-token-0123456789",
   });
-  const cookie = signin.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = signin.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const feed = await (await app.request("http://127.0.0.1/ui", { headers: { cookie } })).text();
   expect(feed).toContain("Usage of workspace team1");
   expect(feed).toContain("2.0 KiB of 1.0 MiB (0%)");

@@ -1,18 +1,13 @@
 /** The inspector's gates without a browser: no data before sign-in, cookie flags, CSRF and origin checks, escaping, the event stream. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jsHasher } from "../../src/hash/js.ts";
-import { createStorageHistory } from "../../src/history/mod.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
-import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
-import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { prefixedStorage } from "../../src/storage/prefixed.ts";
 import { fileTools } from "../../src/tools/mod.ts";
-import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
+import { startHistoryApp } from "../helpers/history-app.ts";
+import { api, type HistoryTarget, ok } from "../helpers/history-flow.ts";
 
-const storage = createMemoryStorage();
-const history = createStorageHistory(prefixedStorage(storage, `${RESERVED_SEGMENT}/history`));
-let server: ReturnType<typeof Bun.serve>;
+let fixture: ReturnType<typeof startHistoryApp>;
 let url: string;
 let target: HistoryTarget;
 let admin: { cookie: string; csrf: string };
@@ -29,41 +24,22 @@ async function signIn(token: string): Promise<Response> {
 }
 
 function cookiesOf(response: Response): string {
-  return response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 beforeAll(async () => {
-  const app = createApp({
-    tools: fileTools,
-    auth: {
-      mode: "bearer",
-      tokens: [
-        { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-        { token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"], label: "admin" },
-      ],
-    },
-    storageFor: () => storage,
-    historyFor: () => history,
-    observations: createMemoryObservationStore(),
-    hasher: jsHasher,
-    version: "0.0.0-test",
-  });
-  server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-  url = `http://127.0.0.1:${server.port}`;
-  target = {
-    url,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "admin-token-0123456789",
-    seed: async (path, bytes) => void (await storage.write(path, bytes)),
-    bytes: async (path) => ((await storage.stat(path)) ? (await storage.read(path)).bytes : undefined),
-  };
+  fixture = startHistoryApp();
+  url = fixture.url;
+  target = fixture.target;
   await ok(target, "write", { path: SECRET, content: "launch at dawn\n" }, "s1");
   const response = await signIn("admin-token-0123456789");
   const cookie = cookiesOf(response);
   admin = { cookie, csrf: /tw_ui_csrf=([0-9a-f]+)/.exec(cookie)![1]! };
 });
-afterAll(() => server.stop(true));
+afterAll(() => fixture.stop());
 
 describe("the inspector's gates", () => {
   test("without a session every page is the sign-in page, with no data", async () => {
@@ -90,7 +66,11 @@ describe("the inspector's gates", () => {
     const agent = await signIn("agent-token-0123456789");
     expect(agent.headers.getSetCookie()).toEqual([]);
     expect(await agent.text()).toContain("needs a token with scope audit");
-    const foreign = await fetch(`${url}/ui/signin`, { method: "POST", headers: { origin: "http://evil.example" }, body: new URLSearchParams({ token: "admin-token-0123456789" }) });
+    const foreign = await fetch(`${url}/ui/signin`, {
+      method: "POST",
+      headers: { origin: "http://evil.example" },
+      body: new URLSearchParams({ token: "admin-token-0123456789" }),
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.getSetCookie()).toEqual([]);
   });
@@ -99,8 +79,8 @@ describe("the inspector's gates", () => {
     const app = createApp({
       tools: fileTools,
       auth: { mode: "bearer", tokens: [{ token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"] }] },
-      storageFor: () => storage,
-      historyFor: () => history,
+      storageFor: () => fixture.storage,
+      historyFor: () => fixture.history,
       observations: createMemoryObservationStore(),
       hasher: jsHasher,
       version: "0.0.0-test",
@@ -119,7 +99,7 @@ describe("the inspector's gates", () => {
     const open = createApp({
       tools: fileTools,
       auth: { mode: "bearer", tokens: [{ token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"] }] },
-      storageFor: () => storage,
+      storageFor: () => fixture.storage,
       observations: createMemoryObservationStore(),
       hasher: jsHasher,
       version: "0.0.0-test",
@@ -170,7 +150,7 @@ describe("the inspector's gates", () => {
     expect(anonymous).toContain("event: signed-out");
     expect(anonymous).not.toContain(SECRET);
 
-    const last = (await api(target, "/v1/audit", target.adminToken)).json.entries.at(-1).id;
+    const last = (await api(target, "/v1/audit", target.adminToken)).json.entries.at(-1)!.id;
     const controller = new AbortController();
     const response = await fetch(`${url}/ui/events?after=${last}`, { headers: { cookie: admin.cookie }, signal: controller.signal });
     expect(response.headers.get("content-type")).toContain("text/event-stream");

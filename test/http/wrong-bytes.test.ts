@@ -101,7 +101,10 @@ async function put(path: string, content: string | Uint8Array): Promise<void> {
   await writeFile(join(root, path), content);
 }
 async function exists(path: string): Promise<boolean> {
-  return stat(join(root, path)).then(() => true, () => false);
+  return stat(join(root, path)).then(
+    () => true,
+    () => false,
+  );
 }
 function ok(a: Answer): string {
   if (a.isError) throw new Error(`expected success, got ${a.code}:\n${a.text}`);
@@ -146,11 +149,15 @@ describe("absolute paths", () => {
     failed(await agent.call("view", { path: "/etc/passwd" }), "FS_INVALID_PATH");
   });
 
-  bothTransports("without a real root (memory): a leading / is the workspace root", async (agent, tag) => {
-    ok(await agent.call("write", { path: `/notes/${tag}.md`, content: "hi\n" }));
-    expect(new TextDecoder().decode((await memory.read(`notes/${tag}.md`)).bytes)).toBe("hi\n");
-    expect(ok(await agent.call("view", { path: `/notes/${tag}.md` }))).toContain(`[notes/${tag}.md: 1 line]`);
-  }, TOKENS.other);
+  bothTransports(
+    "without a real root (memory): a leading / is the workspace root",
+    async (agent, tag) => {
+      ok(await agent.call("write", { path: `/notes/${tag}.md`, content: "hi\n" }));
+      expect(new TextDecoder().decode((await memory.read(`notes/${tag}.md`)).bytes)).toBe("hi\n");
+      expect(ok(await agent.call("view", { path: `/notes/${tag}.md` }))).toContain(`[notes/${tag}.md: 1 line]`);
+    },
+    TOKENS.other,
+  );
 
   test("every tool description says how paths are read", async () => {
     const client = (await mcpAgent()) && clients[clients.length - 1];
@@ -186,7 +193,12 @@ describe("byte-order mark", () => {
     expect(mid).toContain("nothing was changed");
     // batch_edit content for line 1 starting with U+FEFF does not add a second BOM either.
     const view = ok(await agent.call("view", { path }));
-    ok(await agent.call("batch_edit", { path, operations: [{ operation: "replace", start: idOf(view, "import b from 'b';"), content: "\uFEFFimport c from 'c';" }] }));
+    ok(
+      await agent.call("batch_edit", {
+        path,
+        operations: [{ operation: "replace", start: idOf(view, "import b from 'b';"), content: "\uFEFFimport c from 'c';" }],
+      }),
+    );
     expect(await disk(path)).toBe("\uFEFFimport c from 'c';\nuse(a);\n");
   });
 });
@@ -218,18 +230,24 @@ describe("escape rung", () => {
     expect(await disk(path)).toBe("a();\nc();\n");
   });
 
-  bothTransports("batch_edit: one-line content with a literal \\n outside quotes is refused with the corrected op; inside quotes it is code", async (agent, tag) => {
-    const path = `esc3-${tag}.js`;
-    await put(path, "a();\nb();\n");
-    const view = ok(await agent.call("view", { path }));
-    const id = idOf(view, "b();");
-    const text = failed(await agent.call("batch_edit", { path, operations: [{ operation: "replace", start: id, content: "b();\\nc();" }] }), "INVALID_ARGUMENT");
-    expect(text).toContain('{"operation":"replace","start":"2:');
-    expect(text).toContain('"content":"b();\\nc();"');
-    expect(await disk(path)).toBe("a();\nb();\n");
-    ok(await agent.call("batch_edit", { path, operations: [{ operation: "replace", start: id, content: 'log("x\\ny");' }] }));
-    expect(await disk(path)).toBe('a();\nlog("x\\ny");\n');
-  });
+  bothTransports(
+    "batch_edit: one-line content with a literal \\n outside quotes is refused with the corrected op; inside quotes it is code",
+    async (agent, tag) => {
+      const path = `esc3-${tag}.js`;
+      await put(path, "a();\nb();\n");
+      const view = ok(await agent.call("view", { path }));
+      const id = idOf(view, "b();");
+      const text = failed(
+        await agent.call("batch_edit", { path, operations: [{ operation: "replace", start: id, content: "b();\\nc();" }] }),
+        "INVALID_ARGUMENT",
+      );
+      expect(text).toContain('{"operation":"replace","start":"2:');
+      expect(text).toContain('"content":"b();\\nc();"');
+      expect(await disk(path)).toBe("a();\nb();\n");
+      ok(await agent.call("batch_edit", { path, operations: [{ operation: "replace", start: id, content: 'log("x\\ny");' }] }));
+      expect(await disk(path)).toBe('a();\nlog("x\\ny");\n');
+    },
+  );
 });
 
 describe("pasted view artifacts", () => {
@@ -248,7 +266,10 @@ describe("pasted view artifacts", () => {
     const before = "const a = 1;\nconst b = 2;\n";
     await put(path, before);
     ok(await agent.call("view", { path }));
-    const t1 = failed(await agent.call("batch_edit", { path, operations: [{ operation: "insert", after: -1, content: "9:ab|const c = 3;" }] }), "INVALID_ARGUMENT");
+    const t1 = failed(
+      await agent.call("batch_edit", { path, operations: [{ operation: "insert", after: -1, content: "9:ab|const c = 3;" }] }),
+      "INVALID_ARGUMENT",
+    );
     expect(t1).toContain('"content":"const c = 3;"');
     const t2 = failed(await agent.call("edit", { path, old_string: "const a = 1;", new_string: "7:0f|const a = 5;" }), "INVALID_ARGUMENT");
     const cleaned = callAfter(t2, "edit ");
@@ -263,7 +284,7 @@ describe("pasted view artifacts", () => {
     await put(path, "one\ntwo\nthree\n");
     const view = ok(await agent.call("view", { path }));
     const rows = view.split("\n").filter((l) => /^\d+:[0-9a-f]{2}\|/.test(l));
-    const content = rows.map((r) => r.replace("|two", "|TWO")).join("\n") + "\n";
+    const content = `${rows.map((r) => r.replace("|two", "|TWO")).join("\n")}\n`;
     const text = ok(await agent.call("write", { path, content }));
     expect(text).toContain("the prefixes were removed");
     expect(await disk(path)).toBe("one\nTWO\nthree\n");
@@ -292,7 +313,7 @@ describe("pasted view artifacts", () => {
 describe("whole-file write after a partial view", () => {
   bothTransports("a 3-line view or a search hit does not license replacing 350 lines; ranged views add up", async (agent, tag) => {
     const path = `big-${tag}.ts`;
-    const before = Array.from({ length: 350 }, (_, i) => `line ${i + 1};`).join("\n") + "\n";
+    const before = `${Array.from({ length: 350 }, (_, i) => `line ${i + 1};`).join("\n")}\n`;
     await put(path, before);
     ok(await agent.call("view", { path, start: 1, end: 3 }));
     ok(await agent.call("view", { path: ".", content: "line 200;" }));

@@ -1,14 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import {
-  addNotices,
-  allow,
-  blockResult,
-  createPipeline,
-  deny,
-  type PostExecuteListener,
-  type ToolCall,
-} from "../../src/pipeline/mod.ts";
+import { addNotices, allow, blockResult, createPipeline, deny, type PostExecuteListener, type ToolCall } from "../../src/pipeline/mod.ts";
 import { ok, resultText, type Notice, type ToolResult } from "../../src/result.ts";
 import { echo, fakeCtx, fakeTool } from "../helpers/pipeline-fakes.ts";
 
@@ -19,7 +11,13 @@ function counted() {
   const runs = { count: 0 };
   const tool = fakeTool("t", "read", v.object({ x: v.optional(v.string()) }), async () => {
     runs.count++;
-    return { isError: false, content: [{ type: "text", text: "line 1" }, { type: "text", text: "line 2" }] };
+    return {
+      isError: false,
+      content: [
+        { type: "text", text: "line 1" },
+        { type: "text", text: "line 2" },
+      ],
+    };
   });
   return { p: createPipeline([echo, tool]), runs };
 }
@@ -47,7 +45,10 @@ describe("pre-execute", () => {
     const { p } = counted();
     const ctx = fakeCtx(["read"]);
     let seen: ToolCall | undefined;
-    p.onPreExecute((call) => ((seen = call), allow()));
+    p.onPreExecute((call) => {
+      seen = call;
+      return allow();
+    });
     await p.call("echo", { path: "a.txt" }, ctx);
     expect(seen?.tool).toBe(echo);
     expect(seen?.name).toBe("echo");
@@ -66,7 +67,10 @@ describe("pre-execute", () => {
 
   test("allow() after a later guard denied keeps the denial; a denial may be reworded", async () => {
     const { p } = counted();
-    p.onPreExecute(async (_c, next) => (await next(), allow()));
+    p.onPreExecute(async (_c, next) => {
+      await next();
+      return allow();
+    });
     p.onPreExecute(async (_c, next) => {
       const downstream = await next();
       return downstream.allow ? downstream : deny(`${downstream.reason} (reworded)`, downstream.code);
@@ -81,7 +85,10 @@ describe("pre-execute", () => {
     const { p } = counted();
     let later = false;
     p.onPreExecute(() => deny("stop"));
-    p.onPreExecute((_c, next) => ((later = true), next()));
+    p.onPreExecute((_c, next) => {
+      later = true;
+      return next();
+    });
     await p.call("t", {}, fakeCtx());
     expect(later).toBe(false);
   });
@@ -101,7 +108,10 @@ describe("post-execute", () => {
   test("blockResult puts the explanation first and keeps the original output unchanged after it", () => {
     const original: ToolResult = {
       isError: false,
-      content: [{ type: "text", text: "Traceback (most recent call last):\n  ...\n[exit code: 0]" }, { type: "text", text: "tail" }],
+      content: [
+        { type: "text", text: "Traceback (most recent call last):\n  ...\n[exit code: 0]" },
+        { type: "text", text: "tail" },
+      ],
       notices: [notice("kept")],
     };
     const blocked = blockResult(original, "The command printed a traceback but exited 0.");
@@ -145,7 +155,10 @@ describe("post-execute", () => {
       return r;
     });
     p.onPostExecute((_c, r) => blockResult(r, "no"));
-    p.onPostExecute((_c, _r, next) => ((laterRan = true), next()));
+    p.onPostExecute((_c, _r, next) => {
+      laterRan = true;
+      return next();
+    });
     const result = await p.call("t", {}, fakeCtx());
     expect(result.code).toBe("RULE_BLOCKED");
     expect(outerSaw).toBe("RULE_BLOCKED");
@@ -155,8 +168,14 @@ describe("post-execute", () => {
   test("calling next() twice runs the later listeners once", async () => {
     const { p } = counted();
     let laterRuns = 0;
-    p.onPostExecute(async (_c, _r, next) => (await next(), next()));
-    p.onPostExecute((_c, _r, next) => (laterRuns++, next()));
+    p.onPostExecute(async (_c, _r, next) => {
+      await next();
+      return next();
+    });
+    p.onPostExecute((_c, _r, next) => {
+      laterRuns++;
+      return next();
+    });
     await p.call("t", {}, fakeCtx());
     expect(laterRuns).toBe(1);
   });
@@ -168,7 +187,10 @@ describe("order", () => {
     const trace: string[] = [];
     const record =
       (name: string): PostExecuteListener =>
-      (_c, _r, next) => (trace.push(name), next());
+      (_c, _r, next) => {
+        trace.push(name);
+        return next();
+      };
     p.onPostExecute(record("a"));
     p.onPostExecute(record("b"));
     p.onPostExecute(record("rules"), { order: -10 });
@@ -201,8 +223,14 @@ describe("removal", () => {
       removeLater();
       return next();
     });
-    p.onPostExecute((_c, r, next) => (trace.push("kept"), next(addNotices(r, notice("kept")))));
-    removeLater = p.onPostExecute((_c, _r, next) => (trace.push("removed"), next()));
+    p.onPostExecute((_c, r, next) => {
+      trace.push("kept");
+      return next(addNotices(r, notice("kept")));
+    });
+    removeLater = p.onPostExecute((_c, _r, next) => {
+      trace.push("removed");
+      return next();
+    });
     const first = await p.call("t", {}, fakeCtx());
     expect(first.isError).toBe(false);
     expect(first.notices?.map((n) => n.text)).toEqual(["kept"]);

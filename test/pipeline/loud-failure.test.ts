@@ -32,24 +32,20 @@ const SAMPLES: Record<string, string> = {
   "python-traceback-with-success":
     'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    main()\nValueError: learning rate must be positive\n',
   "shell-command-not-found": "building docs\nbash: line 1: pandocc: command not found\ndone\n",
-  "windows-command-not-recognized":
-    "'pandocc' is not recognized as an internal or external command,\noperable program or batch file.\n",
+  "windows-command-not-recognized": "'pandocc' is not recognized as an internal or external command,\noperable program or batch file.\n",
   "fatal-signal-with-success": "running solver\nbash: line 1: 48213 Segmentation fault      (core dumped) ./solver\nfinished\n",
   "numpy-runtime-warning": "calc.py:12: RuntimeWarning: invalid value encountered in divide\n  r = a / b\nmean=nan\n",
   "powershell-native-command-error":
     "git : Cloning into 'repo'...\n    + CategoryInfo          : NotSpecified: (Cloning into 'repo'...:String) [], RemoteException\n    + FullyQualifiedErrorId : NativeCommandError\n",
   "latex-undefined-references": "LaTeX Warning: There were undefined references.\nOutput written on thesis.pdf (42 pages).\n",
   "latex-rerun-needed": "LaTeX Warning: Label(s) may have changed. Rerun to get cross-references right.\n",
-  "pandoc-could-not-fetch-resource":
-    "[WARNING] Could not fetch resource 'figures/plot.png': replacing image with description\n",
+  "pandoc-could-not-fetch-resource": "[WARNING] Could not fetch resource 'figures/plot.png': replacing image with description\n",
   "no-such-file-with-success": "cp: cannot stat 'out/report.pdf': No such file or directory\n",
   "permission-denied-with-success": "rm: cannot remove 'build/cache': Permission denied\n",
   "unicode-replacement-character": "\uFFFD\uFFFD\u0132\uFFFD\uFFFD\n",
-  "cuda-out-of-memory":
-    "epoch 1\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)\nsaved checkpoint\n",
+  "cuda-out-of-memory": "epoch 1\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)\nsaved checkpoint\n",
   "npm-err-with-success": "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/lefpad\n",
-  "test-runner-failures-with-success":
-    "collected 12 items\n\n========================= 2 failed, 10 passed in 1.23s =========================\n",
+  "test-runner-failures-with-success": "collected 12 items\n\n========================= 2 failed, 10 passed in 1.23s =========================\n",
   "make-error-with-success": "cc -c gen.c\nmake: *** [Makefile:5: build] Error 1\n",
   "git-fatal-with-success": "fatal: pathspec 'docs/x.md' did not match any files\n",
   "compiler-error-with-success": "src/main.c:12:5: error: use of undeclared identifier 'x'\n1 error generated.\n",
@@ -107,7 +103,7 @@ describe("blocking", () => {
   test("an error rule wins over a context rule: blocked, both named, no notice", async () => {
     const h = host();
     installLoudFailure(h.p);
-    const out = "cp: cannot stat 'a.csv': No such file or directory\n" + SAMPLES["python-traceback-with-success"];
+    const out = `cp: cannot stat 'a.csv': No such file or directory\n${SAMPLES["python-traceback-with-success"]}`;
     const result = await h.call("bash", text(out));
     expect(result.code).toBe("RULE_BLOCKED");
     const header = result.content[0].text;
@@ -218,7 +214,10 @@ describe("composition with other listeners", () => {
     const h = host();
     installLoudFailure(h.p);
     let seen: ToolResult | undefined;
-    h.p.onPostExecute((_call, result, next) => ((seen = result), next()));
+    h.p.onPostExecute((_call, result, next) => {
+      seen = result;
+      return next();
+    });
     const result = await h.call("bash", text(SAMPLES["no-such-file-with-success"]));
     expect(seen?.notices?.[0].text).toContain("no-such-file-with-success");
     expect(result.notices).toEqual(seen?.notices);
@@ -244,7 +243,10 @@ describe("composition with other listeners", () => {
     const h = host();
     installLoudFailure(h.p);
     let ran = false;
-    h.p.onPostExecute((_call, _result, next) => ((ran = true), next()));
+    h.p.onPostExecute((_call, _result, next) => {
+      ran = true;
+      return next();
+    });
     expect((await h.call("bash", text(SAMPLES["npm-err-with-success"]))).code).toBe("RULE_BLOCKED");
     expect(ran).toBe(false);
   });
@@ -263,7 +265,10 @@ describe("composition with other listeners", () => {
 
 describe("installation", () => {
   const broken = (rule: Partial<RuleInput>): unknown => ({
-    rules: [{ id: "ok-rule", pattern: "x", action: "context", message: "m" }, { action: "error", message: "m", pattern: "x", ...rule }],
+    rules: [
+      { id: "ok-rule", pattern: "x", action: "context", message: "m" },
+      { action: "error", message: "m", pattern: "x", ...rule },
+    ],
   });
 
   const cases: Array<[string, unknown, string, RegExp]> = [

@@ -17,8 +17,14 @@ function host() {
   const p = createPipeline([
     shell("bash"),
     shell("sh_exec"),
-    fakeTool("notes", "write", v.object({ command: v.string() }), async ({ command }) => (ran.push(`notes: ${command}`), ok("saved"))),
-    fakeTool("odd_shell", "exec", v.object({ cmd: v.string() }), async ({ cmd }) => (ran.push(`odd_shell: ${cmd}`), ok("ran"))),
+    fakeTool("notes", "write", v.object({ command: v.string() }), async ({ command }) => {
+      ran.push(`notes: ${command}`);
+      return ok("saved");
+    }),
+    fakeTool("odd_shell", "exec", v.object({ cmd: v.string() }), async ({ cmd }) => {
+      ran.push(`odd_shell: ${cmd}`);
+      return ok("ran");
+    }),
   ]);
   const call = (tool: string, args: Record<string, unknown>) => p.call(tool, args, fakeCtx());
   return { p, ran, call };

@@ -32,17 +32,12 @@ describe("stage order", () => {
       trace.push(`pre ${JSON.stringify(call.args)}`);
       return next();
     });
-    p.onPostExecute((call, result, next) => {
+    p.onPostExecute((_call, result, next) => {
       trace.push(`post ${resultText(result)}`);
       return next();
     });
     const result = await p.call("t", { path: "a" }, fakeCtx());
-    expect(trace).toEqual([
-      "validate",
-      'pre {"path":"A","limit":10}',
-      'run {"path":"A","limit":10}',
-      "post out",
-    ]);
+    expect(trace).toEqual(["validate", 'pre {"path":"A","limit":10}', 'run {"path":"A","limit":10}', "post out"]);
     expect(result).toEqual({ isError: false, content: [{ type: "text", text: "out" }] });
   });
 
@@ -53,8 +48,14 @@ describe("stage order", () => {
       return ok("");
     });
     const p = createPipeline([tool]);
-    p.onPreExecute((_c, next) => (trace.push("pre"), next()));
-    p.onPostExecute((_c, _r, next) => (trace.push("post"), next()));
+    p.onPreExecute((_c, next) => {
+      trace.push("pre");
+      return next();
+    });
+    p.onPostExecute((_c, _r, next) => {
+      trace.push("post");
+      return next();
+    });
     const result = await p.call("t", { path: 3 }, fakeCtx());
     expect(result.code).toBe("INVALID_ARGUMENT");
     expect(trace).toEqual([]);
@@ -62,10 +63,16 @@ describe("stage order", () => {
 
   test("a pre-execute denial skips the tool and the post-execute listeners", async () => {
     const trace: string[] = [];
-    const tool = fakeTool("t", "read", v.object({}), async () => (trace.push("run"), ok("")));
+    const tool = fakeTool("t", "read", v.object({}), async () => {
+      trace.push("run");
+      return ok("");
+    });
     const p = createPipeline([tool]);
     p.onPreExecute(() => deny("no"));
-    p.onPostExecute((_c, _r, next) => (trace.push("post"), next()));
+    p.onPostExecute((_c, _r, next) => {
+      trace.push("post");
+      return next();
+    });
     expect((await p.call("t", {}, fakeCtx())).code).toBe("FORBIDDEN");
     expect(trace).toEqual([]);
   });
@@ -106,7 +113,10 @@ describe("scope check", () => {
   test("a write tool under a read-only token is FS_ACCESS_DENIED with the sandbox marker", async () => {
     let ran = false;
     const p = createPipeline([echo, writer, shell]);
-    p.onPreExecute((_c, next) => ((ran = true), next()));
+    p.onPreExecute((_c, next) => {
+      ran = true;
+      return next();
+    });
     const result = await p.call("write", { path: "a" }, fakeCtx(["read"]));
     expect(result.code).toBe("FS_ACCESS_DENIED");
     const text = resultText(result);
@@ -163,7 +173,10 @@ describe("tool failures become results", () => {
     const tool = fakeTool("e", "read", v.object({}), async () => fail("FS_NOT_FOUND", "missing"));
     const p = createPipeline([tool]);
     const seen: (string | undefined)[] = [];
-    p.onPostExecute((_c, result, next) => (seen.push(result.code), next()));
+    p.onPostExecute((_c, result, next) => {
+      seen.push(result.code);
+      return next();
+    });
     await p.call("e", {}, fakeCtx());
     expect(seen).toEqual(["FS_NOT_FOUND"]);
   });
@@ -222,7 +235,10 @@ describe("time limit", () => {
 
   test("a hung pre-execute listener times out with 'nothing was done'", async () => {
     let ran = false;
-    const tool = fakeTool("t", "write", v.object({}), async () => ((ran = true), ok("")));
+    const tool = fakeTool("t", "write", v.object({}), async () => {
+      ran = true;
+      return ok("");
+    });
     const p = createPipeline([tool], { timeoutMs: 5 });
     p.onPreExecute((call) => untilAborted(call.ctx.signal).then(() => deny("late")));
     const result = await p.call("t", {}, fakeCtx());

@@ -11,9 +11,7 @@ const schema = v.strictObject({
   path: v.string(),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   mode: v.optional(v.picklist(["lines", "bytes"])),
-  operations: v.optional(
-    v.array(v.strictObject({ start: v.string(), end: v.optional(v.string()), text: v.string() })),
-  ),
+  operations: v.optional(v.array(v.strictObject({ start: v.string(), end: v.optional(v.string()), text: v.string() }))),
 });
 const edit = { name: "edit", schema };
 
@@ -109,15 +107,10 @@ describe("argument problems a model can act on", () => {
   });
 
   test("a union of object forms reports the closest form's own problems, not 'expected Object'", () => {
-    const op = v.union([
-      v.strictObject({ replace: v.string(), with: v.string() }),
-      v.strictObject({ insert_after: v.string(), text: v.string() }),
-    ]);
+    const op = v.union([v.strictObject({ replace: v.string(), with: v.string() }), v.strictObject({ insert_after: v.string(), text: v.string() })]);
     const batch = { name: "batch_edit", schema: v.strictObject({ ops: v.array(op) }) };
     const text = problemsFor({ ops: [{ replace: "a", wiht: "b" }, 7] }, batch);
-    expect(text).toContain(
-      "- ops[0]: matches none of the accepted forms ({ replace, with } | { insert_after, text }); closest is { replace, with }:",
-    );
+    expect(text).toContain("- ops[0]: matches none of the accepted forms ({ replace, with } | { insert_after, text }); closest is { replace, with }:");
     expect(text).toContain("  - ops[0].with: missing required field (expected string)");
     expect(text).toContain("Did you mean `wiht` -> `with`?");
     expect(text).toContain("- ops[1]: expected one of: { replace, with } | { insert_after, text }; got 7");
@@ -187,7 +180,7 @@ describe("paths and names", () => {
 });
 
 describe("a misnamed discriminator", () => {
-  test('`op` for `operation` in a batch_edit operation: did-you-mean and the operation renamed', async () => {
+  test("`op` for `operation` in a batch_edit operation: did-you-mean and the operation renamed", async () => {
     const { batchEditTool } = await import("../../src/tools/batch-edit/run.ts");
     const sent = { path: "a.ts", operations: [{ op: "replace", start: "3:aa", content: 'say("hi")' }] };
     const outcome = validateArgs(batchEditTool, sent);

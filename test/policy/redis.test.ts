@@ -47,8 +47,22 @@ if (!redisServerAvailable()) {
 
     test("keeps the lines seen of a partly seen version (a whole-file write needs them all)", async () => {
       const store = createRedisObservationStore(scripting, { prefix: prefix() });
-      await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v:1 \"x\"", seen: [[1, 3], [40, 41]] });
-      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v:1 \"x\"", seen: [[1, 3], [40, 41]] });
+      await store.set("ws/rest/s1", "a.txt", {
+        kind: "present",
+        version: 'v:1 "x"',
+        seen: [
+          [1, 3],
+          [40, 41],
+        ],
+      });
+      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({
+        kind: "present",
+        version: 'v:1 "x"',
+        seen: [
+          [1, 3],
+          [40, 41],
+        ],
+      });
       await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v2" });
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
     });
@@ -57,8 +71,8 @@ if (!redisServerAvailable()) {
       const p = prefix();
       const one = createRedisObservationStore(scripting, { prefix: p });
       const other = createRedisObservationStore(scripting, { prefix: p });
-      await one.set("ws/token/t_1", "src/a.ts", { kind: "present", version: "\"etag-1\"" });
-      expect(await other.get("ws/token/t_1", "src/a.ts")).toEqual({ kind: "present", version: "\"etag-1\"" });
+      await one.set("ws/token/t_1", "src/a.ts", { kind: "present", version: '"etag-1"' });
+      expect(await other.get("ws/token/t_1", "src/a.ts")).toEqual({ kind: "present", version: '"etag-1"' });
     });
 
     test("bounded in bytes per owner: the owner's least recently used observations are forgotten first", async () => {

@@ -7,10 +7,34 @@ import type { Observation } from "../../src/policy/types.ts";
 
 describe("spans", () => {
   test("merge sorts, joins overlapping and adjacent spans, keeps gaps", () => {
-    expect(mergeSpans([[10, 12], [1, 3], [4, 5], [11, 20], [30, 30]])).toEqual([[1, 5], [10, 20], [30, 30]]);
+    expect(
+      mergeSpans([
+        [10, 12],
+        [1, 3],
+        [4, 5],
+        [11, 20],
+        [30, 30],
+      ]),
+    ).toEqual([
+      [1, 5],
+      [10, 20],
+      [30, 30],
+    ]);
   });
   test("unseen lines are the gaps up to the total; undefined seen means the whole version", () => {
-    expect(unseenSpans([[2, 4], [7, 7]], 9)).toEqual([[1, 1], [5, 6], [8, 9]]);
+    expect(
+      unseenSpans(
+        [
+          [2, 4],
+          [7, 7],
+        ],
+        9,
+      ),
+    ).toEqual([
+      [1, 1],
+      [5, 6],
+      [8, 9],
+    ]);
     expect(unseenSpans([[1, 9]], 9)).toEqual([]);
     expect(unseenSpans([], 3)).toEqual([[1, 3]]);
     expect(unseenSpans(undefined, 300)).toEqual([]);
@@ -25,7 +49,14 @@ describe("observeLines", () => {
   test("ranged views of one version add up, and complete into a whole observation", () => {
     let o: Observation = observeLines(undefined, "v1", 1, 3, 10);
     o = observeLines(o, "v1", 8, 10, 10);
-    expect(o).toEqual({ kind: "present", version: "v1", seen: [[1, 3], [8, 10]] });
+    expect(o).toEqual({
+      kind: "present",
+      version: "v1",
+      seen: [
+        [1, 3],
+        [8, 10],
+      ],
+    });
     o = observeLines(o, "v1", 4, 7, 10);
     expect(o).toEqual({ kind: "present", version: "v1" });
   });
@@ -60,8 +91,22 @@ describe("the Durable Object store keeps seen spans", () => {
 
   test("round trip of partial and whole observations", async () => {
     const store = createDurableObservationStore(namespaceOver(new Database(":memory:")));
-    await store.set("s", "a.ts", { kind: "present", version: "v1", seen: [[1, 3], [9, 9]] });
-    expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v1", seen: [[1, 3], [9, 9]] });
+    await store.set("s", "a.ts", {
+      kind: "present",
+      version: "v1",
+      seen: [
+        [1, 3],
+        [9, 9],
+      ],
+    });
+    expect(await store.get("s", "a.ts")).toEqual({
+      kind: "present",
+      version: "v1",
+      seen: [
+        [1, 3],
+        [9, 9],
+      ],
+    });
     await store.set("s", "a.ts", { kind: "present", version: "v2" });
     expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v2" });
   });

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ServeProcess } from "../helpers/cli.ts";
-import { attackArgs, AUTH_TOKENS, BAD_CREDENTIALS, SCOPE_CASES, TARGET, type AuthTool, type ScopeCase, type TokenName } from "../helpers/reliability/corpus-auth.ts";
+import {
+  attackArgs,
+  AUTH_TOKENS,
+  BAD_CREDENTIALS,
+  SCOPE_CASES,
+  TARGET,
+  type AuthTool,
+  type ScopeCase,
+  type TokenName,
+} from "../helpers/reliability/corpus-auth.ts";
 import { makeLocalFixture, serveFixture, snapshotTree, treeChanges, type LocalFixture } from "../helpers/reliability/fixture-local.ts";
 import {
   callTool,
@@ -132,9 +141,7 @@ describe("REST", () => {
   });
 
   test("control: the exec token runs bash, so the denials above are about scope", async () => {
-    const [reply] = await unchanged(async () => [
-      await callTool(server.url, "bash", { command: "echo hello from bash" }, { token: AUTH_TOKENS.exec }),
-    ]);
+    const [reply] = await unchanged(async () => [await callTool(server.url, "bash", { command: "echo hello from bash" }, { token: AUTH_TOKENS.exec })]);
     const result = toolResult(reply);
     expect(codeOf(result)).toBe("ok");
     expect(textOf(result)).toContain("hello from bash");

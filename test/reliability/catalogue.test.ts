@@ -34,7 +34,9 @@ function report(results: readonly TaskResult[]): string {
   ];
   for (const r of results) {
     if (r.verdict === "landed" || r.verdict.startsWith("recovered")) continue;
-    lines.push(`- [${r.verdict}] ${r.task.name}${r.task.owner ? ` (needs ${r.task.owner})` : ""} ${r.code ?? ""}\n  ${(r.detail ?? "").split("\n").slice(0, 30).join("\n  ")}`);
+    lines.push(
+      `- [${r.verdict}] ${r.task.name}${r.task.owner ? ` (needs ${r.task.owner})` : ""} ${r.code ?? ""}\n  ${(r.detail ?? "").split("\n").slice(0, 30).join("\n  ")}`,
+    );
   }
   const byMistake = new Map<string, string[]>();
   for (const r of results) byMistake.set(r.task.mistake, [...(byMistake.get(r.task.mistake) ?? []), r.verdict]);
@@ -42,16 +44,12 @@ function report(results: readonly TaskResult[]): string {
   return lines.join("\n");
 }
 
-test(
-  "the catalogue: 60+ mistakes, 0 silent wrong writes, every failure recoverable from its text",
-  async () => {
-    expect(tasks.length).toBeGreaterThanOrEqual(60);
-    const results = await runCatalogue(server.url, TOKEN, ws.path, tasks);
-    console.log(report(results));
-    const s = summarize(results);
-    expect(s.silentWrongWrites).toBe(0);
-    expect(s.changedOnFailure).toBe(0);
-    expect(s.unrecovered).toBe(0);
-  },
-  300_000,
-);
+test("the catalogue: 60+ mistakes, 0 silent wrong writes, every failure recoverable from its text", async () => {
+  expect(tasks.length).toBeGreaterThanOrEqual(60);
+  const results = await runCatalogue(server.url, TOKEN, ws.path, tasks);
+  console.log(report(results));
+  const s = summarize(results);
+  expect(s.silentWrongWrites).toBe(0);
+  expect(s.changedOnFailure).toBe(0);
+  expect(s.unrecovered).toBe(0);
+}, 300_000);

@@ -65,20 +65,24 @@ for (const provider of PROVIDERS) {
     });
 
     const total = CLIENTS * provider.counterCycles;
-    test(`${CLIENTS} clients x ${provider.counterCycles} read-modify-write cycles on one counter: the count is exactly ${total}`, async () => {
-      const report = await runCounter(target.caller, {
-        clients: CLIENTS,
-        cycles: provider.counterCycles,
-        maxBackoffMs: provider.counterBackoffMs,
-      });
-      console.log(
-        `counter (${provider.name}): ${report.written.length} increments by ${CLIENTS} clients in ${(report.ms / 1000).toFixed(1)} s, ` +
-          `${report.requests} requests, lost races retried: ${JSON.stringify(report.lost)}`,
-      );
-      // Each value 1..total written by exactly one successful cycle: none lost, none counted twice.
-      expect([...report.written].sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-      expect(await counterValue(target.caller)).toBe(total);
-    }, HANG_GUARD_MS);
+    test(
+      `${CLIENTS} clients x ${provider.counterCycles} read-modify-write cycles on one counter: the count is exactly ${total}`,
+      async () => {
+        const report = await runCounter(target.caller, {
+          clients: CLIENTS,
+          cycles: provider.counterCycles,
+          maxBackoffMs: provider.counterBackoffMs,
+        });
+        console.log(
+          `counter (${provider.name}): ${report.written.length} increments by ${CLIENTS} clients in ${(report.ms / 1000).toFixed(1)} s, ` +
+            `${report.requests} requests, lost races retried: ${JSON.stringify(report.lost)}`,
+        );
+        // Each value 1..total written by exactly one successful cycle: none lost, none counted twice.
+        expect([...report.written].sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+        expect(await counterValue(target.caller)).toBe(total);
+      },
+      HANG_GUARD_MS,
+    );
 
     test(`${EDITORS} clients each batch_edit their own line of one file ${provider.editRounds} times at once: every edit lands, no line lost or duplicated`, async () => {
       await ownLineEdits(target.caller, provider.editRounds);
@@ -145,9 +149,7 @@ async function createRace(caller: RestCaller, path: string, looked: boolean): Pr
       expect(view.result?.code).toBe("FS_NOT_FOUND");
     }
   }
-  const outcomes = await Promise.all(
-    sessions.map((s, i) => caller.call("write", { path, content: `created by client ${i}\n` }, s)),
-  );
+  const outcomes = await Promise.all(sessions.map((s, i) => caller.call("write", { path, content: `created by client ${i}\n` }, s)));
   const results = outcomes.map((o, i) => {
     if (o.status !== 200 || !o.result) throw new Error(`client ${i}: HTTP ${o.status}: ${o.problem}`);
     return o.result;

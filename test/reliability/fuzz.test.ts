@@ -243,23 +243,28 @@ test("batch_edit: random scripts on random files write exactly the model's bytes
 test("edit: replacing a unique line's text writes exactly the model's bytes, whatever the endings and BOM (1000 cases)", async () => {
   await check(
     "edit: replacing a unique line",
-    fc.asyncProperty(modelFile, fc.nat(100), newLine.filter((s) => s !== ""), async (file, pick, replacement) => {
-      const count = (needle: string) =>
-        file.lines.reduce((sum, line) => {
-          let k = 0;
-          for (let at = line.content.indexOf(needle); at !== -1; at = line.content.indexOf(needle, at + needle.length)) k++;
-          return sum + k;
-        }, 0);
-      const candidates = file.lines.map((l, i) => i).filter((i) => file.lines[i].content.trim() !== "" && count(file.lines[i].content) === 1);
-      fc.pre(candidates.length > 0);
-      const i = candidates[pick % candidates.length];
-      const { result, after } = await runTool(file, "edit", { old_string: file.lines[i].content, new_string: replacement }, jsHasher);
-      if (result.isError) throw new Error(`${result.code}: ${resultText(result)}`);
-      const expected = applyModel(file, [{ kind: "replace", from: i, to: i + 1, lines: [replacement] }]);
-      expect(show(realLines(after, file.bom))).toBe(show(expected.lines));
-      expect(after).toEqual(modelBytes(expected));
-      expectDiffIds(result, file.lines, expected.lines);
-    }),
+    fc.asyncProperty(
+      modelFile,
+      fc.nat(100),
+      newLine.filter((s) => s !== ""),
+      async (file, pick, replacement) => {
+        const count = (needle: string) =>
+          file.lines.reduce((sum, line) => {
+            let k = 0;
+            for (let at = line.content.indexOf(needle); at !== -1; at = line.content.indexOf(needle, at + needle.length)) k++;
+            return sum + k;
+          }, 0);
+        const candidates = file.lines.map((_l, i) => i).filter((i) => file.lines[i].content.trim() !== "" && count(file.lines[i].content) === 1);
+        fc.pre(candidates.length > 0);
+        const i = candidates[pick % candidates.length];
+        const { result, after } = await runTool(file, "edit", { old_string: file.lines[i].content, new_string: replacement }, jsHasher);
+        if (result.isError) throw new Error(`${result.code}: ${resultText(result)}`);
+        const expected = applyModel(file, [{ kind: "replace", from: i, to: i + 1, lines: [replacement] }]);
+        expect(show(realLines(after, file.bom))).toBe(show(expected.lines));
+        expect(after).toEqual(modelBytes(expected));
+        expectDiffIds(result, file.lines, expected.lines);
+      },
+    ),
     1000,
   );
 }, 60_000);
@@ -313,15 +318,21 @@ test("hashes: JS and WASM agree with each other and with the model's FNV on rand
   const encoded = modelFile.map((file) => ({ file, bytes: modelBytes(file) }));
   await check(
     "hashes: JS and WASM agree",
-    fc.property(fc.oneof(encoded, fc.uint8Array({ maxLength: 6000 }).map((bytes) => ({ file: undefined, bytes }))), ({ file, bytes }) => {
-      const fromJs = jsHasher.hashLines(bytes);
-      const fromWasm = wasm.hashLines(bytes);
-      expect([...fromWasm.hashes]).toEqual([...fromJs.hashes]);
-      expect([...fromWasm.starts]).toEqual([...fromJs.starts]);
-      expect([...fromWasm.ends]).toEqual([...fromJs.ends]);
-      if (file && !file.bom) expect([...fromJs.hashes]).toEqual(file.lines.map((l) => modelHash(l.content)));
-      if (file?.bom) expect([...jsHasher.hashLines(bytes.subarray(3)).hashes]).toEqual(file.lines.map((l) => modelHash(l.content)));
-    }),
+    fc.property(
+      fc.oneof(
+        encoded,
+        fc.uint8Array({ maxLength: 6000 }).map((bytes) => ({ file: undefined, bytes })),
+      ),
+      ({ file, bytes }) => {
+        const fromJs = jsHasher.hashLines(bytes);
+        const fromWasm = wasm.hashLines(bytes);
+        expect([...fromWasm.hashes]).toEqual([...fromJs.hashes]);
+        expect([...fromWasm.starts]).toEqual([...fromJs.starts]);
+        expect([...fromWasm.ends]).toEqual([...fromJs.ends]);
+        if (file && !file.bom) expect([...fromJs.hashes]).toEqual(file.lines.map((l) => modelHash(l.content)));
+        if (file?.bom) expect([...jsHasher.hashLines(bytes.subarray(3)).hashes]).toEqual(file.lines.map((l) => modelHash(l.content)));
+      },
+    ),
     2000,
   );
 });
@@ -336,7 +347,10 @@ describe("a line ending in a lone CR keeps its content and id when it stops bein
     await ctx.observations.set(ctx.caller.session, "mac.txt", { kind: "present", version });
     return ctx;
   };
-  const rows = async (ctx: ReturnType<typeof makeContext>) => resultText(await pipeline.call("view", { path: "mac.txt" }, ctx)).split("\n").slice(1);
+  const rows = async (ctx: ReturnType<typeof makeContext>) =>
+    resultText(await pipeline.call("view", { path: "mac.txt" }, ctx))
+      .split("\n")
+      .slice(1);
 
   test("batch_edit insert after the end", async () => {
     const ctx = await viewed("line1\rline2\r");

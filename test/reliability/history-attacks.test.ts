@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join } from "node:path";
 import { createStorageHistory } from "../../src/history/mod.ts";
 import { createS3Storage } from "../../src/storage/s3/mod.ts";
+import type { HistoryReply, RestToolReply } from "../helpers/api-replies.ts";
 import { type ServeProcess, startServe, tempDir } from "../helpers/cli.ts";
 import { createFakeS3 } from "../helpers/s3-fake.ts";
 
@@ -47,28 +48,28 @@ afterAll(() => {
   work.remove();
 });
 
-async function tool(token: string, name: string, args: unknown, session: string): Promise<any> {
+async function tool(token: string, name: string, args: unknown, session: string): Promise<RestToolReply> {
   const response = await fetch(`${server.url}/v1/tools/${name}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "x-session-id": session },
     body: JSON.stringify(args),
   });
   expect(response.status).toBe(200);
-  return response.json();
+  return (await response.json()) as RestToolReply;
 }
 
-async function api(path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function api(path: string, body?: unknown): Promise<{ status: number; json: HistoryReply }> {
   const response = await fetch(`${server.url}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${ADMIN_A}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, json: await response.json() };
+  return { status: response.status, json: (await response.json()) as HistoryReply };
 }
 
 async function lastChangeOf(session: string): Promise<string> {
   const { json } = await api(`/v1/audit?changes=1&session=${session}`);
-  return json.entries.at(-1).id;
+  return json.entries.at(-1)!.id;
 }
 
 describe("change ids are ids, never paths", () => {
@@ -84,7 +85,7 @@ describe("change ids are ids, never paths", () => {
       tool: "write",
       paths: ["victim.txt"],
       code: "OK",
-      changes: [{ path: "victim.txt", before: null, after: { version: created.facts.version, blob: "0".repeat(64), size: 9 } }],
+      changes: [{ path: "victim.txt", before: null, after: { version: created.facts!.version, blob: "0".repeat(64), size: 9 } }],
       bytes: 0,
       ms: 0,
     };
@@ -150,7 +151,7 @@ describe("session ids are the clients' choice", () => {
     expect(readFileSync(join(wsA, "theirs.txt"), "utf8")).toBe("intruder work\n");
 
     const audit = await api("/v1/audit?changes=1&session=shared&principal=intruder-a");
-    expect(audit.json.entries.map((e: any) => e.paths)).toEqual([["theirs.txt"]]);
+    expect(audit.json.entries.map((e) => e.paths)).toEqual([["theirs.txt"]]);
     const reverted = await api("/v1/revert", { session: "shared", principal: "intruder-a" });
     expect(reverted.json).toMatchObject({ ok: true, reverted: [{ path: "theirs.txt", action: "deleted" }] });
     expect(existsSync(join(wsA, "theirs.txt"))).toBe(false);
@@ -169,7 +170,7 @@ describe("entry size", () => {
     expect(json.entries[0].paths).toEqual([`${huge.slice(0, 4096)}…`]);
     expect(json.entries[1].paths).toHaveLength(64);
     const folder = readdirSync(join(state, "workspaces")).find((f) => readFileSync(join(state, "workspaces", f, "workspace.json"), "utf8").includes("wsA"))!;
-    const sizes = json.entries.map((e: any) => statSync(join(state, "workspaces", folder, "audit", `${e.id}.json`)).size);
+    const sizes = json.entries.map((e) => statSync(join(state, "workspaces", folder, "audit", `${e.id}.json`)).size);
     expect(Math.max(...sizes)).toBeLessThan(300 * 1024);
   });
 });

@@ -50,7 +50,12 @@ if (!live || !redisServerAvailable()) {
   }, 60_000);
 
   /** The last line's text of a one-line view ("1:hh|text" -> "text"). */
-  const viewed = (text: string) => text.trimEnd().split("\n").at(-1)!.replace(/^\d+:[0-9a-f]{2}\|/, "");
+  const viewed = (text: string) =>
+    text
+      .trimEnd()
+      .split("\n")
+      .at(-1)!
+      .replace(/^\d+:[0-9a-f]{2}\|/, "");
 
   describe("two serve processes, one bucket, one redis", () => {
     test("the banner and /healthz name the storage and observations, never a key", async () => {

@@ -13,14 +13,18 @@ import { loadTable, runLoad } from "../helpers/reliability/load.ts";
 
 const SECONDS = Number(process.env.TW_LOAD_SECONDS ?? 15);
 
-test(`${SECONDS} s of 16 clients (view, search, edit) over HTTP: zero 5xx, no failed request, no lost edit`, async () => {
-  const report = await runLoad({ seconds: SECONDS, clients: 16 });
-  console.log(`load (${SECONDS} s):\n${loadTable(report)}`);
-  expect(report.problems).toEqual([]);
-  expect(report.status5xx).toBe(0);
-  expect(report.failedRequests).toBe(0);
-  expect(report.unexpectedToolErrors).toEqual({});
-  expect(report.inconsistent).toEqual([]);
-  // A run that hardly ran proves nothing.
-  expect(report.requests).toBeGreaterThan(SECONDS * 50);
-}, (SECONDS + 60) * 1000);
+test(
+  `${SECONDS} s of 16 clients (view, search, edit) over HTTP: zero 5xx, no failed request, no lost edit`,
+  async () => {
+    const report = await runLoad({ seconds: SECONDS, clients: 16 });
+    console.log(`load (${SECONDS} s):\n${loadTable(report)}`);
+    expect(report.problems).toEqual([]);
+    expect(report.status5xx).toBe(0);
+    expect(report.failedRequests).toBe(0);
+    expect(report.unexpectedToolErrors).toEqual({});
+    expect(report.inconsistent).toEqual([]);
+    // A run that hardly ran proves nothing.
+    expect(report.requests).toBeGreaterThan(SECONDS * 50);
+  },
+  (SECONDS + 60) * 1000,
+);

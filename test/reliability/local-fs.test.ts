@@ -7,19 +7,7 @@
  * refused, and shown escaped when another process made them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  chmodSync,
-  chownSync,
-  linkSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, startServe, type ServeProcess } from "../helpers/cli.ts";
@@ -151,9 +139,7 @@ describe("permission errors say so; an unreadable directory is not shown empty",
     chmodSync(join(ws, "closed"), 0o000);
     chmodSync(join(ws, "readonly.txt"), 0o000);
     // Root ignores file permissions: the server runs as nobody to meet them.
-    const command = isRoot
-      ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, CLI, "serve"]
-      : undefined;
+    const command = isRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, CLI, "serve"] : undefined;
     server = await startServe([ws, "--port", "0", "--no-auth", "--quiet"], { command, env: { TOOLWARDEN_STATE: state } });
   });
   afterAll(() => {

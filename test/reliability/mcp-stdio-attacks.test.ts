@@ -11,9 +11,16 @@ import { join } from "node:path";
 import { MAX_SUBSCRIPTIONS } from "../../src/http/mcp-resources.ts";
 import { CLI, cleanEnv, tempDir } from "../helpers/cli.ts";
 
+/** A JSON-RPC answer: `result` on success, `error` otherwise (a test reads the one it expects). */
+interface RpcAnswer {
+  readonly id: number;
+  readonly result: { readonly contents?: { readonly text: string }[] };
+  readonly error: { readonly code: number; readonly message: string };
+}
+
 interface Rpc {
   readonly child: ChildProcessWithoutNullStreams;
-  request(method: string, params?: unknown): Promise<any>;
+  request(method: string, params?: unknown): Promise<RpcAnswer>;
   stderr(): string;
   exited: Promise<number | null>;
 }
@@ -23,7 +30,7 @@ async function startMcp(args: readonly string[]): Promise<Rpc> {
   const child = spawn(process.execPath, [CLI, "mcp", ...args], { env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
-  const waiting = new Map<number, (message: unknown) => void>();
+  const waiting = new Map<number, (message: RpcAnswer) => void>();
   child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
   child.stdout.setEncoding("utf8").on("data", (d: string) => {
     out += d;
@@ -131,7 +138,7 @@ describe("a client that sends and never reads", () => {
     writeFileSync(join(ws, "big.txt"), "y".repeat(2 * 1024 * 1024));
     const reader = await startMcp([ws, "--quiet", "--no-history"]);
     reader.child.stdout.pause();
-    const answers: Promise<any>[] = [];
+    const answers: Promise<RpcAnswer>[] = [];
     for (let i = 0; i < 100; i++) answers.push(reader.request("resources/read", { uri: "file:///big.txt" }));
     // Sample while nothing is read (bounded count of samples); unbounded, 100 answers of 2 MiB took 700+ MiB.
     let peak = 0;
@@ -142,7 +149,7 @@ describe("a client that sends and never reads", () => {
     expect(peak).toBeLessThan(350);
     reader.child.stdout.resume();
     const all = await Promise.all(answers);
-    expect(all.every((a) => a.result?.contents[0].text.length === 2 * 1024 * 1024)).toBe(true);
+    expect(all.every((a) => a.result?.contents?.[0].text.length === 2 * 1024 * 1024)).toBe(true);
     reader.child.kill("SIGKILL");
   }, 60_000);
 });

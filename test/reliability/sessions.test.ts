@@ -99,7 +99,9 @@ describe("a session belongs to its token", () => {
     // The read-only token sends the writer's session id and views the new version.
     expect(codeOf(toolResult(await callTool(server.url, "view", { path: "rest.txt" }, { token: TOKENS.reader, session })))).toBe("ok");
     // The writer's whole-file write is still based on v1.
-    const stale = toolResult(await callTool(server.url, "write", { path: "rest.txt", content: "the writer's stale copy\n" }, { token: TOKENS.writer, session }));
+    const stale = toolResult(
+      await callTool(server.url, "write", { path: "rest.txt", content: "the writer's stale copy\n" }, { token: TOKENS.writer, session }),
+    );
     expect(codeOf(stale)).toBe("FS_STALE_VERSION");
     expect(onDisk("rest.txt")).toBe("the third writer's change\n");
   });
@@ -121,59 +123,57 @@ describe("a session belongs to its token", () => {
 });
 
 describe("one token's flood", () => {
-  test(
-    "1001 initialize + 10,050 sessions of long missing paths: the other token's session and observations survive, RSS stays under the ceiling",
-    async () => {
-      const pid = server.child.pid!;
-      const third = bearer(TOKENS.third);
-      writeFileSync(join(ws, "victim.txt"), "the third token's file\n");
-      // The other token's MCP session and REST session, each having viewed the file.
-      const victimMcp = await mcpOpen(server.url, third);
-      expect(mcpCode(mcpResult(await mcpSend(server.url, mcpToolCall("view", { path: "victim.txt" }), { authorization: third, session: victimMcp })))).toBe("ok");
-      expect(codeOf(toolResult(await callTool(server.url, "view", { path: "victim.txt" }, { token: TOKENS.third, session: "victim" })))).toBe("ok");
-      const idle = memoryOf(pid);
+  test("1001 initialize + 10,050 sessions of long missing paths: the other token's session and observations survive, RSS stays under the ceiling", async () => {
+    const pid = server.child.pid!;
+    const third = bearer(TOKENS.third);
+    writeFileSync(join(ws, "victim.txt"), "the third token's file\n");
+    // The other token's MCP session and REST session, each having viewed the file.
+    const victimMcp = await mcpOpen(server.url, third);
+    expect(mcpCode(mcpResult(await mcpSend(server.url, mcpToolCall("view", { path: "victim.txt" }), { authorization: third, session: victimMcp })))).toBe("ok");
+    expect(codeOf(toolResult(await callTool(server.url, "view", { path: "victim.txt" }, { token: TOKENS.third, session: "victim" })))).toBe("ok");
+    const idle = memoryOf(pid);
 
-      const writer = bearer(TOKENS.writer);
-      const opened: string[] = [];
-      await pool(1001, 8, async () => {
-        const reply = await mcpSend(server.url, mcpInitialize(), { authorization: writer });
-        expect(reply.status).toBe(200);
-        opened.push(reply.headers.get("mcp-session-id")!);
-      });
-      const afterInit = memoryOf(pid);
-      // 3.7 kB paths of 250-byte segments, each its own missing file: every view records an absence.
-      const segment = "s".repeat(249);
-      const longPath = (i: number) => `${Array.from({ length: 14 }, () => segment).join("/")}/${String(i).padStart(5, "0")}-${"x".repeat(200)}`;
-      expect(longPath(0).length).toBeGreaterThan(3700);
-      await pool(10_050, 8, async (i) => {
-        const reply = await callTool(server.url, "view", { path: longPath(i) }, { token: TOKENS.writer, session: `flood-${i}` });
-        expect(reply.status).toBe(200);
-        expect(codeOf(toolResult(reply))).toBe("FS_NOT_FOUND");
-      });
-      const after = memoryOf(pid);
-      const limit = ceiling(idle.rss, 3);
-      console.log(
-        `flood: RSS idle ${mib(idle.rss)}, after 1001 initialize ${mib(afterInit.rss)}, after 10,050 sessions ${mib(after.rss)} ` +
-          `(peak ${mib(after.peak)}); ceiling ${mib(limit)}`,
-      );
-      expect(after.peak).toBeLessThan(limit);
+    const writer = bearer(TOKENS.writer);
+    const opened: string[] = [];
+    await pool(1001, 8, async () => {
+      const reply = await mcpSend(server.url, mcpInitialize(), { authorization: writer });
+      expect(reply.status).toBe(200);
+      opened.push(reply.headers.get("mcp-session-id")!);
+    });
+    const afterInit = memoryOf(pid);
+    // 3.7 kB paths of 250-byte segments, each its own missing file: every view records an absence.
+    const segment = "s".repeat(249);
+    const longPath = (i: number) => `${Array.from({ length: 14 }, () => segment).join("/")}/${String(i).padStart(5, "0")}-${"x".repeat(200)}`;
+    expect(longPath(0).length).toBeGreaterThan(3700);
+    await pool(10_050, 8, async (i) => {
+      const reply = await callTool(server.url, "view", { path: longPath(i) }, { token: TOKENS.writer, session: `flood-${i}` });
+      expect(reply.status).toBe(200);
+      expect(codeOf(toolResult(reply))).toBe("FS_NOT_FOUND");
+    });
+    const after = memoryOf(pid);
+    const limit = ceiling(idle.rss, 3);
+    console.log(
+      `flood: RSS idle ${mib(idle.rss)}, after 1001 initialize ${mib(afterInit.rss)}, after 10,050 sessions ${mib(after.rss)} ` +
+        `(peak ${mib(after.peak)}); ceiling ${mib(limit)}`,
+    );
+    expect(after.peak).toBeLessThan(limit);
 
-      // The flooder lost its own oldest sessions, and only those.
-      const ask = (authorization: string, session: string) => mcpSend(server.url, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization, session });
-      expect((await ask(writer, opened[0])).status).toBe(404);
-      expect((await ask(third, victimMcp)).status).toBe(200);
-      // The other token's observations are intact: its writes need no new view.
-      const viaMcp = mcpResult(
-        await mcpSend(server.url, mcpToolCall("write", { path: "victim.txt", content: "written over MCP\n" }), { authorization: third, session: victimMcp }),
-      );
-      expect(mcpCode(viaMcp)).toBe("ok");
-      expect(codeOf(toolResult(await callTool(server.url, "view", { path: "victim.txt" }, { token: TOKENS.third, session: "victim-2" })))).toBe("ok");
-      const viaRest = toolResult(await callTool(server.url, "write", { path: "victim.txt", content: "written over REST\n" }, { token: TOKENS.third, session: "victim-2" }));
-      expect(codeOf(viaRest)).toBe("ok");
-      expect(onDisk("victim.txt")).toBe("written over REST\n");
-    },
-    300_000,
-  );
+    // The flooder lost its own oldest sessions, and only those.
+    const ask = (authorization: string, session: string) => mcpSend(server.url, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization, session });
+    expect((await ask(writer, opened[0])).status).toBe(404);
+    expect((await ask(third, victimMcp)).status).toBe(200);
+    // The other token's observations are intact: its writes need no new view.
+    const viaMcp = mcpResult(
+      await mcpSend(server.url, mcpToolCall("write", { path: "victim.txt", content: "written over MCP\n" }), { authorization: third, session: victimMcp }),
+    );
+    expect(mcpCode(viaMcp)).toBe("ok");
+    expect(codeOf(toolResult(await callTool(server.url, "view", { path: "victim.txt" }, { token: TOKENS.third, session: "victim-2" })))).toBe("ok");
+    const viaRest = toolResult(
+      await callTool(server.url, "write", { path: "victim.txt", content: "written over REST\n" }, { token: TOKENS.third, session: "victim-2" }),
+    );
+    expect(codeOf(viaRest)).toBe("ok");
+    expect(onDisk("victim.txt")).toBe("written over REST\n");
+  }, 300_000);
 });
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

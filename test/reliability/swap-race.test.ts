@@ -81,9 +81,7 @@ test(
           tally.viewOk++;
           // Reads are proven too: a view never shows the outside file.
           if (textOf(view).includes("OUTSIDE")) tally.leaks++;
-          const write = toolResult(
-            await callTool(url, "write", { path: "race/f.txt", content: `inside ${rounds}\n` }, { session }),
-          );
+          const write = toolResult(await callTool(url, "write", { path: "race/f.txt", content: `inside ${rounds}\n` }, { session }));
           if (write.isError) note(codeOf(write));
           else tally.writeOk++;
         } else note(codeOf(view));

@@ -22,8 +22,8 @@ const CASES: Record<string, { fires: string[]; quiet: string[] }> = {
     fires: [
       'Epoch 1/3\nTraceback (most recent call last):\n  File "/work/train.py", line 41, in <module>\n    main()\n  File "/work/train.py", line 37, in main\n    loss = model(batch)\nValueError: shapes (3,4) and (5,) not aligned\n',
       // coloured (rich / IPython) and indented (tox, nested runners)
-      "\x1b[31mTraceback (most recent call last):\x1b[0m\n  File \"x.py\", line 1\n",
-      "py311: commands[0]> python -m app\n    Traceback (most recent call last):\n      File \"app.py\", line 3\n",
+      '\x1b[31mTraceback (most recent call last):\x1b[0m\n  File "x.py", line 1\n',
+      'py311: commands[0]> python -m app\n    Traceback (most recent call last):\n      File "app.py", line 3\n',
     ],
     quiet: [
       "logs/app.log:88:Traceback (most recent call last):\n",
@@ -101,10 +101,7 @@ const CASES: Record<string, { fires: string[]; quiet: string[] }> = {
       "model.py:8: RuntimeWarning: divide by zero encountered in log\n",
       "sim.py:30: RuntimeWarning: overflow encountered in exp\n",
     ],
-    quiet: [
-      "app.py:3: DeprecationWarning: datetime.utcnow() is deprecated\n",
-      "app.py:9: RuntimeWarning: coroutine 'fetch' was never awaited\n",
-    ],
+    quiet: ["app.py:3: DeprecationWarning: datetime.utcnow() is deprecated\n", "app.py:9: RuntimeWarning: coroutine 'fetch' was never awaited\n"],
   },
   "powershell-native-command-error": {
     fires: [
@@ -154,10 +151,7 @@ const CASES: Record<string, { fires: string[]; quiet: string[] }> = {
       "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,1024,64]\n",
       "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4294967296 bytes.\n",
     ],
-    quiet: [
-      "WARNING: caught CUDA out of memory at batch 12, retrying with batch size 16\n",
-      "train.log:RuntimeError: CUDA out of memory.\n",
-    ],
+    quiet: ["WARNING: caught CUDA out of memory at batch 12, retrying with batch size 16\n", "train.log:RuntimeError: CUDA out of memory.\n"],
   },
   "npm-err-with-success": {
     fires: [

@@ -3,7 +3,7 @@ import { evaluate, loadRules } from "../../src/rules/mod.ts";
 import type { ToolResult } from "../../src/result.ts";
 import { DEFAULT_RULES, shell } from "../helpers/rules.ts";
 
-const TRACEBACK = 'Traceback (most recent call last):\n  File "run.py", line 2, in <module>\nKeyError: \'x\'\n';
+const TRACEBACK = "Traceback (most recent call last):\n  File \"run.py\", line 2, in <module>\nKeyError: 'x'\n";
 
 describe("evaluate: filters", () => {
   const set = loadRules({
@@ -28,7 +28,13 @@ describe("evaluate: filters", () => {
   });
 
   test("a shell failure marker counts as failed even when isError is false", () => {
-    for (const marker of ["[exit code: 1]", "[timed out after 100ms]", "[killed by signal: SIGTERM]", "[status: exited with code 2]", "[sandbox: file access denied under strict mode]"]) {
+    for (const marker of [
+      "[exit code: 1]",
+      "[timed out after 100ms]",
+      "[killed by signal: SIGTERM]",
+      "[status: exited with code 2]",
+      "[sandbox: file access denied under strict mode]",
+    ]) {
       expect({ marker, ids: ids(shell(`boom\n${marker}`)) }).toEqual({ marker, ids: ["on-error", "on-any"] });
     }
     expect(ids(shell("boom\n[exit code: 0]"))).toEqual(["on-success", "on-any"]);
@@ -40,7 +46,13 @@ describe("evaluate: filters", () => {
   });
 
   test("a failure marker in a later content block is read (blocks join with newlines)", () => {
-    const result: ToolResult = { isError: false, content: [{ type: "text", text: "boom" }, { type: "text", text: "[exit code: 1]" }] };
+    const result: ToolResult = {
+      isError: false,
+      content: [
+        { type: "text", text: "boom" },
+        { type: "text", text: "[exit code: 1]" },
+      ],
+    };
     expect(evaluate(set, "bash", result).failed).toBe(true);
   });
 });
@@ -101,7 +113,11 @@ describe("evaluate: structured values (scanValue)", () => {
     cyclic.self = cyclic;
     expect(evaluate(withValue, "bash", shell("ok"), cyclic).verdict).toBe("pass");
     expect(evaluate(withValue, "bash", shell("ok"), { n: 10n }).verdict).toBe("pass");
-    const hostile = { toJSON() { throw new Error("no"); } };
+    const hostile = {
+      toJSON() {
+        throw new Error("no");
+      },
+    };
     expect(evaluate(withValue, "bash", shell(TRACEBACK), hostile).errors.map((m) => m.source)).toEqual(["text"]);
   });
 
@@ -135,7 +151,13 @@ describe("evaluate: huge outputs are scanned at head and tail", () => {
   });
 
   test("a failure marker after a huge output still counts", () => {
-    const result: ToolResult = { isError: false, content: [{ type: "text", text }, { type: "text", text: "[exit code: 1]" }] };
+    const result: ToolResult = {
+      isError: false,
+      content: [
+        { type: "text", text },
+        { type: "text", text: "[exit code: 1]" },
+      ],
+    };
     const ev = evaluate(DEFAULT_RULES, "bash", result);
     expect(ev.failed).toBe(true);
     expect(ev.matches).toEqual([]);

@@ -1,15 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import {
-  BUILTIN_RULES,
-  DEFAULT_MAX_SCAN_CHARS,
-  LoudFailureConfigSchema,
-  RuleConfigError,
-  RuleInputSchema,
-  evaluate,
-  loadRules,
-} from "../../src/rules/mod.ts";
+import { BUILTIN_RULES, DEFAULT_MAX_SCAN_CHARS, LoudFailureConfigSchema, RuleConfigError, RuleInputSchema, evaluate, loadRules } from "../../src/rules/mod.ts";
 import { shell } from "../helpers/rules.ts";
 
 const builtinIds = BUILTIN_RULES.map((r) => r.id);
@@ -47,11 +39,7 @@ describe("loadRules: defaults and merging", () => {
 
   test("a user rule with a built-in id replaces it in place; new ids append in order", () => {
     const set = loadRules({
-      rules: [
-        rule({ id: "zeta" }),
-        rule({ id: "numpy-runtime-warning", pattern: "nan", action: "error", message: "NaN!" }),
-        rule({ id: "alpha" }),
-      ],
+      rules: [rule({ id: "zeta" }), rule({ id: "numpy-runtime-warning", pattern: "nan", action: "error", message: "NaN!" }), rule({ id: "alpha" })],
     });
     const ids = set.rules.map((r) => r.id);
     expect(ids).toEqual([...builtinIds, "zeta", "alpha"]);
@@ -80,7 +68,7 @@ describe("loadRules: defaults and merging", () => {
   });
 
   test("messages are kept verbatim", () => {
-    const message = "  Exactly\nthis — with \"quotes\" and trailing space ";
+    const message = '  Exactly\nthis — with "quotes" and trailing space ';
     expect(loadRules({ rules: [rule({ message })] }).rules.at(-1)?.message).toBe(message);
   });
 

@@ -143,7 +143,8 @@ describe("built-in patterns as user rules", () => {
 
   test("a copied built-in fires on the same signature as the native one", () => {
     const copy = loadRules({ rules: BUILTIN_RULES.map((input) => ({ ...input })) });
-    const text = "ok\nbash: pandocc: command not found\nTraceback (most recent call last):\n  File \"x.py\", line 1\ncalc.py:3: RuntimeWarning: divide by zero encountered in log\n\uFFFD\n";
+    const text =
+      'ok\nbash: pandocc: command not found\nTraceback (most recent call last):\n  File "x.py", line 1\ncalc.py:3: RuntimeWarning: divide by zero encountered in log\n\uFFFD\n';
     const native = evaluate(loadRules({}), "bash", shell(text));
     const re2 = evaluate(copy, "bash", shell(text));
     expect(re2.matches).toEqual(native.matches.map((m) => ({ ...m, builtin: false })));

@@ -4,13 +4,15 @@ import { evaluate, excerptAround, loadRules, renderBlock, renderNotice } from ".
 import type { ToolResult } from "../../src/result.ts";
 import { DEFAULT_RULES, shell } from "../helpers/rules.ts";
 
-const PANDOC =
-  "pandoc thesis.md -o thesis.pdf --pdf-engine=xelatex\n[WARNING] Missing character: There is no ₂ (U+2082) in font Microsoft YaHei/OT!\n";
+const PANDOC = "pandoc thesis.md -o thesis.pdf --pdf-engine=xelatex\n[WARNING] Missing character: There is no ₂ (U+2082) in font Microsoft YaHei/OT!\n";
 
 describe("renderBlock", () => {
   const result: ToolResult = {
     isError: false,
-    content: [{ type: "text", text: PANDOC }, { type: "text", text: "calc.py:12: RuntimeWarning: invalid value encountered in divide\n" }],
+    content: [
+      { type: "text", text: PANDOC },
+      { type: "text", text: "calc.py:12: RuntimeWarning: invalid value encountered in divide\n" },
+    ],
     notices: [{ text: "earlier notice", source: { kind: "tool" } }],
   };
   const ev = evaluate(DEFAULT_RULES, "bash", result);
@@ -102,8 +104,8 @@ describe("excerpts", () => {
   });
 
   test("a match at the very start or end is not padded with a needless ellipsis", () => {
-    expect(excerptAround("bash: x: command not found" + "z".repeat(100), 0, 26, 30)).toBe("bash: x: command not foundzzz…");
-    const text = "z".repeat(100) + "END";
+    expect(excerptAround(`bash: x: command not found${"z".repeat(100)}`, 0, 26, 30)).toBe("bash: x: command not foundzzz…");
+    const text = `${"z".repeat(100)}END`;
     expect(excerptAround(text, 100, 103, 10)).toBe("…zzzzzzEND");
   });
 
@@ -121,32 +123,26 @@ describe("excerpts", () => {
 
   test("property: bounded, contains a short match, no ellipsis where nothing was cut", () => {
     fc.assert(
-      fc.property(
-        fc.string({ maxLength: 300 }),
-        fc.nat(),
-        fc.nat(),
-        fc.integer({ min: 0, max: 120 }),
-        (text, a, b, max) => {
-          const start = text.length === 0 ? 0 : a % (text.length + 1);
-          const end = start + (text.length - start === 0 ? 0 : b % (text.length - start + 1));
-          const excerpt = excerptAround(text, start, end, max);
-          expect(excerpt.length).toBeLessThanOrEqual(max);
-          if (text.length <= max) {
-            expect(excerpt).toBe(text);
-            return;
-          }
-          if (max >= 3 && end - start <= max - 2 && max >= 8) {
-            expect(excerpt).toContain(text.slice(start, end));
-          }
-          if (max >= 3) {
-            const body = excerpt.replace(/^…/, "").replace(/…$/, "");
-            expect(text.includes(body)).toBe(true);
-            // No ellipsis on a side means nothing was cut there.
-            if (!excerpt.startsWith("…")) expect(text.startsWith(body)).toBe(true);
-            if (!excerpt.endsWith("…")) expect(text.endsWith(body)).toBe(true);
-          }
-        },
-      ),
+      fc.property(fc.string({ maxLength: 300 }), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 120 }), (text, a, b, max) => {
+        const start = text.length === 0 ? 0 : a % (text.length + 1);
+        const end = start + (text.length - start === 0 ? 0 : b % (text.length - start + 1));
+        const excerpt = excerptAround(text, start, end, max);
+        expect(excerpt.length).toBeLessThanOrEqual(max);
+        if (text.length <= max) {
+          expect(excerpt).toBe(text);
+          return;
+        }
+        if (max >= 3 && end - start <= max - 2 && max >= 8) {
+          expect(excerpt).toContain(text.slice(start, end));
+        }
+        if (max >= 3) {
+          const body = excerpt.replace(/^…/, "").replace(/…$/, "");
+          expect(text.includes(body)).toBe(true);
+          // No ellipsis on a side means nothing was cut there.
+          if (!excerpt.startsWith("…")) expect(text.startsWith(body)).toBe(true);
+          if (!excerpt.endsWith("…")) expect(text.endsWith(body)).toBe(true);
+        }
+      }),
       { numRuns: 500 },
     );
   });

@@ -55,7 +55,11 @@ function recorder(maxBytes = 64 * MiB) {
   return { seen, options };
 }
 
-const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code);
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e: { code?: string }) => e.code,
+  );
 
 describe("local scanFile", () => {
   test("a small file: its whole bytes, and the version read gives", async () => {

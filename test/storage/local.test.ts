@@ -355,7 +355,9 @@ test("local: create-if-absent has exactly one winner across processes", async ()
       { length: processes },
       (_, id) =>
         new Promise<string[]>((resolve, reject) => {
-          const child = spawn(process.execPath, [script, root, barrier, String(id), String(paths), String(processes)], { stdio: ["ignore", "pipe", "inherit"] });
+          const child = spawn(process.execPath, [script, root, barrier, String(id), String(paths), String(processes)], {
+            stdio: ["ignore", "pipe", "inherit"],
+          });
           let out = "";
           child.stdout.on("data", (chunk) => (out += chunk));
           child.on("error", reject);

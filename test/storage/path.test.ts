@@ -83,17 +83,17 @@ describe("normalizeWorkspacePath", () => {
     ["\ud83d", "lone UTF-16 surrogate"],
     ["x".repeat(256), "segment longer than 255 bytes"],
     ["\u4e16".repeat(86), "segment longer than 255 bytes"], // 258 bytes in 86 characters
-    ["a/".repeat(2048) + "a", "longer than 4096 bytes"],
+    [`${"a/".repeat(2048)}a`, "longer than 4096 bytes"],
   ];
   for (const [input, reason] of refused) {
-    test(`refuses ${JSON.stringify(input.length > 30 ? input.slice(0, 30) + "..." : input)}: ${reason}`, () => {
+    test(`refuses ${JSON.stringify(input.length > 30 ? `${input.slice(0, 30)}...` : input)}: ${reason}`, () => {
       expect(refusal(input)).toContain(reason);
     });
   }
 
   test("size limits are inclusive", () => {
     expect(normalizeWorkspacePath("x".repeat(255))).toBe("x".repeat(255));
-    const longest = ("a".repeat(255) + "/").repeat(16);
+    const longest = `${"a".repeat(255)}/`.repeat(16);
     expect(new TextEncoder().encode(longest).length).toBe(4096);
     expect(normalizeWorkspacePath(longest)).toBe(longest.slice(0, -1));
   });
@@ -124,9 +124,9 @@ describe("normalizeWorkspacePath", () => {
 
   test("agrees with a segment-walk model on dot-heavy paths", () => {
     const segment = fc.constantFrom("a", "b", "..", ".", "", "...", "\u2024\u2024", "\uff0e\uff0e", "%2e%2e", "é");
-    const path = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 12 }), fc.boolean()).map(
-      ([lead, segments, trail]) => `${lead ? "/" : ""}${segments.join("/")}${trail ? "/" : ""}`,
-    );
+    const path = fc
+      .tuple(fc.boolean(), fc.array(segment, { maxLength: 12 }), fc.boolean())
+      .map(([lead, segments, trail]) => `${lead ? "/" : ""}${segments.join("/")}${trail ? "/" : ""}`);
     fc.assert(
       fc.property(path, (input) => {
         const expected = model(input);

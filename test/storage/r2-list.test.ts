@@ -55,8 +55,22 @@ describe("R2 listings agree with the memory provider", () => {
             await memory.write(path, bytes(path));
             await r2.write(path, bytes(path));
           }
-          const listOptions = { recursive: options.recursive, ...(options.depth ? { depth: options.depth } : {}), ...(options.limit === undefined ? {} : { limit: options.limit }) };
-          const dirs = ["", ...new Set(files.flatMap((f) => f.split("/").slice(0, -1).map((_, i, s) => s.slice(0, i + 1).join("/"))))];
+          const listOptions = {
+            recursive: options.recursive,
+            ...(options.depth ? { depth: options.depth } : {}),
+            ...(options.limit === undefined ? {} : { limit: options.limit }),
+          };
+          const dirs = [
+            "",
+            ...new Set(
+              files.flatMap((f) =>
+                f
+                  .split("/")
+                  .slice(0, -1)
+                  .map((_, i, s) => s.slice(0, i + 1).join("/")),
+              ),
+            ),
+          ];
           for (const dir of dirs) {
             expect(await r2.list(dir, listOptions)).toEqual(await memory.list(dir, listOptions));
           }
@@ -141,7 +155,12 @@ describe("createR2Storage", () => {
     const counted = new Proxy(bucket, {
       get: (target, key) => {
         const value = Reflect.get(target, key);
-        return typeof value === "function" ? (...args: unknown[]) => (calls++, value.apply(target, args)) : value;
+        return typeof value === "function"
+          ? (...args: unknown[]) => {
+              calls++;
+              return value.apply(target, args);
+            }
+          : value;
       },
     });
     await createR2Storage(counted, "ws").write("a/b/c.txt", bytes("2"), { kind: "ifVersion", version });

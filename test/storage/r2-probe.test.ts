@@ -29,8 +29,7 @@ describe("probeR2Conditions", () => {
     const bucket = createFakeR2();
     const put = bucket.put.bind(bucket);
     // Enforces create-if-absent but applies every etagMatches put.
-    bucket.put = (key, value, options) =>
-      options?.onlyIf?.etagMatches !== undefined ? put(key, value) : put(key, value, options);
+    bucket.put = (key, value, options) => (options?.onlyIf?.etagMatches !== undefined ? put(key, value) : put(key, value, options));
     await expect(probeR2Conditions(bucket)).rejects.toThrow(/compare-and-swap put \(etagMatches\) with a wrong ETag was applied/);
   });
 

@@ -31,9 +31,7 @@ function entriesOf(k: string): string[] {
 }
 
 /** Keys as an object store may hold them for a file system: no key is a directory of another. */
-const keySet = fc.uniqueArray(key, { maxLength: 25 }).map((keys) =>
-  keys.filter((k) => !keys.some((other) => other.startsWith(`${k}/`))),
-);
+const keySet = fc.uniqueArray(key, { maxLength: 25 }).map((keys) => keys.filter((k) => !keys.some((other) => other.startsWith(`${k}/`))));
 
 /** The listing computed directly from all keys. */
 function reference(keys: string[], maxDepth: number, limit: number | undefined): { entries: ListEntry[]; truncated: boolean } {
@@ -70,7 +68,10 @@ function walkPages(keys: string[], maxDepth: number, limit: number | undefined, 
       else addObject(walk, item, size);
     }
     const truncated = start + pageSize < items.length;
-    const highWater = page.map((p) => p.item).sort(compareCodePoints).at(-1);
+    const highWater = page
+      .map((p) => p.item)
+      .sort(compareCodePoints)
+      .at(-1);
     if (!truncated || canStop(walk, limit, highWater)) break;
   }
   return { result: finishWalk(walk, limit), pages };

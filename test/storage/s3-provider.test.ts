@@ -73,7 +73,12 @@ describe("s3: keys, headers and versions", () => {
     const storage = await connect(fake);
     const { version } = await storage.write("d/e/f", text("1"), Cond.ifAbsent);
     // LIST d/e/f/ + HEAD d + HEAD d/e, then the PUT.
-    expect(fake.requests.slice(-4, -1).map((r) => r.method).sort()).toEqual(["GET", "HEAD", "HEAD"]);
+    expect(
+      fake.requests
+        .slice(-4, -1)
+        .map((r) => r.method)
+        .sort(),
+    ).toEqual(["GET", "HEAD", "HEAD"]);
     expect(fake.requests.at(-1)?.method).toBe("PUT");
     const before = fake.requests.length;
     await storage.write("d/e/f", text("2"), Cond.ifVersion(version));
@@ -207,7 +212,8 @@ describe("s3: retries and unknown outcomes", () => {
     const storage = await connect(fake);
     await storage.write("f", text("x"));
     let failures = 1;
-    fake.intercept = (request) => (request.method === "GET" && failures-- > 0 ? new Response("<Error><Code>SlowDown</Code></Error>", { status: 503 }) : undefined);
+    fake.intercept = (request) =>
+      request.method === "GET" && failures-- > 0 ? new Response("<Error><Code>SlowDown</Code></Error>", { status: 503 }) : undefined;
     expect(decode((await storage.read("f")).bytes)).toBe("x");
   });
 
@@ -253,7 +259,8 @@ describe("s3: retries and unknown outcomes", () => {
     const storage = await connect(fake);
     const { version } = await storage.write("f", text("1"));
     let failures = 1;
-    fake.intercept = (request) => (request.method === "PUT" && failures-- > 0 ? new Response("<Error><Code>UnknownError</Code></Error>", { status: 500 }) : undefined);
+    fake.intercept = (request) =>
+      request.method === "PUT" && failures-- > 0 ? new Response("<Error><Code>UnknownError</Code></Error>", { status: 500 }) : undefined;
     const before = fake.requests.length;
     const result = await storage.write("f", text("2"), Cond.ifVersion(version));
     expect(decode((await storage.read("f")).bytes)).toBe("2");
@@ -295,8 +302,7 @@ describe("s3: retries and unknown outcomes", () => {
   test("a conditional write failing with 500 every time gives up after three tries", async () => {
     const fake = createFakeS3();
     const storage = await connect(fake);
-    fake.intercept = (request) =>
-      request.method === "PUT" ? new Response("<Error><Code>UnknownError</Code></Error>", { status: 500 }) : undefined;
+    fake.intercept = (request) => (request.method === "PUT" ? new Response("<Error><Code>UnknownError</Code></Error>", { status: 500 }) : undefined);
     const before = fake.requests.length;
     const failure = await failureOf(storage.write("f", text("x"), Cond.ifAbsent));
     expect(failure.code).toBe("FS_IO_ERROR");
@@ -404,8 +410,7 @@ describe("s3: streamed reads and maxBytes", () => {
     const fake = createFakeS3();
     const storage = await connect(fake);
     await storage.write("f", text("x"));
-    fake.intercept = (request) =>
-      request.method === "GET" && request.key !== undefined ? answer(["partial"], 100, new TypeError("stream reset")) : undefined;
+    fake.intercept = (request) => (request.method === "GET" && request.key !== undefined ? answer(["partial"], 100, new TypeError("stream reset")) : undefined);
     const failure = await streamFailure(storage, "f");
     expect(failure.code).toBe("FS_IO_ERROR");
     expect(failure.message).toContain("broke off after 7 of 100 bytes");
@@ -440,7 +445,8 @@ describe("s3: streamed reads and maxBytes", () => {
     const storage = await connect(fake);
     await storage.write("f", text("streamed"));
     let failures = 1;
-    fake.intercept = (request) => (request.method === "GET" && failures-- > 0 ? new Response("<Error><Code>SlowDown</Code></Error>", { status: 503 }) : undefined);
+    fake.intercept = (request) =>
+      request.method === "GET" && failures-- > 0 ? new Response("<Error><Code>SlowDown</Code></Error>", { status: 503 }) : undefined;
     const opened = await storage.readStream("f");
     expect(decode(new Uint8Array(await new Response(opened.stream).arrayBuffer()))).toBe("streamed");
   });

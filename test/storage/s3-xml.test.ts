@@ -10,7 +10,7 @@ const RADOSGW_PAGE =
   "<CommonPrefixes><Prefix>sp ace+/</Prefix></CommonPrefixes>" +
   "<NextContinuationToken>sp ace+/</NextContinuationToken><KeyCount>3</KeyCount></ListBucketResult>";
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`);
+const xmlEscape = (s: string) => s.replace(/[&<>"']/g, (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`);
 
 describe("ListObjectsV2 pages", () => {
   test("a radosgw page: keys decoded exactly, sizes, prefixes, continuation", () => {
@@ -52,7 +52,7 @@ describe("ListObjectsV2 pages", () => {
     fc.assert(
       fc.property(fc.array(char, { minLength: 1, maxLength: 20 }), (parts) => {
         const key = parts.join("").replace(/[\u0000-\u001f\ufffe\uffff]/g, "x");
-        const xml = `<ListBucketResult><Contents><Key>${escape(key)}</Key><Size>0</Size></Contents></ListBucketResult>`;
+        const xml = `<ListBucketResult><Contents><Key>${xmlEscape(key)}</Key><Size>0</Size></Contents></ListBucketResult>`;
         expect(parseListObjectsV2(xml).objects[0].key).toBe(key);
       }),
     );

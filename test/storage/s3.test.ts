@@ -23,13 +23,17 @@ if (!live) {
     await ensureBucket(config);
   });
 
-  storageConformance(`s3 (${config.endpoint})`, async () => {
-    await ensureBucket(config);
-    const prefix = nextPrefix();
-    return { storage: await createS3Storage({ ...config, prefix }), cleanup: () => deletePrefix(config, prefix) };
-    // Full concurrency; only the per-test timeout is raised. The 50-worker counter makes ~12,000
-    // requests and takes 6-10 s on radosgw (its lost CAS races answer 500 and cost a HEAD each).
-  }, { timeoutMs: 60_000 });
+  storageConformance(
+    `s3 (${config.endpoint})`,
+    async () => {
+      await ensureBucket(config);
+      const prefix = nextPrefix();
+      return { storage: await createS3Storage({ ...config, prefix }), cleanup: () => deletePrefix(config, prefix) };
+      // Full concurrency; only the per-test timeout is raised. The 50-worker counter makes ~12,000
+      // requests and takes 6-10 s on radosgw (its lost CAS races answer 500 and cost a HEAD each).
+    },
+    { timeoutMs: 60_000 },
+  );
 
   describe("s3 on a live server", () => {
     const fresh = prefixMaker("s3-live");

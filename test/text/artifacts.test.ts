@@ -9,7 +9,12 @@ import { normalizeWhitespace } from "../../src/text/match-fuzzy.ts";
 describe("view prefixes", () => {
   test("view, search and diff row prefixes are found and removed; other text is not", () => {
     const found = findViewPrefixes("1:ab|const a;\n> 2:0c|b\n+ 3:ff|c\n  4:12|d\nplain | text\n");
-    expect(found?.prefixed.map((p) => [p.line, p.hash])).toEqual([[1, 0xab], [2, 0x0c], [3, 0xff], [4, 0x12]]);
+    expect(found?.prefixed.map((p) => [p.line, p.hash])).toEqual([
+      [1, 0xab],
+      [2, 0x0c],
+      [3, 0xff],
+      [4, 0x12],
+    ]);
     expect(found?.cleaned).toBe("const a;\nb\nc\nd\nplain | text\n");
     expect(findViewPrefixes("a | b\n10:30 | meeting\nx:ab|y")).toBeUndefined();
   });

@@ -51,8 +51,7 @@ function lcsLength(a: readonly string[], b: readonly string[]): number {
   return row[b.length];
 }
 
-const changed = (hunks: readonly DiffHunk[]) =>
-  hunks.flatMap((h) => h.lines).filter((l) => l.kind === "removed" || l.kind === "added").length;
+const changed = (hunks: readonly DiffHunk[]) => hunks.flatMap((h) => h.lines).filter((l) => l.kind === "removed" || l.kind === "added").length;
 
 describe("diffLines", () => {
   const before = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
@@ -147,9 +146,7 @@ describe("diffLines", () => {
   test("headers of empty sides follow the unified convention (start is the line before)", () => {
     expect(renderDiff(diffLines([], ["new"]))).toBe(`@@ -0,0 +1,1 @@\n+ ${id(1, "new")}|new`);
     expect(renderDiff(diffLines(["old"], []))).toBe(`@@ -1,1 +0,0 @@\n- ${id(1, "old")}|old`);
-    expect(renderDiff(diffLines(["a", "b", "c", "d"], ["a", "b", "c"]))).toBe(
-      `@@ -2,3 +2,2 @@\n  ${id(2, "b")}|b\n  ${id(3, "c")}|c\n- ${id(4, "d")}|d`,
-    );
+    expect(renderDiff(diffLines(["a", "b", "c", "d"], ["a", "b", "c"]))).toBe(`@@ -2,3 +2,2 @@\n  ${id(2, "b")}|b\n  ${id(3, "c")}|c\n- ${id(4, "d")}|d`);
   });
 
   test("identical files have no hunks and render as empty text", () => {
@@ -185,7 +182,9 @@ describe("diffLines", () => {
         const hunks = diffLines(a, b, { maxCost });
         expect(patch(a, hunks, b)).toEqual(b);
         for (const h of hunks) {
-          const sizes = h.lines.map((l) => (l.kind === "elided" ? [l.removed, l.added] : l.kind === "context" ? [1, 1] : l.kind === "removed" ? [1, 0] : [0, 1]));
+          const sizes = h.lines.map((l) =>
+            l.kind === "elided" ? [l.removed, l.added] : l.kind === "context" ? [1, 1] : l.kind === "removed" ? [1, 0] : [0, 1],
+          );
           expect(sizes.reduce((n, [o]) => n + o, 0)).toBe(h.oldCount);
           expect(sizes.reduce((n, [, w]) => n + w, 0)).toBe(h.newCount);
         }
@@ -223,7 +222,10 @@ describe("renderDiff bounds", () => {
     expect(rows[10]).toMatch(new RegExp(`^… ${total - shown} more diff lines not shown; view lines \\d+-98 to see`));
     const from = Number(/view lines (\d+)-/.exec(rows[10])![1]);
     // The note starts right after the last new-file line shown.
-    const lastShown = rows.slice(0, 10).filter((r) => /^[ +] /.test(r)).pop()!;
+    const lastShown = rows
+      .slice(0, 10)
+      .filter((r) => /^[ +] /.test(r))
+      .pop()!;
     expect(from).toBe(Number(/^[ +] (\d+):/.exec(lastShown)![1]) + 1);
   });
 
@@ -345,9 +347,7 @@ describe("changedRuns", () => {
   });
 
   test("a pure deletion is a run with no new lines", () => {
-    expect(changedRuns(diffLines(["a", "b", "c"], ["a", "c"]))).toEqual([
-      { oldStart: 2, oldCount: 1, newStart: 2, newCount: 0, ids: [], complete: true },
-    ]);
+    expect(changedRuns(diffLines(["a", "b", "c"], ["a", "c"]))).toEqual([{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 0, ids: [], complete: true }]);
   });
 
   test("past the id budget a run says it is incomplete", () => {
@@ -357,14 +357,18 @@ describe("changedRuns", () => {
 
   test("the ids are the ones the rendered diff shows on its added lines", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 12 }), fc.array(fc.constantFrom("a", "b", "c", "e"), { maxLength: 12 }), (oldLines, newLines) => {
-        const hunks = diffLines(oldLines, newLines);
-        const shown = renderDiff(hunks, { maxLines: 1000 })
-          .split("\n")
-          .filter((l) => l.startsWith("+ "))
-          .map((l) => l.slice(2, l.indexOf("|")));
-        expect(changedRuns(hunks, 1000).flatMap((r) => r.ids)).toEqual(shown);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 12 }),
+        fc.array(fc.constantFrom("a", "b", "c", "e"), { maxLength: 12 }),
+        (oldLines, newLines) => {
+          const hunks = diffLines(oldLines, newLines);
+          const shown = renderDiff(hunks, { maxLines: 1000 })
+            .split("\n")
+            .filter((l) => l.startsWith("+ "))
+            .map((l) => l.slice(2, l.indexOf("|")));
+          expect(changedRuns(hunks, 1000).flatMap((r) => r.ids)).toEqual(shown);
+        },
+      ),
       { numRuns: 200 },
     );
   });

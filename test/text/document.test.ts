@@ -3,15 +3,7 @@ import fc from "fast-check";
 import { fnv1a32, fold8, lineHash } from "../../src/hash/fnv.ts";
 import { jsHasher } from "../../src/hash/js.ts";
 import type { LineHasher, LineHashes } from "../../src/hash/types.ts";
-import {
-  decodeText,
-  documentFromLines,
-  encodeDocument,
-  firstInvalidUtf8,
-  loadDocument,
-  type NotText,
-  type TextDocument,
-} from "../../src/text/document.ts";
+import { decodeText, documentFromLines, encodeDocument, firstInvalidUtf8, loadDocument, type NotText, type TextDocument } from "../../src/text/document.ts";
 import { spliceLines } from "../../src/text/eol.ts";
 import { splitLines } from "../../src/text/lines.ts";
 
@@ -195,7 +187,7 @@ describe("firstInvalidUtf8 on long, unaligned input (the 8-bytes-at-a-time ASCII
 describe("loadDocument", () => {
   test("lines, their own terminators and one hash per line from one hasher call", () => {
     const hasher = makeHasher();
-    const doc = loadDocument(utf8("fn main() {\r\n    println!(\"Hello\");\n}"), hasher);
+    const doc = loadDocument(utf8('fn main() {\r\n    println!("Hello");\n}'), hasher);
     expect(hasher.calls).toBe(1);
     expect(doc).toMatchObject({
       ok: true,
@@ -247,9 +239,7 @@ describe("loadDocument", () => {
       backend: "wasm",
       hashLines: () => ({ count: 1, hashes: new Uint8Array(1), starts: new Uint32Array(1), ends: new Uint32Array(1) }),
     };
-    expect(() => loadDocument(utf8("a\nb\n"), broken)).toThrow(
-      "line hasher (wasm) counted 1 lines with 1 hashes, the text splits into 2",
-    );
+    expect(() => loadDocument(utf8("a\nb\n"), broken)).toThrow("line hasher (wasm) counted 1 lines with 1 hashes, the text splits into 2");
     try {
       loadDocument(utf8("a\nb\n"), broken);
     } catch (e) {
@@ -257,12 +247,12 @@ describe("loadDocument", () => {
     }
   });
 
-  test("a hasher that keeps a CRLF's \"\\r\" in the content, or merges lines, is an internal error", () => {
+  test('a hasher that keeps a CRLF\'s "\\r" in the content, or merges lines, is an internal error', () => {
     const crInContent: LineHasher = {
       backend: "wasm",
       hashLines: (bytes) => {
         const r = makeHasher().hashLines(bytes);
-        return { ...r, ends: r.ends.map((e, i) => (bytes[e] === 0x0d ? e + 1 : e)) };
+        return { ...r, ends: r.ends.map((e, _i) => (bytes[e] === 0x0d ? e + 1 : e)) };
       },
     };
     expect(() => loadDocument(utf8("a\r\nb\n"), crInContent)).toThrow("the text splits into 2");
@@ -300,9 +290,7 @@ describe("encodeDocument", () => {
   test("re-adds the BOM and each line's own terminator", () => {
     const doc = load(withBom("a\r\nb\nc"));
     expect(Array.from(encodeDocument(doc))).toEqual(Array.from(withBom("a\r\nb\nc")));
-    expect(new TextDecoder().decode(encodeDocument({ bom: false, lines: ["x", "y"], eols: ["\r\n", ""] }))).toBe(
-      "x\r\ny",
-    );
+    expect(new TextDecoder().decode(encodeDocument({ bom: false, lines: ["x", "y"], eols: ["\r\n", ""] }))).toBe("x\r\ny");
   });
 });
 

@@ -5,8 +5,7 @@ import { formatId, parseLineId, parseLineRef, resolveLineRef } from "../../src/t
 
 const SHAPE =
   'a line id is "N:hh": the 1-based line number, a colon, and the 2 hex chars of the line\'s hash, e.g. "12:a3". View the file to get the current ids';
-const REF_SHAPE =
-  'use a 1-based line number (negative counts from the end: -1 is the last line) or a line id like "12:a3"';
+const REF_SHAPE = 'use a 1-based line number (negative counts from the end: -1 is the last line) or a line id like "12:a3"';
 
 function message(input: unknown): string {
   const r = parseLineId(input);
@@ -91,9 +90,7 @@ describe("parseLineId refuses with a message that names the fix", () => {
     expect(message(":ab")).toBe(`":ab" has no line number before the colon; ${SHAPE}`);
     expect(message("L12:ab")).toBe(`"L12:ab" does not start with a line number; ${SHAPE}`);
     expect(message("+3:ab")).toBe(`"+3:ab" does not start with a line number; ${SHAPE}`);
-    expect(message("99999999999999999999:ab")).toBe(
-      `"99999999999999999999:ab" has a line number too large to be a line of any file; ${SHAPE}`,
-    );
+    expect(message("99999999999999999999:ab")).toBe(`"99999999999999999999:ab" has a line number too large to be a line of any file; ${SHAPE}`);
   });
 
   test("a long pasted input is echoed only in part", () => {
@@ -140,8 +137,7 @@ describe("parseLineRef", () => {
     expect(parseLineRef("abc")).toEqual({ ok: false, message: `"abc" is not a line number or line id; ${REF_SHAPE}` });
     expect(parseLineRef("12:x")).toEqual({
       ok: false,
-      message:
-        'the hash part must be 2 hex chars (e.g. "12:a3"), but "12:x" has "x" after the colon. View the file to get the current id of line 12',
+      message: 'the hash part must be 2 hex chars (e.g. "12:a3"), but "12:x" has "x" after the colon. View the file to get the current id of line 12',
     });
   });
 });

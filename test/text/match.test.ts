@@ -6,13 +6,7 @@ import { applyLineEdits, type LineEdit, spliceLineEdits, textToLines } from "../
 import { joinLines, splitLines } from "../../src/text/lines.ts";
 import { interpretEscapes } from "../../src/text/match-escapes.ts";
 import { fitIndentation } from "../../src/text/match-fuzzy.ts";
-import {
-  applyStringEdit,
-  type EditApplied,
-  findMatch,
-  MAX_LISTED_MATCHES,
-  type StringEditResult,
-} from "../../src/text/match.ts";
+import { applyStringEdit, type EditApplied, findMatch, MAX_LISTED_MATCHES, type StringEditResult } from "../../src/text/match.ts";
 import { classifyDifference, closestWindows, lineSimilarity } from "../../src/text/similarity.ts";
 
 const id = (lines: readonly string[], n: number) => `${n}:${formatHash(lineHash(lines[n - 1]))}`;
@@ -40,9 +34,7 @@ describe("exact matches", () => {
 
   test("a multi-line match keeps the prefix of its first line and the suffix of its last", () => {
     const r = applied(applyStringEdit(file, "(a, b) {\n  return", "(a, b, c) {\n  const s = a + b + c;\n  return"));
-    expect(r.edits).toEqual([
-      { start: 2, end: 4, lines: ["function add(a, b, c) {", "  const s = a + b + c;", "  return a + b;"] },
-    ]);
+    expect(r.edits).toEqual([{ start: 2, end: 4, lines: ["function add(a, b, c) {", "  const s = a + b + c;", "  return a + b;"] }]);
     expect(r.lines.slice(5)).toEqual(file.slice(4));
   });
 
@@ -73,9 +65,7 @@ describe("exact matches", () => {
   });
 
   test("replaceAll with a single match is fine", () => {
-    expect(applied(applyStringEdit(file, "import", "// import", { replaceAll: true })).lines[0]).toBe(
-      "// import x from 'x';",
-    );
+    expect(applied(applyStringEdit(file, "import", "// import", { replaceAll: true })).lines[0]).toBe("// import x from 'x';");
   });
 
   test("matches do not overlap and are taken left to right", () => {
@@ -164,11 +154,7 @@ describe("escaped-literal recovery", () => {
   });
 
   test("a literal \\r\\n is read as one newline", () => {
-    expect(applied(applyStringEdit(file, "{\\r\\n\\treturn", "{\\r\\n\\tyield")).lines).toEqual([
-      "if (x) {",
-      "\tyield 1;",
-      "}",
-    ]);
+    expect(applied(applyStringEdit(file, "{\\r\\n\\treturn", "{\\r\\n\\tyield")).lines).toEqual(["if (x) {", "\tyield 1;", "}"]);
   });
 
   test("new_string that already has real newlines is taken as written", () => {
@@ -201,7 +187,7 @@ describe("escaped-literal recovery", () => {
     expect(r.lines).toEqual(["c", "c"]);
   });
 
-  test("only \\n, \\t and \\r\\n are read; \\\\n, \\\" and other escapes stay as written", () => {
+  test('only \\n, \\t and \\r\\n are read; \\\\n, \\" and other escapes stay as written', () => {
     expect(interpretEscapes("a\\nb\\tc")).toBe("a\nb\tc");
     expect(interpretEscapes("x\\r\\ny")).toBe("x\ny");
     expect(interpretEscapes("re = /\\\\n/")).toBe("re = /\\\\n/");
@@ -232,9 +218,7 @@ describe("whitespace-insensitive whole-line match", () => {
 
   test("dropped indentation is restored line by line, keeping relative nesting", () => {
     const file = ["class A {", "    method() {", "        if (x) {", "            y();", "        }", "    }", "}"];
-    const r = applied(
-      applyStringEdit(file, "if (x) {\n    y();\n}", "if (x) {\n    y();\n} else {\n    z();\n    if (w) {\n        v();\n    }\n}"),
-    );
+    const r = applied(applyStringEdit(file, "if (x) {\n    y();\n}", "if (x) {\n    y();\n} else {\n    z();\n    if (w) {\n        v();\n    }\n}"));
     expect(r.strategy).toBe("fuzzy");
     expect(r.edits[0]).toEqual({
       start: 2,
@@ -373,7 +357,12 @@ describe("no-match diagnostics", () => {
   });
 
   test("nothing resembling old_string gives no candidates rather than noise", () => {
-    expect(findMatch(file, "SELECT * FROM users WHERE id = 1")).toEqual({ kind: "no-match", candidates: [], whitespacePlaces: [], needle: "SELECT * FROM users WHERE id = 1" });
+    expect(findMatch(file, "SELECT * FROM users WHERE id = 1")).toEqual({
+      kind: "no-match",
+      candidates: [],
+      whitespacePlaces: [],
+      needle: "SELECT * FROM users WHERE id = 1",
+    });
   });
 
   test("line similarity is 1 for whitespace-only differences and falls with edits", () => {
@@ -405,7 +394,9 @@ describe("a large repetitive file", () => {
     const r = applied(applyStringEdit(lines, "count++;", "count += 1;", { replaceAll: true }));
     expect(r.replacements).toBe(3333);
     expect(r.edits.length).toBe(3333);
-    r.lines.forEach((line, i) => expect(line).toBe(i % 3 === 1 ? "    count += 1;" : lines[i]));
+    r.lines.forEach((line, i) => {
+      expect(line).toBe(i % 3 === 1 ? "    count += 1;" : lines[i]);
+    });
   });
 
   test("a unique multi-line match is found among near-duplicates", () => {
@@ -477,16 +468,11 @@ describe("splicing the edits into the file's own line endings", () => {
 
   test("one edit splices exactly like spliceLines; several keep every untouched line byte-identical", () => {
     const eol = fc.constantFrom("\n", "\r\n");
-    const text = fc
-      .tuple(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), eol), { minLength: 1, maxLength: 8 }), fc.boolean())
-      .map(([rows, final]) => {
-        const t = rows.map(([l, e]) => l + e).join("");
-        return final ? t : t.slice(0, t.endsWith("\r\n") ? -2 : -1);
-      });
-    const edits = fc.array(
-      fc.tuple(fc.nat(8), fc.nat(2), fc.array(fc.constantFrom("x", "y"), { maxLength: 3 })),
-      { maxLength: 4 },
-    );
+    const text = fc.tuple(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), eol), { minLength: 1, maxLength: 8 }), fc.boolean()).map(([rows, final]) => {
+      const t = rows.map(([l, e]) => l + e).join("");
+      return final ? t : t.slice(0, t.endsWith("\r\n") ? -2 : -1);
+    });
+    const edits = fc.array(fc.tuple(fc.nat(8), fc.nat(2), fc.array(fc.constantFrom("x", "y"), { maxLength: 3 })), { maxLength: 4 });
     fc.assert(
       fc.property(text, edits, (t, raw) => {
         const src = splitLines(t);
@@ -529,9 +515,7 @@ describe("properties", () => {
   /** A substring of the file's text (every line terminated) as old_string. */
   const fileAndNeedle = file.chain((lines) => {
     const text = terminated(lines);
-    return fc
-      .tuple(fc.nat(text.length - 1), fc.integer({ min: 1, max: 8 }))
-      .map(([start, len]) => ({ lines, needle: text.slice(start, start + len) }));
+    return fc.tuple(fc.nat(text.length - 1), fc.integer({ min: 1, max: 8 })).map(([start, len]) => ({ lines, needle: text.slice(start, start + len) }));
   });
 
   test("an edit equals replacing the text by index, and lines outside the edits are untouched", () => {

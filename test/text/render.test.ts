@@ -20,9 +20,7 @@ describe("renderLine", () => {
   });
 
   test("a long line is cut with a visible marker giving its full length", () => {
-    expect(renderLine(7, 0xab, "x".repeat(123456), 10)).toBe(
-      "7:ab|xxxxxxxxxx… [line truncated: 123456 chars total]",
-    );
+    expect(renderLine(7, 0xab, "x".repeat(123456), 10)).toBe("7:ab|xxxxxxxxxx… [line truncated: 123456 chars total]");
     expect(renderLine(7, 0xab, "x".repeat(10), 10)).toBe("7:ab|xxxxxxxxxx");
     expect(renderLine(7, 0xab, "abc", Number.POSITIVE_INFINITY)).toBe("7:ab|abc");
   });
@@ -58,9 +56,7 @@ describe("renderLines", () => {
     const long = docOf(["short", "y".repeat(50), "z".repeat(51)]);
     const r = renderLines(long, 1, 3, { maxLineChars: 50 });
     expect(r.truncatedLines).toBe(1);
-    expect(r.text.split("\n")[2]).toBe(
-      `3:${formatHash(lineHash("z".repeat(51)))}|${"z".repeat(50)}… [line truncated: 51 chars total]`,
-    );
+    expect(r.text.split("\n")[2]).toBe(`3:${formatHash(lineHash("z".repeat(51)))}|${"z".repeat(50)}… [line truncated: 51 chars total]`);
   });
 
   test("a byte budget stops before the line that would exceed it and says so", () => {
@@ -104,9 +100,7 @@ describe("renderLines", () => {
 
   test("rendered output stays within the budget and lists consecutive lines", () => {
     // Line contents never hold "\n" (it ends a line).
-    const content = fc
-      .oneof(fc.string({ unit: "grapheme", maxLength: 30 }), fc.constantFrom("", "é世🚀"))
-      .map((s) => s.replaceAll("\n", ""));
+    const content = fc.oneof(fc.string({ unit: "grapheme", maxLength: 30 }), fc.constantFrom("", "é世🚀")).map((s) => s.replaceAll("\n", ""));
     fc.assert(
       fc.property(fc.array(content, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 400 }), (lines, budget) => {
         const d = docOf(lines);
@@ -115,7 +109,9 @@ describe("renderLines", () => {
         expect(rows.length).toBe(r.to - r.from + 1);
         if (rows.length > 1) expect(new TextEncoder().encode(r.text).length).toBeLessThanOrEqual(budget);
         expect(r.complete).toBe(r.to === d.lines.length);
-        rows.forEach((row, i) => expect(row.startsWith(`${i + 1}:`)).toBe(true));
+        rows.forEach((row, i) => {
+          expect(row.startsWith(`${i + 1}:`)).toBe(true);
+        });
         // The next line would not have fitted: the budget is used, not just respected.
         if (!r.complete) {
           const more = renderLines(d, 1, r.to + 1, { maxLineChars: 12 });
@@ -130,10 +126,7 @@ describe("renderLines", () => {
 /** Text built from the pieces that break naive line handling. */
 const trickyText = fc
   .array(
-    fc.oneof(
-      fc.constantFrom("\n", "\r\n", "\r", "\t", "\uFEFF", "é", "世界", "🚀", "abc", "x".repeat(40)),
-      fc.string({ unit: "grapheme", maxLength: 8 }),
-    ),
+    fc.oneof(fc.constantFrom("\n", "\r\n", "\r", "\t", "\uFEFF", "é", "世界", "🚀", "abc", "x".repeat(40)), fc.string({ unit: "grapheme", maxLength: 8 })),
     { maxLength: 40 },
   )
   .map((parts) => parts.join(""));
@@ -197,9 +190,7 @@ describe("renderLines on output larger than its reused 1 MiB buffer", () => {
     expect(renderLines(huge, 1, 3, { maxLineChars: Number.POSITIVE_INFINITY }).text).toBe(
       huge.lines.map((l, i) => renderLine(i + 1, huge.hashes[i], l, Number.POSITIVE_INFINITY)).join("\n"),
     );
-    expect(renderLines(huge, 2, 2, { maxLineChars: 5 }).text).toBe(
-      `2:${formatHash(huge.hashes[1])}|ééééé… [line truncated: 700000 chars total]`,
-    );
+    expect(renderLines(huge, 2, 2, { maxLineChars: 5 }).text).toBe(`2:${formatHash(huge.hashes[1])}|ééééé… [line truncated: 700000 chars total]`);
   });
 });
 

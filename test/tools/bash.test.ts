@@ -130,7 +130,12 @@ describe("bash tool, real commands through the pipeline", () => {
   });
 
   test("bad arguments are refused before anything runs", async () => {
-    for (const args of [{ command: "   " }, { command: "echo hi", timeout_ms: 0 }, { command: "echo hi", timeout_ms: 600_001 }, { command: "echo hi", timeout_ms: 1.5 }]) {
+    for (const args of [
+      { command: "   " },
+      { command: "echo hi", timeout_ms: 0 },
+      { command: "echo hi", timeout_ms: 600_001 },
+      { command: "echo hi", timeout_ms: 1.5 },
+    ]) {
       expect((await bash(args)).code).toBe("INVALID_ARGUMENT");
     }
     expect(resultText(await bash({ command: "echo hi", timeout_ms: 600_000 }))).toBe("hi\n");

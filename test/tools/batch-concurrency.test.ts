@@ -17,8 +17,8 @@ import { asSession, makeContext, readText, seed } from "../helpers/tool-context.
 import { call, expectOk, idOf, markViewed } from "../helpers/tool-mutation.ts";
 
 const SESSIONS = 16;
-const ORIGINAL = Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} original`).join("\n") + "\n";
-const EXPECTED = Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} edited by s${i + 1}`).join("\n") + "\n";
+const ORIGINAL = `${Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} original`).join("\n")}\n`;
+const EXPECTED = `${Array.from({ length: SESSIONS }, (_, i) => `line ${i + 1} edited by s${i + 1}`).join("\n")}\n`;
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -36,37 +36,42 @@ const providers: [string, () => Promise<Storage>][] = [
   ["local", localStorage],
 ];
 
-for (const [name, make] of providers) describe(`16 concurrent edits of one file (${name} storage)`, () => {
-  test("batch_edit: every session's line lands, none lost or duplicated", async () => {
-    const base = makeContext({ storage: await make() });
-    await seed(base.storage, { "shared.txt": ORIGINAL });
-    const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
-    for (const ctx of sessions) await markViewed(ctx, "shared.txt");
+for (const [name, make] of providers)
+  describe(`16 concurrent edits of one file (${name} storage)`, () => {
+    test("batch_edit: every session's line lands, none lost or duplicated", async () => {
+      const base = makeContext({ storage: await make() });
+      await seed(base.storage, { "shared.txt": ORIGINAL });
+      const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
+      for (const ctx of sessions) await markViewed(ctx, "shared.txt");
 
-    const results = await Promise.all(
-      sessions.map((ctx, i) =>
-        call(batchEditTool, {
-          path: "shared.txt",
-          operations: [{ operation: "replace", start: idOf(ORIGINAL, i + 1), content: `line ${i + 1} edited by s${i + 1}` }],
-        }, ctx),
-      ),
-    );
-    for (const result of results) expectOk(result);
-    expect(await readText(base.storage, "shared.txt")).toBe(EXPECTED);
+      const results = await Promise.all(
+        sessions.map((ctx, i) =>
+          call(
+            batchEditTool,
+            {
+              path: "shared.txt",
+              operations: [{ operation: "replace", start: idOf(ORIGINAL, i + 1), content: `line ${i + 1} edited by s${i + 1}` }],
+            },
+            ctx,
+          ),
+        ),
+      );
+      for (const result of results) expectOk(result);
+      expect(await readText(base.storage, "shared.txt")).toBe(EXPECTED);
+    });
+
+    test("edit: every session's replacement lands", async () => {
+      const base = makeContext({ storage: await make() });
+      await seed(base.storage, { "shared.txt": ORIGINAL });
+      const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
+      for (const ctx of sessions) await markViewed(ctx, "shared.txt");
+
+      const results = await Promise.all(
+        sessions.map((ctx, i) =>
+          call(editTool, { path: "shared.txt", old_string: `line ${i + 1} original`, new_string: `line ${i + 1} edited by s${i + 1}` }, ctx),
+        ),
+      );
+      for (const result of results) expectOk(result);
+      expect(await readText(base.storage, "shared.txt")).toBe(EXPECTED);
+    });
   });
-
-  test("edit: every session's replacement lands", async () => {
-    const base = makeContext({ storage: await make() });
-    await seed(base.storage, { "shared.txt": ORIGINAL });
-    const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
-    for (const ctx of sessions) await markViewed(ctx, "shared.txt");
-
-    const results = await Promise.all(
-      sessions.map((ctx, i) =>
-        call(editTool, { path: "shared.txt", old_string: `line ${i + 1} original`, new_string: `line ${i + 1} edited by s${i + 1}` }, ctx),
-      ),
-    );
-    for (const result of results) expectOk(result);
-    expect(await readText(base.storage, "shared.txt")).toBe(EXPECTED);
-  });
-});

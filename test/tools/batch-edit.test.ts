@@ -5,18 +5,7 @@ import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { validateArgs } from "../../src/pipeline/validate.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
-import {
-  bytesOf,
-  call,
-  expectFail,
-  expectFreshIds,
-  expectOk,
-  expectUntouched,
-  idOf,
-  markViewed,
-  racingStorage,
-  utf8,
-} from "../helpers/tool-mutation.ts";
+import { bytesOf, call, expectFail, expectFreshIds, expectOk, expectUntouched, idOf, markViewed, racingStorage, utf8 } from "../helpers/tool-mutation.ts";
 
 type Op = Record<string, unknown>;
 const batch = (ctx: ToolContext, path: string, operations: Op[]) => call(batchEditTool, { path, operations }, ctx);
@@ -62,9 +51,7 @@ describe("batch_edit: applying", () => {
     const { ctx } = await viewed({ "a.txt": TEXT });
     const r1 = expectOk(await batch(ctx, "a.txt", [{ operation: "insert", after: id(1), content: "alpha.5\n" }]));
     const ids1 = idsIn(r1);
-    const r2 = expectOk(
-      await batch(ctx, "a.txt", [{ operation: "replace", start: ids1.get("beta")!, content: "beta2" }]),
-    );
+    const r2 = expectOk(await batch(ctx, "a.txt", [{ operation: "replace", start: ids1.get("beta")!, content: "beta2" }]));
     const ids2 = idsIn(r2);
     const r3 = expectOk(
       await batch(ctx, "a.txt", [
@@ -77,7 +64,7 @@ describe("batch_edit: applying", () => {
   });
 
   test("ids of lines outside the diff follow the moved-ids note", async () => {
-    const long = Array.from({ length: 30 }, (_, i) => `l${i + 1}`).join("\n") + "\n";
+    const long = `${Array.from({ length: 30 }, (_, i) => `l${i + 1}`).join("\n")}\n`;
     const { ctx } = await viewed({ "a.txt": long });
     const text = expectOk(await batch(ctx, "a.txt", [{ operation: "insert", after: id(2, long), content: "x\ny" }]));
     expect(text).toContain("old lines 5-30 are now lines 7-32 (+2)");
@@ -145,17 +132,16 @@ describe("batch_edit: refusals write nothing", () => {
       ]),
       "EDIT_CONFLICT",
     );
-    expect(text).toContain(`operations[1] (delete ${id(4)}-${id(5)}) [EDIT_CONFLICT]:\n- overlaps operations[0] (replace ${id(2)}-${id(4)}): both change line 4.`);
+    expect(text).toContain(
+      `operations[1] (delete ${id(4)}-${id(5)}) [EDIT_CONFLICT]:\n- overlaps operations[0] (replace ${id(2)}-${id(4)}): both change line 4.`,
+    );
     await expectUntouched(ctx.storage, "a.txt", before);
   });
 
   test("content repeating the neighbouring line: EDIT_DUPLICATED_LINE", async () => {
     const { ctx, snapshot } = await viewed({ "a.txt": TEXT });
     const before = await snapshot("a.txt");
-    const text = expectFail(
-      await batch(ctx, "a.txt", [{ operation: "replace", start: id(3), content: "beta\nGAMMA" }]),
-      "EDIT_DUPLICATED_LINE",
-    );
+    const text = expectFail(await batch(ctx, "a.txt", [{ operation: "replace", start: id(3), content: "beta\nGAMMA" }]), "EDIT_DUPLICATED_LINE");
     expect(text).toContain(`repeats line ${id(2)}, the line just before the range`);
     await expectUntouched(ctx.storage, "a.txt", before);
   });
@@ -176,9 +162,7 @@ describe("batch_edit: refusals write nothing", () => {
     );
     await markViewed(ctx, "a.txt");
     await memory.delete("a.txt");
-    expect(expectFail(await batch(ctx, "a.txt", [{ operation: "delete", start: id(1) }]), "FS_NOT_FOUND")).toContain(
-      "it was deleted after you viewed it",
-    );
+    expect(expectFail(await batch(ctx, "a.txt", [{ operation: "delete", start: id(1) }]), "FS_NOT_FOUND")).toContain("it was deleted after you viewed it");
   });
 
   test("the schema takes 1 to 100 operations, each of the three forms", () => {
@@ -247,9 +231,7 @@ describe("batch_edit: line endings, BOM, final newline (bytes)", () => {
 
   test("a BOM stays, and a missing final newline stays missing after an append", async () => {
     const bom = [0xef, 0xbb, 0xbf];
-    const out = await edited(new Uint8Array([...bom, ...utf8("a\nb")]), (t) => [
-      { operation: "insert", after: -1, content: "c\n" },
-    ]);
+    const out = await edited(new Uint8Array([...bom, ...utf8("a\nb")]), (_t) => [{ operation: "insert", after: -1, content: "c\n" }]);
     expect(out).toEqual(new Uint8Array([...bom, ...utf8("a\nb\nc")]));
   });
 

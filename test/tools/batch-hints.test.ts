@@ -21,7 +21,7 @@ async function viewed(files: Record<string, string>) {
 }
 
 const LINES = Array.from({ length: 12 }, (_, i) => `const v${i + 1} = ${i + 1};`);
-const TEXT = LINES.join("\n") + "\n";
+const TEXT = `${LINES.join("\n")}\n`;
 const id = (n: number, text = TEXT) => idOf(text, n);
 
 /** A line that hashes like `line` but reads differently (a collision of the 8-bit hash). */
@@ -121,7 +121,9 @@ describe("relocation by one shift", () => {
     const retry = firstCall(text, "batch_edit");
     expect(retry.operations).toEqual([{ operation: "replace", start: id(7, shifted), end: id(13, shifted), content: "const replaced = true;" }]);
     expectOk(await call(batchEditTool, retry, ctx));
-    expect(await readText(ctx.storage, "a.ts")).toBe(`x1\n${decoy}\nx3\nx4\n${LINES.slice(0, 2).join("\n")}\nconst replaced = true;\n${LINES.slice(9).join("\n")}\n`);
+    expect(await readText(ctx.storage, "a.ts")).toBe(
+      `x1\n${decoy}\nx3\nx4\n${LINES.slice(0, 2).join("\n")}\nconst replaced = true;\n${LINES.slice(9).join("\n")}\n`,
+    );
   });
 
   test("one stale id alone is not corrected blind: its candidates are shown with text and a conditional operation", async () => {
@@ -183,7 +185,9 @@ describe("suggested calls carry only verified ids", () => {
       { operation: "insert", after: id(9), content: "// after nine" },
     ]);
     expectOk(await call(batchEditTool, retry, ctx));
-    expect(await readText(ctx.storage, "a.ts")).toBe(TEXT.replace("const v6 = 6;", "const v6 = 60;").replace("const v9 = 9;\n", "const v9 = 9;\n// after nine\n"));
+    expect(await readText(ctx.storage, "a.ts")).toBe(
+      TEXT.replace("const v6 = 6;", "const v6 = 60;").replace("const v9 = 9;\n", "const v9 = 9;\n// after nine\n"),
+    );
   });
 
   test("a bare number past the end names the last line and offers no made-up id", async () => {

@@ -4,15 +4,7 @@ import { jsHasher } from "../../src/hash/js.ts";
 import { planBatch } from "../../src/tools/batch-edit/apply.ts";
 import { refusalCode, renderRefusal, staleIdText } from "../../src/tools/batch-edit/messages.ts";
 import { contentLines, labelOf, type OpFailure, type Operation, parseOperations, type RawOperation } from "../../src/tools/batch-edit/parse.ts";
-import {
-  checkId,
-  findConflicts,
-  findDuplicatedLines,
-  isTrivialLine,
-  relocate,
-  sortEdits,
-  toEdit,
-} from "../../src/tools/batch-edit/verify.ts";
+import { checkId, findConflicts, findDuplicatedLines, isTrivialLine, relocate, sortEdits, toEdit } from "../../src/tools/batch-edit/verify.ts";
 import { loadDocument, type TextDocument } from "../../src/text/document.ts";
 import { repairBatch } from "../../src/tools/batch-edit/repair.ts";
 import { idOf, utf8 } from "../helpers/tool-mutation.ts";
@@ -324,9 +316,7 @@ describe("planBatch and the refusal text", () => {
     expect(text).toContain("\noperations[0] (replace 2) [INVALID_ARGUMENT]:\n- start: 2 is a bare line number.");
     expect(text).toContain('\noperations[2] (replace 4:00) [EDIT_STALE_LINE_ID]:\n- start "4:00" does not match the file');
     expect(text).not.toContain("operations[1]");
-    expect(text.split("\n").at(-1)).toBe(
-      "Nothing was written. Fix these and send the whole batch again (operations not listed here passed their checks).",
-    );
+    expect(text.split("\n").at(-1)).toBe("Nothing was written. Fix these and send the whole batch again (operations not listed here passed their checks).");
     expect(refusalCode(plan.failures)).toBe("EDIT_STALE_LINE_ID");
   });
 
@@ -339,7 +329,7 @@ describe("planBatch and the refusal text", () => {
 });
 
 describe("repairBatch", () => {
-  const FILE = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const FILE = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
   const d = doc(FILE);
   const ref = (line: number, hash: number) => ({ line, hash, text: `${line}:${hash.toString(16).padStart(2, "0")}` });
   const stale = (line: number, hash: number) => {
@@ -381,7 +371,10 @@ describe("repairBatch", () => {
     const b = { ...check(20, d.hashes[22]), field: "end" };
     const r = repairBatch(lines, [a, b], true);
     expect(r.shift).toBe(3);
-    expect(r.ids.get(a)!.candidates.map((c) => [c.line, c.fits])).toEqual([[13, true], [11, false]]);
+    expect(r.ids.get(a)!.candidates.map((c) => [c.line, c.fits])).toEqual([
+      [13, true],
+      [11, false],
+    ]);
   });
 
   test("a bare number's fix is that line's current id; past the end there is none", () => {

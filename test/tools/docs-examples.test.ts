@@ -280,7 +280,13 @@ describe("docs/tools.md: batch_edit", () => {
         { operation: "replace", start: "8:df", content: "  return db.orders.find(id);" },
       ],
     };
-    expect(args).toEqual({ ...stale, operations: [{ ...stale.operations[0], start: "5:10" }, { ...stale.operations[1], start: "10:df" }] });
+    expect(args).toEqual({
+      ...stale,
+      operations: [
+        { ...stale.operations[0], start: "5:10" },
+        { ...stale.operations[1], start: "10:df" },
+      ],
+    });
     expectDocs(text(await call(batchEditTool, stale, ctx)), block("No operations were applied — 2 of 2"));
   });
   test("a mistyped id", async () => {
@@ -289,10 +295,12 @@ describe("docs/tools.md: batch_edit", () => {
     expectDocs(text(await call(batchEditTool, { path: "src/routes.ts", operations: ops }, ctx)), block("No operations were applied — 1 of 1", "mistyped"));
   });
   test("a conflict, and a duplicated line", async () => {
-    const ctx = await routesContext(`import { db } from "./db";\nimport { notFound } from "./errors";\n\n${routes.replace(
-      "  return db.orders.get(id);",
-      "  const order = db.orders.get(id);\n  return order ?? notFound(id);",
-    )}`);
+    const ctx = await routesContext(
+      `import { db } from "./db";\nimport { notFound } from "./errors";\n\n${routes.replace(
+        "  return db.orders.get(id);",
+        "  const order = db.orders.get(id);\n  return order ?? notFound(id);",
+      )}`,
+    );
     const conflict = [
       { operation: "replace", start: "9:0c", end: "12:a5", content: "x" },
       { operation: "delete", start: "11:ba" },

@@ -13,8 +13,7 @@ import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf, markViewed } from "../helpers/tool-mutation.ts";
 import { firstCall } from "../helpers/suggested-calls.ts";
 
-const edit = (ctx: ToolContext, path: string, old_string: string, new_string: string) =>
-  call(editTool, { path, old_string, new_string }, ctx);
+const edit = (ctx: ToolContext, path: string, old_string: string, new_string: string) => call(editTool, { path, old_string, new_string }, ctx);
 
 async function viewed(files: Record<string, string>) {
   const ctx = makeContext();
@@ -90,7 +89,9 @@ describe("edit: no-match text", () => {
     expect(lines[0]).toBe(
       "old_string is not in `db.js` as written, but it is there when whitespace is ignored (at line 7); only whole lines are matched ignoring whitespace, so nothing was changed.",
     );
-    expect(lines[2]).toStartWith(`1. line ${idOf(SOURCE, 7)} — only whitespace differs; first different character: old_string line 1, column 15 has "r" (U+0072) where the file (line ${idOf(SOURCE, 7)}, column 28) has " " (U+0020 space)`);
+    expect(lines[2]).toStartWith(
+      `1. line ${idOf(SOURCE, 7)} — only whitespace differs; first different character: old_string line 1, column 15 has "r" (U+0072) where the file (line ${idOf(SOURCE, 7)}, column 28) has " " (U+0020 space)`,
+    );
     expect(text).not.toContain("not ignoring whitespace");
     expect(text).toContain(`Current text of the closest place (line 7), with ids:\n${idOf(SOURCE, 7)}|`);
     await expectUntouched(ctx.storage, "db.js", before);
@@ -145,7 +146,10 @@ describe("edit: pasted prefixes and mistyped paths", () => {
     const { ctx, snapshot } = await viewed({ "db.js": SOURCE });
     const before = await snapshot("db.js");
     const old = `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row, { fresh: true });\n${idOf(SOURCE, 8)}|  return ok;`;
-    const text = expectFail(await edit(ctx, "db.js", old, `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row);\n${idOf(SOURCE, 8)}|  return ok;`), "EDIT_NO_MATCH");
+    const text = expectFail(
+      await edit(ctx, "db.js", old, `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row);\n${idOf(SOURCE, 8)}|  return ok;`),
+      "EDIT_NO_MATCH",
+    );
     expect(text).toContain('old_string carries the "N:hh|" prefixes that view prints before each line');
     expect(text).toContain("(new_string's prefixes are removed too)");
     await expectUntouched(ctx.storage, "db.js", before);
@@ -156,7 +160,9 @@ describe("edit: pasted prefixes and mistyped paths", () => {
   test("a mistyped path names the similar file first, and that call lands", async () => {
     const { ctx } = await viewed({ "src/routes.ts": "const a = 1;\n" });
     const text = expectFail(await edit(ctx, "src/rotes.ts", "const a = 1;", "const a = 2;"), "FS_NOT_FOUND");
-    expect(text).toStartWith("`src/rotes.ts` does not exist; nothing was changed. Similar name in the same directory: `src/routes.ts`. If you meant it, send the same `edit` call with that path.");
+    expect(text).toStartWith(
+      "`src/rotes.ts` does not exist; nothing was changed. Similar name in the same directory: `src/routes.ts`. If you meant it, send the same `edit` call with that path.",
+    );
     expect(await ctx.storage.stat("src/rotes.ts")).toBeNull();
     expectOk(await edit(ctx, "src/routes.ts", "const a = 1;", "const a = 2;"));
     expect(await readText(ctx.storage, "src/routes.ts")).toBe("const a = 2;\n");

@@ -86,7 +86,12 @@ describe("edit messages", () => {
 
   test("ambiguous multi-line matches span the right lines (a trailing newline ends the last line)", () => {
     const d = doc(FILE);
-    for (const [oldString, span] of [["a\nb", 2], ["a\nb\n", 2], ["a\nb\nc", 3], ["b\nc\na", 3]] as const) {
+    for (const [oldString, span] of [
+      ["a\nb", 2],
+      ["a\nb\n", 2],
+      ["a\nb\nc", 3],
+      ["b\nc\na", 3],
+    ] as const) {
       const r = applyStringEdit(d.lines, oldString, "x");
       if (r.kind !== "ambiguous") throw new Error(`${oldString}: ${r.kind}`);
       const text = ambiguousText("f.txt", d, r, oldString, DEFAULT_LIMITS);
@@ -104,9 +109,11 @@ describe("edit messages", () => {
   });
 
   test("a big best window is shown up to 40 lines with the view call for the rest", () => {
-    const text = lines(100, "row ").join("\n") + "\n";
+    const text = `${lines(100, "row ").join("\n")}\n`;
     const d = doc(text);
-    const needle = lines(60, "row ").map((l) => `${l}!`).join("\n");
+    const needle = lines(60, "row ")
+      .map((l) => `${l}!`)
+      .join("\n");
     const r = applyStringEdit(d.lines, needle, "y");
     if (r.kind !== "no-match") throw new Error(r.kind);
     const message = noMatchText("big.txt", d, r, DEFAULT_LIMITS);

@@ -5,18 +5,7 @@ import { MAX_ATTEMPTS } from "../../src/tools/support/mutate.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
-import {
-  bytesOf,
-  call,
-  expectFail,
-  expectFreshIds,
-  expectOk,
-  expectUntouched,
-  idOf,
-  markViewed,
-  racingStorage,
-  utf8,
-} from "../helpers/tool-mutation.ts";
+import { bytesOf, call, expectFail, expectFreshIds, expectOk, expectUntouched, idOf, markViewed, racingStorage, utf8 } from "../helpers/tool-mutation.ts";
 
 const edit = (ctx: ToolContext, path: string, old_string: string, new_string: string, replace_all?: boolean) =>
   call(editTool, { path, old_string, new_string, ...(replace_all === undefined ? {} : { replace_all }) }, ctx);
@@ -248,7 +237,9 @@ describe("edit: failures say what to do, and write nothing", () => {
     const lines = text.split("\n");
     expect(lines[1]).toBe("Closest places:");
     expect(lines[2]).toMatch(
-      new RegExp(`^1\\. lines ${idOf(CODE, 5)}–${idOf(CODE, 7)} — \\d+% similar; the text differs, first at line 2 of old_string \\(file line ${idOf(CODE, 6)}\\); first different character: old_string line 2, column 10 has "7" \\(U\\+0037\\) where the file \\(line ${idOf(CODE, 6)}, column 10\\) has "1" \\(U\\+0031\\)$`),
+      new RegExp(
+        `^1\\. lines ${idOf(CODE, 5)}–${idOf(CODE, 7)} — \\d+% similar; the text differs, first at line 2 of old_string \\(file line ${idOf(CODE, 6)}\\); first different character: old_string line 2, column 10 has "7" \\(U\\+0037\\) where the file \\(line ${idOf(CODE, 6)}, column 10\\) has "1" \\(U\\+0031\\)$`,
+      ),
     );
     expect(text).toContain(
       `Current text of the closest place (lines 5-7), with ids:\n${idOf(CODE, 5)}|function b() {\n${idOf(CODE, 6)}|  return 1;\n${idOf(CODE, 7)}|}`,
@@ -266,9 +257,7 @@ describe("edit: failures say what to do, and write nothing", () => {
   test("old_string equal to new_string: EDIT_NO_CHANGE, file untouched", async () => {
     const { ctx, snapshot } = await viewedFiles({ "a.ts": CODE });
     const before = await snapshot("a.ts");
-    expect(expectFail(await edit(ctx, "a.ts", "const q = 3;", "const q = 3;"), "EDIT_NO_CHANGE")).toContain(
-      "old_string and new_string are identical",
-    );
+    expect(expectFail(await edit(ctx, "a.ts", "const q = 3;", "const q = 3;"), "EDIT_NO_CHANGE")).toContain("old_string and new_string are identical");
     await expectUntouched(ctx.storage, "a.ts", before);
   });
 
@@ -304,8 +293,6 @@ describe("edit: line endings, BOM, final newline (bytes)", () => {
 
   test("a BOM stays and a missing final newline stays missing", async () => {
     const bom = [0xef, 0xbb, 0xbf];
-    expect(await edited(new Uint8Array([...bom, ...utf8("a\nb")]), "b", "c\nd")).toEqual(
-      new Uint8Array([...bom, ...utf8("a\nc\nd")]),
-    );
+    expect(await edited(new Uint8Array([...bom, ...utf8("a\nb")]), "b", "c\nd")).toEqual(new Uint8Array([...bom, ...utf8("a\nc\nd")]));
   });
 });

@@ -11,12 +11,10 @@ import { batchEditTool, editTool, viewTool, writeTool } from "../../src/tools/mo
 import { asSession, makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectOk, expectUntouched, utf8 } from "../helpers/tool-mutation.ts";
 
-const view = async (ctx: ToolContext, path: string, extra: Record<string, unknown> = {}) =>
-  resultText(await call(viewTool, { path, ...extra }, ctx));
+const view = async (ctx: ToolContext, path: string, extra: Record<string, unknown> = {}) => resultText(await call(viewTool, { path, ...extra }, ctx));
 const edit = (ctx: ToolContext, path: string, old_string: string, new_string: string, extra: Record<string, unknown> = {}) =>
   call(editTool, { path, old_string, new_string, ...extra }, ctx);
-const batch = (ctx: ToolContext, path: string, operations: Record<string, unknown>[]) =>
-  call(batchEditTool, { path, operations }, ctx);
+const batch = (ctx: ToolContext, path: string, operations: Record<string, unknown>[]) => call(batchEditTool, { path, operations }, ctx);
 const write = (ctx: ToolContext, path: string, content: string) => call(writeTool, { path, content }, ctx);
 
 /** The id a view (or diff, or error) shows in front of `content`. */
@@ -59,10 +57,7 @@ describe("scenario: a formatter shifted the lines between view and batch_edit", 
     await seed(ctx.storage, { "svc.ts": formatted });
     const before = await snapshot(ctx, "svc.ts");
 
-    const stale = expectFail(
-      await batch(ctx, "svc.ts", [{ operation: "replace", start: target, content: "  return row ?? null;" }]),
-      "EDIT_STALE_LINE_ID",
-    );
+    const stale = expectFail(await batch(ctx, "svc.ts", [{ operation: "replace", start: target, content: "  return row ?? null;" }]), "EDIT_STALE_LINE_ID");
     await expectUntouched(ctx.storage, "svc.ts", before);
     // The error itself carries the relocation and the current lines with fresh ids.
     const moved = /^ +(\d+:[0-9a-f]{2})\| {2}return row; {3}\(3 lines below\)$/m.exec(stale);
@@ -105,7 +100,7 @@ describe("scenario: a second agent edits the same file", () => {
     // Carol viewed before both edits and writes the whole file from her copy: refused, both edits kept.
     const before = await snapshot(base, "svc.ts");
     const refused = expectFail(await write(carol, "svc.ts", SERVICE.replace("load", "fetch")), "FS_STALE_VERSION");
-    expect(refused).toContain("Nothing was written, so their changes are intact — re-read the file, then retry: view {\"path\": \"svc.ts\"}");
+    expect(refused).toContain('Nothing was written, so their changes are intact — re-read the file, then retry: view {"path": "svc.ts"}');
     await expectUntouched(base.storage, "svc.ts", before);
   });
 });
@@ -156,7 +151,9 @@ describe("scenario: CRLF and mixed files through all three tools (bytes)", () =>
     let expected = crlf.replace("  return row;\r\n", "  if (!row) throw new Error('missing');\r\n  return row;\r\n");
     expect(await bytesOf(ctx.storage, "win.ts")).toEqual(utf8(expected));
 
-    expectOk(await batch(ctx, "win.ts", [{ operation: "insert", after: idFor(seen, "import { db } from './db';"), content: "import { log } from './log';\n" }]));
+    expectOk(
+      await batch(ctx, "win.ts", [{ operation: "insert", after: idFor(seen, "import { db } from './db';"), content: "import { log } from './log';\n" }]),
+    );
     expected = expected.replace("'./db';\r\n", "'./db';\r\nimport { log } from './log';\r\n");
     expect(await bytesOf(ctx.storage, "win.ts")).toEqual(utf8(expected));
 
@@ -197,7 +194,7 @@ describe("scenario: BOM and a missing final newline survive edits", () => {
 describe("scenario: duplicates in a large repetitive file", () => {
   test("edit refuses with every match's id; batch_edit with one of those ids edits exactly that one", async () => {
     const ctx = makeContext();
-    const blocks = Array.from({ length: 60 }, (_, i) => `case ${i}:\n  handle();\n  break;`).join("\n") + "\n";
+    const blocks = `${Array.from({ length: 60 }, (_, i) => `case ${i}:\n  handle();\n  break;`).join("\n")}\n`;
     await seed(ctx.storage, { "big.js": blocks });
     await view(ctx, "big.js", { start: 1, end: 10 });
     const before = await snapshot(ctx, "big.js");

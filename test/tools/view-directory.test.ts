@@ -24,15 +24,9 @@ describe("view: directory listing (memory storage)", () => {
       "latin1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
     });
     expect((await view(ctx, { path: "." })).text).toBe(
-      [
-        "[./: 2 directories, 4 files]",
-        "a/",
-        "a-b.txt  5 B, 3 lines",
-        "a.txt  4 B, 1 line",
-        "b/",
-        "latin1.txt  5 B, not UTF-8",
-        "logo.png  8 B, binary",
-      ].join("\n"),
+      ["[./: 2 directories, 4 files]", "a/", "a-b.txt  5 B, 3 lines", "a.txt  4 B, 1 line", "b/", "latin1.txt  5 B, not UTF-8", "logo.png  8 B, binary"].join(
+        "\n",
+      ),
     );
     expect((await view(ctx, { path: ".", depth: 2 })).text).toBe(
       [
@@ -60,9 +54,7 @@ describe("view: directory listing (memory storage)", () => {
   test("hidden entries are left out and counted unless hidden: true", async () => {
     const ctx = makeContext();
     await seed(ctx.storage, { ".env": "A=1\n", ".config/x.json": "{}\n", "visible.txt": "v\n" });
-    expect((await view(ctx, { path: "." })).text).toBe(
-      ["[./: 1 file]", '[not shown: 2 hidden (add "hidden": true)]', "visible.txt  2 B, 1 line"].join("\n"),
-    );
+    expect((await view(ctx, { path: "." })).text).toBe(["[./: 1 file]", '[not shown: 2 hidden (add "hidden": true)]', "visible.txt  2 B, 1 line"].join("\n"));
     expect((await view(ctx, { path: ".", hidden: true })).text).toBe(
       ["[./: 1 directory, 2 files]", ".config/", ".env  4 B, 1 line", "visible.txt  2 B, 1 line"].join("\n"),
     );
@@ -73,9 +65,7 @@ describe("view: directory listing (memory storage)", () => {
   test("an empty listing says whether anything was left out", async () => {
     const ctx = makeContext();
     await seed(ctx.storage, { "d/.hidden": "h\n" });
-    expect((await view(ctx, { path: "d" })).text).toBe(
-      ["[d/: nothing to show]", '[not shown: 1 hidden (add "hidden": true)]'].join("\n"),
-    );
+    expect((await view(ctx, { path: "d" })).text).toBe(["[d/: nothing to show]", '[not shown: 1 hidden (add "hidden": true)]'].join("\n"));
   });
 
   test("a pattern filters by glob (no slash: names at any depth) and implies walking subdirectories", async () => {
@@ -88,26 +78,14 @@ describe("view: directory listing (memory storage)", () => {
       "test/a.test.ts": "t\n",
     });
     expect((await view(ctx, { path: ".", pattern: "*.ts" })).text).toBe(
-      [
-        '[./: 3 files match "*.ts" (depth 20)]',
-        "src/a.ts  2 B, 1 line",
-        "src/deep/er/b.ts  2 B, 1 line",
-        "test/a.test.ts  2 B, 1 line",
-      ].join("\n"),
+      ['[./: 3 files match "*.ts" (depth 20)]', "src/a.ts  2 B, 1 line", "src/deep/er/b.ts  2 B, 1 line", "test/a.test.ts  2 B, 1 line"].join("\n"),
     );
     expect((await view(ctx, { path: ".", pattern: "src/**/*.{ts,tsx}" })).text).toBe(
-      [
-        '[./: 3 files match "src/**/*.{ts,tsx}" (depth 20)]',
-        "src/a.ts  2 B, 1 line",
-        "src/c.tsx  2 B, 1 line",
-        "src/deep/er/b.ts  2 B, 1 line",
-      ].join("\n"),
+      ['[./: 3 files match "src/**/*.{ts,tsx}" (depth 20)]', "src/a.ts  2 B, 1 line", "src/c.tsx  2 B, 1 line", "src/deep/er/b.ts  2 B, 1 line"].join("\n"),
     );
     // Relative to the listed directory works too.
     expect((await view(ctx, { path: "src", pattern: "deep/**" })).text).toBe(
-      ['[src/: 2 directories, 1 file match "deep/**" (depth 20)]', "src/deep/", "src/deep/er/", "src/deep/er/b.ts  2 B, 1 line"].join(
-        "\n",
-      ),
+      ['[src/: 2 directories, 1 file match "deep/**" (depth 20)]', "src/deep/", "src/deep/er/", "src/deep/er/b.ts  2 B, 1 line"].join("\n"),
     );
     expect((await view(ctx, { path: ".", pattern: "*.ts", depth: 2 })).text).toBe(
       ['[./: 2 files match "*.ts" (depth 2)]', "src/a.ts  2 B, 1 line", "test/a.test.ts  2 B, 1 line"].join("\n"),
@@ -158,9 +136,7 @@ describe("view: directory listing (memory storage)", () => {
     const lines = out.text.split("\n");
     expect(lines[0]).toBe(`[many/: 1 directory, ${MAX_LIST_ENTRIES + 100} files]`);
     expect(lines.filter((l) => l.startsWith("many/"))).toHaveLength(MAX_LIST_ENTRIES);
-    expect(lines.at(-1)).toBe(
-      `[cut: showing ${MAX_LIST_ENTRIES} of 601 entries, 101 not shown. Narrow it with a "pattern" such as "**/*.ts"]`,
-    );
+    expect(lines.at(-1)).toBe(`[cut: showing ${MAX_LIST_ENTRIES} of 601 entries, 101 not shown. Narrow it with a "pattern" such as "**/*.ts"]`);
   });
 
   test("the output byte limit also bounds a listing", async () => {
@@ -180,12 +156,7 @@ describe("view: directory listing (memory storage)", () => {
     const ctx = makeContext();
     await seed(ctx.storage, { "big.txt": "x\n".repeat(600 * 1024), "small.txt": "s\n" });
     expect((await view(ctx, { path: "." })).text).toBe(
-      [
-        "[./: 2 files]",
-        "big.txt  1.2 MiB",
-        "small.txt  2 B, 1 line",
-        "[line counts left out for 1 file over 1.0 MiB or past the reading budget]",
-      ].join("\n"),
+      ["[./: 2 files]", "big.txt  1.2 MiB", "small.txt  2 B, 1 line", "[line counts left out for 1 file over 1.0 MiB or past the reading budget]"].join("\n"),
     );
   });
 
@@ -193,11 +164,7 @@ describe("view: directory listing (memory storage)", () => {
     const ctx = makeContext();
     await seed(ctx.storage, { "d/a.txt": "a\n" });
     expect((await view(ctx, { path: "d", start: 1, end: 5 })).text).toBe(
-      [
-        "[d/: 1 file]",
-        '[note: ignored "start", "end": they select lines of a file, and this path is a directory]',
-        "d/a.txt  2 B, 1 line",
-      ].join("\n"),
+      ["[d/: 1 file]", '[note: ignored "start", "end": they select lines of a file, and this path is a directory]', "d/a.txt  2 B, 1 line"].join("\n"),
     );
   });
 
@@ -317,9 +284,7 @@ describe("view: storage failures", () => {
     };
     const out = await view(failing, { path: "d" });
     expect(out.result.code).toBe("FS_IO_ERROR");
-    expect(out.text).toBe(
-      "Storage error on `d`. [backend unavailable] The storage failed; retrying the same call once is safe — nothing was changed.",
-    );
+    expect(out.text).toBe("Storage error on `d`. [backend unavailable] The storage failed; retrying the same call once is safe — nothing was changed.");
   });
 });
 

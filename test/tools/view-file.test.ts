@@ -27,7 +27,17 @@ describe("view: the tool definition", () => {
   test("the JSON Schema clients see describes every argument", () => {
     const schema = describeTool(viewTool).inputSchema as { properties: Record<string, { description?: string }>; required: string[] };
     expect(Object.keys(schema.properties)).toEqual([
-      "path", "start", "end", "content", "regex", "case_sensitive", "context", "pattern", "depth", "hidden", "gitignore",
+      "path",
+      "start",
+      "end",
+      "content",
+      "regex",
+      "case_sensitive",
+      "context",
+      "pattern",
+      "depth",
+      "hidden",
+      "gitignore",
     ]);
     for (const [name, property] of Object.entries(schema.properties)) expect([name, (property.description?.length ?? 0) > 20]).toEqual([name, true]);
     expect(schema.required).toEqual(["path"]);
@@ -54,7 +64,10 @@ describe("view: a whole file", () => {
     const lines = ["", "a", "foobar", "hello world", "fn main() {", '    println!("Hello");', "}", "héllo 世界 🚀"];
     await seed(ctx.storage, { "v.txt": `${lines.join("\n")}\n` });
     const out = await view(ctx, { path: "v.txt" });
-    const got = out.text.split("\n").slice(1).map((r) => r.slice(0, r.indexOf("|")));
+    const got = out.text
+      .split("\n")
+      .slice(1)
+      .map((r) => r.slice(0, r.indexOf("|")));
     expect(got).toEqual(lines.map((line, i) => formatId(i + 1, lineHash(line))));
     expect(got.slice(0, 7)).toEqual(["1:c5", "2:ed", "3:b2", "4:c6", "5:92", "6:08", "7:14"]);
   });
@@ -75,19 +88,11 @@ describe("view: a whole file", () => {
       "all.txt": "\uFEFFalpha\r\nbeta",
       "bom-empty.txt": "\uFEFF",
     });
-    expect((await view(ctx, { path: "crlf.txt" })).text).toBe(
-      ["[crlf.txt: 2 lines, CRLF line endings]", "1:10|alpha", "2:0d|beta"].join("\n"),
-    );
+    expect((await view(ctx, { path: "crlf.txt" })).text).toBe(["[crlf.txt: 2 lines, CRLF line endings]", "1:10|alpha", "2:0d|beta"].join("\n"));
     expect((await view(ctx, { path: "bom.txt" })).text).toBe(["[bom.txt: 2 lines, UTF-8 BOM]", "1:10|alpha", "2:0d|beta"].join("\n"));
-    expect((await view(ctx, { path: "tail.txt" })).text).toBe(
-      ["[tail.txt: 2 lines, no final newline]", "1:10|alpha", "2:0d|beta"].join("\n"),
-    );
-    expect((await view(ctx, { path: "mixed.txt" })).text.split("\n")[0]).toBe(
-      "[mixed.txt: 3 lines, mixed line endings (1 CRLF, 2 LF)]",
-    );
-    expect((await view(ctx, { path: "all.txt" })).text.split("\n")[0]).toBe(
-      "[all.txt: 2 lines, CRLF line endings, UTF-8 BOM, no final newline]",
-    );
+    expect((await view(ctx, { path: "tail.txt" })).text).toBe(["[tail.txt: 2 lines, no final newline]", "1:10|alpha", "2:0d|beta"].join("\n"));
+    expect((await view(ctx, { path: "mixed.txt" })).text.split("\n")[0]).toBe("[mixed.txt: 3 lines, mixed line endings (1 CRLF, 2 LF)]");
+    expect((await view(ctx, { path: "all.txt" })).text.split("\n")[0]).toBe("[all.txt: 2 lines, CRLF line endings, UTF-8 BOM, no final newline]");
     expect((await view(ctx, { path: "bom-empty.txt" })).text).toBe("[bom-empty.txt: empty file (0 lines), UTF-8 BOM]");
   });
 
@@ -140,43 +145,23 @@ describe("view: ranges", () => {
     const stale = formatId(3, (lineHash(APP[2]) + 1) & 0xff);
     const out = await view(ctx, { path: "src/app.ts", start: stale, end: 3 });
     expect(out.text).toBe(
-      [
-        "[src/app.ts: lines 3-3 of 7]",
-        `[note: start id ${stale} is out of date: line 3 has changed since (now ${id(3, APP[2])})]`,
-        row(3, APP[2]),
-      ].join("\n"),
+      ["[src/app.ts: lines 3-3 of 7]", `[note: start id ${stale} is out of date: line 3 has changed since (now ${id(3, APP[2])})]`, row(3, APP[2])].join("\n"),
     );
   });
 
   test("out-of-range bounds are clamped with a one-line note", async () => {
     const { ctx } = await appContext();
     expect((await view(ctx, { path: "src/app.ts", start: 6, end: 100 })).text).toBe(
-      [
-        "[src/app.ts: lines 6-7 of 7]",
-        "[note: end 100 is past the end (the file has 7 lines); showing up to line 7]",
-        ...rows(6, APP.slice(5)),
-      ].join("\n"),
+      ["[src/app.ts: lines 6-7 of 7]", "[note: end 100 is past the end (the file has 7 lines); showing up to line 7]", ...rows(6, APP.slice(5))].join("\n"),
     );
     expect((await view(ctx, { path: "src/app.ts", start: -100, end: 1 })).text).toBe(
-      [
-        "[src/app.ts: lines 1-1 of 7]",
-        "[note: start -100 reaches before line 1 (the file has 7 lines); showing from line 1]",
-        row(1, APP[0]),
-      ].join("\n"),
+      ["[src/app.ts: lines 1-1 of 7]", "[note: start -100 reaches before line 1 (the file has 7 lines); showing from line 1]", row(1, APP[0])].join("\n"),
     );
     expect((await view(ctx, { path: "src/app.ts", end: -100 })).text).toBe(
-      [
-        "[src/app.ts: lines 1-1 of 7]",
-        "[note: end -100 reaches before line 1 (the file has 7 lines); showing up to line 1]",
-        row(1, APP[0]),
-      ].join("\n"),
+      ["[src/app.ts: lines 1-1 of 7]", "[note: end -100 reaches before line 1 (the file has 7 lines); showing up to line 1]", row(1, APP[0])].join("\n"),
     );
     expect((await view(ctx, { path: "src/app.ts", start: 50 })).text).toBe(
-      [
-        "[src/app.ts: lines 7-7 of 7]",
-        "[note: start 50 is past the end (the file has 7 lines); showing the last line]",
-        row(7, APP[6]),
-      ].join("\n"),
+      ["[src/app.ts: lines 7-7 of 7]", "[note: start 50 is past the end (the file has 7 lines); showing the last line]", row(7, APP[6])].join("\n"),
     );
   });
 
@@ -189,9 +174,7 @@ describe("view: ranges", () => {
     );
     const end = await view(ctx, { path: "src/app.ts", end: "0" });
     expect(end.result.code).toBe("INVALID_ARGUMENT");
-    expect(end.text).toBe(
-      'end "0": lines are 1-indexed, so there is no line 0; use "end": -1 for the last line, or a line number from 1.',
-    );
+    expect(end.text).toBe('end "0": lines are 1-indexed, so there is no line 0; use "end": -1 for the last line, or a line number from 1.');
     expect((await view(ctx, { path: "src/app.ts", start: "0:ab" })).result.code).toBe("INVALID_ARGUMENT");
   });
 
@@ -290,8 +273,7 @@ describe("view: observations and refusals", () => {
     const out = await view(ctx, { path: "src/apps.ts" });
     expect(out.result.code).toBe("FS_NOT_FOUND");
     expect(out.text).toBe(
-      "`src/apps.ts` does not exist (nothing is there; `write` can create it). Similar name in `src`: `src/app.ts`. " +
-        'See what exists: view {"path": "src"}',
+      "`src/apps.ts` does not exist (nothing is there; `write` can create it). Similar name in `src`: `src/app.ts`. " + 'See what exists: view {"path": "src"}',
     );
     expect(await ctx.observations.get(ctx.caller.session, "src/apps.ts")).toEqual({ kind: "absent" });
   });

@@ -54,7 +54,10 @@ describe("directory search reading ahead", () => {
     const a = await view(makeContext({ storage: shuffled }), { path: "d", content: "needle" });
     const b = await view(makeContext({ storage: inner }), { path: "d", content: "needle" });
     expect(a.text).toBe(b.text);
-    const order = a.text.split("\n").filter((l) => l.startsWith("d/f")).map((l) => l.slice(0, 7));
+    const order = a.text
+      .split("\n")
+      .filter((l) => l.startsWith("d/f"))
+      .map((l) => l.slice(0, 7));
     expect(order).toEqual([...order].sort());
   });
 });

@@ -74,7 +74,7 @@ beforeAll(async () => {
   symlinkSync(join(ws, "nowhere"), join(ws, "dangling.txt"));
   const local = await createLocalStorage(ws);
   // A size limit between the big text (2.4 MB) and the one over it (4.2 MB), as 4x maxFileBytes.
-  const limits = { maxFileBytes: 3 * MiB / 4 + 1024, maxOutputBytes: 1024 * 1024 };
+  const limits = { maxFileBytes: (3 * MiB) / 4 + 1024, maxOutputBytes: 1024 * 1024 };
   fast = makeContext({ storage: local, limits });
   plain = makeContext({ storage: plainWay(local), limits });
 });

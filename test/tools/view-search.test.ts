@@ -24,7 +24,7 @@ async function project() {
 
 /** Matching rows of a search output (with or without the context marker). */
 function idRows(text: string): string[] {
-  return text.split("\n").filter((l) => /^(?:> |  )?\d+:[0-9a-f]{2}\|/.test(l));
+  return text.split("\n").filter((l) => /^(?:> | {2})?\d+:[0-9a-f]{2}\|/.test(l));
 }
 
 describe("view search: output format", () => {
@@ -111,9 +111,7 @@ describe("view search: matching", () => {
   test("case_sensitive: false folds case", async () => {
     const { ctx } = await project();
     const out = await view(ctx, { path: "src/lib/util.ts", content: "BAR", case_sensitive: false });
-    expect(out.text.split("\n")[0]).toBe(
-      '[search "BAR" (literal, case-insensitive) in src/lib/util.ts (2 lines): 1 matching line]',
-    );
+    expect(out.text.split("\n")[0]).toBe('[search "BAR" (literal, case-insensitive) in src/lib/util.ts (2 lines): 1 matching line]');
     expect(idRows(out.text)).toEqual([row(2, UTIL[1])]);
   });
 
@@ -167,9 +165,7 @@ describe("view search: matching", () => {
     const line = `${"x".repeat(100)}NEEDLE${"y".repeat(100)}`;
     await seed(ctx.storage, { "min.js": `${line}\n` });
     const out = await view(ctx, { path: "min.js", content: "NEEDLE" });
-    expect(idRows(out.text)).toEqual([
-      `${id(1, line)}|…${"x".repeat(10)}NEEDLE${"y".repeat(24)}… [line shortened: characters 91-130 of 206 shown]`,
-    ]);
+    expect(idRows(out.text)).toEqual([`${id(1, line)}|…${"x".repeat(10)}NEEDLE${"y".repeat(24)}… [line shortened: characters 91-130 of 206 shown]`]);
   });
 
   test("an invalid regex is INVALID_ARGUMENT with RE2's reason and the literal way out", async () => {
@@ -196,13 +192,9 @@ describe("view search: scope", () => {
   test("a directory search honours pattern, hidden and gitignore like a listing", async () => {
     const { ctx } = await project();
     const onlyMd = await view(ctx, { path: ".", content: "foo", pattern: "*.md" });
-    expect(onlyMd.text.split("\n")[0]).toBe(
-      '[search "foo" (literal, case-sensitive) in ./: 1 matching line in 1 file; 1 file searched]',
-    );
+    expect(onlyMd.text.split("\n")[0]).toBe('[search "foo" (literal, case-sensitive) in ./: 1 matching line in 1 file; 1 file searched]');
     const everything = await view(ctx, { path: ".", content: "foo", hidden: true, gitignore: false });
-    expect(everything.text.split("\n")[0]).toBe(
-      '[search "foo" (literal, case-sensitive) in ./: 6 matching lines in 5 files; 6 files searched]',
-    );
+    expect(everything.text.split("\n")[0]).toBe('[search "foo" (literal, case-sensitive) in ./: 6 matching lines in 5 files; 6 files searched]');
     expect(everything.text).toContain("dist/out.js (1 matching line)");
     expect(everything.text).toContain("src/.env (1 matching line)");
   });
@@ -211,11 +203,7 @@ describe("view search: scope", () => {
     const { ctx } = await project();
     const out = await view(ctx, { path: "src/app.ts", content: "foo", start: 4 });
     expect(out.text).toBe(
-      [
-        '[search "foo" (literal, case-sensitive) in src/app.ts lines 4-7 of 7: 1 matching line]',
-        "src/app.ts (1 matching line)",
-        row(6, APP[5]),
-      ].join("\n"),
+      ['[search "foo" (literal, case-sensitive) in src/app.ts lines 4-7 of 7: 1 matching line]', "src/app.ts (1 matching line)", row(6, APP[5])].join("\n"),
     );
   });
 
@@ -274,9 +262,7 @@ describe("view search: bounds", () => {
       `[search "match" (literal, case-sensitive) in d/: ${totalMatches} matching lines in ${fileCount} files; ${fileCount} files searched]`,
     );
     expect(idRows(out.text)).toHaveLength(MAX_SHOWN_MATCHES);
-    expect(out.text).toContain(
-      `[10 more matching lines in this file: view {"path": "d/f0.txt", "content": "match", "start": ${PER_FILE_MATCHES + 1}}]`,
-    );
+    expect(out.text).toContain(`[10 more matching lines in this file: view {"path": "d/f0.txt", "content": "match", "start": ${PER_FILE_MATCHES + 1}}]`);
     const shownFiles = MAX_SHOWN_MATCHES / PER_FILE_MATCHES;
     expect(out.text.split("\n").at(-1)).toBe(
       `[showing ${MAX_SHOWN_MATCHES} of ${totalMatches} matching lines; ${totalMatches - MAX_SHOWN_MATCHES} not shown ` +
@@ -302,7 +288,14 @@ describe("view search: observations", () => {
     await view(ctx, { path: "src", content: "foo" });
     const get = (path: string) => ctx.observations.get(ctx.caller.session, path);
     // Only the lines shown count as seen: a search hit never licenses a whole-file write.
-    expect(await get("src/app.ts")).toEqual({ kind: "present", version: versions["src/app.ts"], seen: [[3, 3], [6, 6]] });
+    expect(await get("src/app.ts")).toEqual({
+      kind: "present",
+      version: versions["src/app.ts"],
+      seen: [
+        [3, 3],
+        [6, 6],
+      ],
+    });
     expect(await get("src/lib/util.ts")).toEqual({ kind: "present", version: versions["src/lib/util.ts"], seen: [[1, 1]] });
     expect(await get("README.md")).toBeUndefined();
     await view(ctx, { path: "README.md", content: "zzz" });
@@ -351,9 +344,7 @@ describe("view search: directories it does not enter", () => {
       '[not searched: node_modules/ (search it by naming it as "path", or add "gitignore": false)]',
     ]);
     const inside = await view(ctx, { path: "node_modules", content: "foo" });
-    expect(inside.text.split("\n")[0]).toBe(
-      '[search "foo" (literal, case-sensitive) in node_modules/: 1 matching line in 1 file; 1 file searched]',
-    );
+    expect(inside.text.split("\n")[0]).toBe('[search "foo" (literal, case-sensitive) in node_modules/: 1 matching line in 1 file; 1 file searched]');
     // gitignore: false asks for everything, as ripgrep's --no-ignore: nested dependency folders included.
     const everything = await view(ctx, { path: ".", content: "foo", gitignore: false });
     expect(everything.text.split("\n")[0]).toBe('[search "foo" (literal, case-sensitive) in ./: 2 matching lines in 2 files; 2 files searched]');
@@ -372,7 +363,14 @@ describe("view search: binaries and the read budget", () => {
       ...inner,
       async readStream(path: string) {
         const opened = await inner.readStream!(path);
-        const counted = opened.stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform(chunk, out) { delivered += chunk.length; out.enqueue(chunk); } }));
+        const counted = opened.stream.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, out) {
+              delivered += chunk.length;
+              out.enqueue(chunk);
+            },
+          }),
+        );
         return { ...opened, stream: counted };
       },
       read: (path: string, options?: ReadOptions) => (path === "bin/tool" ? Promise.reject(new Error("read whole")) : inner.read(path, options)),

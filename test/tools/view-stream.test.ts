@@ -164,12 +164,8 @@ describe("view of a file over the size limit", () => {
   test("a range streams: the last lines, and lines from the start, with the total", async () => {
     const ctx = makeContext({ storage: createMemoryStorage({ streamChunkBytes: 16 }), limits });
     await seed(ctx.storage, { "big.txt": TEXT });
-    expect((await view(ctx, { path: "big.txt", start: -3 })).text).toBe(
-      ["[big.txt: lines 38-40 of 40]", ...rows(38, LINES.slice(37))].join("\n"),
-    );
-    expect((await view(ctx, { path: "big.txt", start: 2, end: 3 })).text).toBe(
-      ["[big.txt: lines 2-3 of 40]", ...rows(2, LINES.slice(1, 3))].join("\n"),
-    );
+    expect((await view(ctx, { path: "big.txt", start: -3 })).text).toBe(["[big.txt: lines 38-40 of 40]", ...rows(38, LINES.slice(37))].join("\n"));
+    expect((await view(ctx, { path: "big.txt", start: 2, end: 3 })).text).toBe(["[big.txt: lines 2-3 of 40]", ...rows(2, LINES.slice(1, 3))].join("\n"));
   });
 
   test("the whole file is FS_TOO_LARGE, naming a ranged view and a search", async () => {

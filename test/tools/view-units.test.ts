@@ -56,9 +56,7 @@ describe("matcher", () => {
 
   test("a regex matches per line; the whole-chunk pre-check never loses a line, across chunk boundaries too", () => {
     const patterns = ["^a", "b$", "\\bab", "a\\B", "^$", "a+b", "[^a]", "x|^B", "(?i)a$", "\\Aa", "(?-m)^a"];
-    const bigTextArb = fc
-      .tuple(textArb, fc.integer({ min: 1, max: 2500 }))
-      .map(([text, times]) => `${"filler line\n".repeat(times)}${text}`);
+    const bigTextArb = fc.tuple(textArb, fc.integer({ min: 1, max: 2500 })).map(([text, times]) => `${"filler line\n".repeat(times)}${text}`);
     fc.assert(
       fc.property(bigTextArb, fc.constantFrom(...patterns), (text, pattern) => {
         const re = RE2JS.compile(pattern);
@@ -143,7 +141,10 @@ describe("range", () => {
   const hashAt = (n: number) => hashes[n - 1];
 
   test("any non-zero bounds either resolve inside the file or are refused as start after end", () => {
-    const bound = fc.oneof(fc.integer({ min: -20, max: 20 }).filter((n) => n !== 0), fc.constant(undefined));
+    const bound = fc.oneof(
+      fc.integer({ min: -20, max: 20 }).filter((n) => n !== 0),
+      fc.constant(undefined),
+    );
     fc.assert(
       fc.property(bound, bound, fc.integer({ min: 1, max: 5 }), (start, end, total) => {
         const r = resolveRange(start, end, total, hashAt);
@@ -182,9 +183,7 @@ describe("search counting cap", () => {
     await seed(ctx.storage, files);
     const out = await view(ctx, { path: "d", content: "m" });
     const lines = out.text.split("\n");
-    expect(lines[0]).toBe(
-      '[search "m" (literal, case-sensitive) in d/: at least 12000 matching lines in at least 3 files; 3 files searched]',
-    );
+    expect(lines[0]).toBe('[search "m" (literal, case-sensitive) in d/: at least 12000 matching lines in at least 3 files; 3 files searched]');
     expect(lines.at(-1)).toBe(`[the search stopped counting at ${COUNT_CAP} matching lines; counts are lower bounds]`);
   });
 });

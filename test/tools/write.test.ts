@@ -3,17 +3,7 @@ import fc from "fast-check";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
 import { asSession, makeContext, readText, seed } from "../helpers/tool-context.ts";
-import {
-  bytesOf,
-  call,
-  expectFail,
-  expectFreshIds,
-  expectOk,
-  expectUntouched,
-  markViewed,
-  racingStorage,
-  utf8,
-} from "../helpers/tool-mutation.ts";
+import { bytesOf, call, expectFail, expectFreshIds, expectOk, expectUntouched, markViewed, racingStorage, utf8 } from "../helpers/tool-mutation.ts";
 
 const write = (ctx: Parameters<typeof call>[2], path: string, content: string) => call(writeTool, { path, content }, ctx);
 
@@ -34,10 +24,7 @@ describe("write: creating", () => {
 
   test("a concurrent creator is never clobbered: one create wins, the other gets FS_ALREADY_EXISTS", async () => {
     const ctx = makeContext();
-    const [a, b] = await Promise.all([
-      write(asSession(ctx, "s1"), "race.txt", "from s1\n"),
-      write(asSession(ctx, "s2"), "race.txt", "from s2\n"),
-    ]);
+    const [a, b] = await Promise.all([write(asSession(ctx, "s1"), "race.txt", "from s1\n"), write(asSession(ctx, "s2"), "race.txt", "from s2\n")]);
     const winner = a.isError ? b : a;
     const loser = a.isError ? a : b;
     expectOk(winner);
@@ -63,7 +50,7 @@ describe("write: overwriting under the observation policy", () => {
     const versions = await seed(ctx.storage, { "a.ts": "old\n" });
     const text = expectFail(await write(ctx, "a.ts", "new\n"), "FS_NOT_OBSERVED");
     expect(text).toBe(
-      "`a.ts` already exists and has not been viewed in this session; write replaces the whole file, so it must be based on content you have seen — read the file, then retry: view {\"path\": \"a.ts\"}",
+      '`a.ts` already exists and has not been viewed in this session; write replaces the whole file, so it must be based on content you have seen — read the file, then retry: view {"path": "a.ts"}',
     );
     await expectUntouched(ctx.storage, "a.ts", { bytes: utf8("old\n"), version: versions["a.ts"] });
   });
@@ -85,7 +72,7 @@ describe("write: overwriting under the observation policy", () => {
     await markViewed(ctx, "a.ts");
     const versions = await seed(ctx.storage, { "a.ts": "v2 by someone else\n" });
     const text = expectFail(await write(ctx, "a.ts", "mine\n"), "FS_STALE_VERSION");
-    expect(text).toContain("— re-read the file, then retry: view {\"path\": \"a.ts\"}");
+    expect(text).toContain('— re-read the file, then retry: view {"path": "a.ts"}');
     await expectUntouched(ctx.storage, "a.ts", { bytes: utf8("v2 by someone else\n"), version: versions["a.ts"] });
   });
 
@@ -143,7 +130,7 @@ describe("write: overwriting under the observation policy", () => {
 
   test("the diff of a big rewrite is bounded and says what to view", async () => {
     const ctx = makeContext();
-    const old = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const old = `${Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n")}\n`;
     await seed(ctx.storage, { "big.txt": old });
     await markViewed(ctx, "big.txt");
     const text = expectOk(await write(ctx, "big.txt", old.replaceAll("line", "row")));

@@ -1,7 +1,8 @@
 /** The inspector under Deno (`deno task serve`, the same app): sign in, the live feed, the diff, a revert from the page, in a real browser. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { directoryTarget, historyTokensConfig } from "../helpers/history-app.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { expectDiff, expectLiveCall, expectRevertFromPage, launchBrowser, signIn, type WatchedPage, watchedPage } from "../helpers/browser.ts";
 import { ROOT, type ServeProcess, startServe, tempDir } from "../helpers/cli.ts";
@@ -20,28 +21,13 @@ beforeAll(async () => {
   mkdirSync(join(root, "src"), { recursive: true });
   writeFileSync(join(root, "src/app.ts"), ORIGINAL);
   const config = join(work.path, "tw.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      tokens: [
-        { token: "agent-token-0123456789", scopes: ["read", "write"], label: "agent", workspace: root },
-        { token: "admin-token-0123456789", scopes: ["admin"], label: "admin", workspace: root },
-      ],
-    }),
-  );
+  writeFileSync(config, historyTokensConfig(root));
   // Own process group: `deno task` runs `deno run` as a child, and cleanup must reach both.
-  server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")], { command: [deno, "task", "serve"], detached: true });
-  target = {
-    url: server.url,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "admin-token-0123456789",
-    async seed(path, bytes) {
-      mkdirSync(dirname(join(root, path)), { recursive: true });
-      writeFileSync(join(root, path), bytes);
-    },
-    bytes: async (path) => (existsSync(join(root, path)) ? new Uint8Array(readFileSync(join(root, path))) : undefined),
-  };
+  server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")], {
+    command: [deno, "task", "serve"],
+    detached: true,
+  });
+  target = directoryTarget(server.url, root);
   browser = await launchBrowser();
   watched = await watchedPage(browser);
 }, 90_000);

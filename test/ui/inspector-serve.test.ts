@@ -3,8 +3,9 @@
  * a local directory: every flow of issue 18, and the screenshots in docs/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { directoryTarget, historyTokensConfig } from "../helpers/history-app.ts";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import {
   expectConflictShown,
@@ -34,28 +35,9 @@ beforeAll(async () => {
   writeFileSync(join(root, "src/app.ts"), ORIGINAL);
   writeFileSync(join(root, "README.md"), "# demo\n");
   const config = join(work.path, "tw.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      tokens: [
-        { token: "agent-token-0123456789", scopes: ["read", "write"], label: "agent", workspace: root },
-        { token: "admin-token-0123456789", scopes: ["admin"], label: "admin", workspace: root },
-        { token: "audit-token-0123456789", scopes: ["audit"], label: "auditor", workspace: root },
-      ],
-    }),
-  );
+  writeFileSync(config, historyTokensConfig(root));
   server = await startServe([root, "--port", "0", "--config", config, "--state", join(work.path, "state")]);
-  target = {
-    url: server.url,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "audit-token-0123456789",
-    async seed(path, bytes) {
-      mkdirSync(dirname(join(root, path)), { recursive: true });
-      writeFileSync(join(root, path), bytes);
-    },
-    bytes: async (path) => (existsSync(join(root, path)) ? new Uint8Array(readFileSync(join(root, path))) : undefined),
-  };
+  target = directoryTarget(server.url, root);
   browser = await launchBrowser();
   watched = await watchedPage(browser);
 }, 60_000);

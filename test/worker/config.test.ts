@@ -50,7 +50,7 @@ describe("parseWorkerConfig", () => {
     ["not an array", { TOOLWARDEN_TOKENS: JSON.stringify(grant()) }, /must be a JSON array/],
     ["empty", { TOOLWARDEN_TOKENS: "[]" }, /at least one token/],
     ["short token", { TOOLWARDEN_TOKENS: tokens(grant({ token: "short-SECRET" })) }, new RegExp(`entry #1 token: token must be at least ${MIN_TOKEN_CHARS}`)],
-    ["numeric token", { TOOLWARDEN_TOKENS: tokens(grant({ token: 12345678901234567890 })) }, /entry #1 token: token must be a string/],
+    ["numeric token", { TOOLWARDEN_TOKENS: tokens(grant({ token: 1234567890123456 })) }, /entry #1 token: token must be a string/],
     ["token with a space", { TOOLWARDEN_TOKENS: tokens(grant({ token: "SECRET with spaces inside" })) }, /token must not contain whitespace/],
     ["nested workspace", { TOOLWARDEN_TOKENS: tokens(grant(), grant({ token: `${TOKEN}2`, workspace: "ws1/sub" })) }, /entry #2 workspace: .*no '\/'/],
     ["dot workspace", { TOOLWARDEN_TOKENS: tokens(grant({ workspace: ".." })) }, /entry #1 workspace/],
@@ -58,7 +58,11 @@ describe("parseWorkerConfig", () => {
     ["unknown scope", { TOOLWARDEN_TOKENS: tokens(grant({ scopes: ["root"] })) }, /scopes may only contain read, write, exec, admin, audit/],
     ["unknown field", { TOOLWARDEN_TOKENS: tokens(grant({ tokn: TOKEN })) }, /entry #1 tokn/],
     ["file limit", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_FILE_BYTES: "8MB" }, /TOOLWARDEN_MAX_FILE_BYTES must be a positive integer/],
-    ["path bound", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_PATHS_PER_SESSION: "0" }, /TOOLWARDEN_MAX_PATHS_PER_SESSION must be a positive integer/],
+    [
+      "path bound",
+      { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_MAX_PATHS_PER_SESSION: "0" },
+      /TOOLWARDEN_MAX_PATHS_PER_SESSION must be a positive integer/,
+    ],
     ["rules", { TOOLWARDEN_TOKENS: tokens(grant()), TOOLWARDEN_RULES: "{rules" }, /TOOLWARDEN_RULES is not valid JSON/],
   ];
   for (const [label, vars, message] of broken) {

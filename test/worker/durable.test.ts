@@ -42,8 +42,22 @@ describe("ObservationsDO", () => {
 
   test("keeps the lines seen of a partly seen version (a whole-file write needs them all)", async () => {
     const { observations } = await bounded();
-    await observations.set("ws1/rest/seen", "f.txt", { kind: "present", version: "v1", seen: [[1, 3], [40, 41]] });
-    expect(await observations.get("ws1/rest/seen", "f.txt")).toEqual({ kind: "present", version: "v1", seen: [[1, 3], [40, 41]] });
+    await observations.set("ws1/rest/seen", "f.txt", {
+      kind: "present",
+      version: "v1",
+      seen: [
+        [1, 3],
+        [40, 41],
+      ],
+    });
+    expect(await observations.get("ws1/rest/seen", "f.txt")).toEqual({
+      kind: "present",
+      version: "v1",
+      seen: [
+        [1, 3],
+        [40, 41],
+      ],
+    });
     await observations.set("ws1/rest/seen", "f.txt", { kind: "present", version: "v1" });
     expect(await observations.get("ws1/rest/seen", "f.txt")).toEqual({ kind: "present", version: "v1" });
   });

@@ -173,13 +173,21 @@ describe("REST: guarded writes across requests", () => {
     const inserted = await call("batch_edit", { path: "svc.js", operations: [{ operation: "insert", after: 0, content: "// header\n// more" }] }, "svc-b");
     expect(inserted.isError).toBe(false);
 
-    const stale = await call("batch_edit", { path: "svc.js", operations: [{ operation: "replace", start: target, content: "  return row ?? null;" }] }, "svc-a");
+    const stale = await call(
+      "batch_edit",
+      { path: "svc.js", operations: [{ operation: "replace", start: target, content: "  return row ?? null;" }] },
+      "svc-a",
+    );
     expect(stale).toMatchObject({ isError: true, code: "EDIT_STALE_LINE_ID" });
     const moved = /^ +(\d+:[0-9a-f]{2})\| {2}return row; {3}\(2 lines below\)$/m.exec(text(stale));
     expect(moved).not.toBeNull();
     expect(await contentOf("svc.js")).toBe(`// header\n// more\n${original.slice(0, -1)}`);
 
-    const retried = await call("batch_edit", { path: "svc.js", operations: [{ operation: "replace", start: moved![1], content: "  return row ?? null;" }] }, "svc-a");
+    const retried = await call(
+      "batch_edit",
+      { path: "svc.js", operations: [{ operation: "replace", start: moved![1], content: "  return row ?? null;" }] },
+      "svc-a",
+    );
     expect(retried.isError).toBe(false);
     expect(await contentOf("svc.js")).toBe("// header\n// more\nfunction load(id) {\n  const row = db.get(id);\n  return row ?? null;\n}");
   });
@@ -290,7 +298,11 @@ describe("MCP over the official client", () => {
     const { client } = await connect();
     await callTool(client, "write", { path: "res/r.txt", content: "a\nb\n" });
     const edit = await client.callTool({ name: "edit", arguments: { path: "res/r.txt", old_string: "b", new_string: "B" } });
-    expect(edit.structuredContent).toMatchObject({ ok: true, path: "res/r.txt", changes: [{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 1, complete: true }] });
+    expect(edit.structuredContent).toMatchObject({
+      ok: true,
+      path: "res/r.txt",
+      changes: [{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 1, complete: true }],
+    });
     expect((edit.structuredContent as { changes: { ids: string[] }[] }).changes[0].ids).toEqual([expect.stringMatching(/^2:[0-9a-f]{2}$/)]);
     expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: false });
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain("file:///res/r.txt");

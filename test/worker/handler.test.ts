@@ -21,8 +21,7 @@ function setup() {
   return { handle, env, lines };
 }
 
-const get = (path: string, token = TOKEN) =>
-  new Request(`https://tools.example.com${path}`, { headers: { authorization: `Bearer ${token}` } });
+const get = (path: string, token = TOKEN) => new Request(`https://tools.example.com${path}`, { headers: { authorization: `Bearer ${token}` } });
 
 describe("createWorkerFetch", () => {
   const broken: Array<[string, Partial<WorkerEnv>, RegExp]> = [

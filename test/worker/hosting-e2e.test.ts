@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { exportJWK, generateKeyPair } from "jose";
 import { mintToken, secretBytes, type SigningKey } from "../../src/cli/mint.ts";
+import type { WorkspaceInfo } from "../../src/http/hosting/registry.ts";
 import { admin, runHostingFlow, tarOf, tool } from "../helpers/hosting-flow.ts";
 import { buildWorkerBundle, startWorker, type RunningWorker, type WorkerBundle } from "../helpers/worker-e2e.ts";
 
@@ -64,18 +65,19 @@ describe("hosted workspaces on the Worker (Miniflare)", () => {
 
   test("concurrent writers racing for a quota: usage stays exact and never passes the limit", async () => {
     const ws = "race";
-    const created = await admin(url, adminToken, "PUT", `/v1/workspaces/${ws}?maxBytes=1000&maxFiles=100`, { body: (await tarOf({})) as BodyInit, type: "application/gzip" });
+    const created = await admin(url, adminToken, "PUT", `/v1/workspaces/${ws}?maxBytes=1000&maxFiles=100`, {
+      body: (await tarOf({})) as BodyInit,
+      type: "application/gzip",
+    });
     expect(created.status).toBe(201);
     const agent = await mintToken(agentKey, { workspace: ws, scopes: ["read", "write"], ttlSeconds: 3600 });
     // 24 writers of 100 bytes each into a 1000-byte quota: exactly 10 can land.
-    const results = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => tool(url, agent, "write", { path: `f${i}.txt`, content: "y".repeat(100) })),
-    );
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => tool(url, agent, "write", { path: `f${i}.txt`, content: "y".repeat(100) })));
     const landed = results.filter((r) => r.body.isError === false).length;
     const refused = results.filter((r) => r.body.code === "LIMIT_EXCEEDED").length;
     expect(landed).toBe(10);
     expect(refused).toBe(14);
-    const info = (await (await admin(url, adminToken, "GET", `/v1/workspaces/${ws}`)).json()) as any;
+    const info = (await (await admin(url, adminToken, "GET", `/v1/workspaces/${ws}`)).json()) as WorkspaceInfo;
     expect(info.usage).toEqual({ bytes: 1000, files: 10 });
     const stored = Object.keys(await worker.objects(`${ws}/`)).filter((key) => !key.startsWith(`${ws}/.toolwarden/`));
     expect(stored.length).toBe(10);

@@ -49,7 +49,10 @@ const MAX_PROBLEMS = 20;
 
 /** An archive refused for its content; `problems` lists each offending entry. */
 export class ArchiveRefusedError extends CodedError {
-  constructor(readonly problems: readonly string[], code: "INVALID_ARGUMENT" | "LIMIT_EXCEEDED" = "INVALID_ARGUMENT") {
+  constructor(
+    readonly problems: readonly string[],
+    code: "INVALID_ARGUMENT" | "LIMIT_EXCEEDED" = "INVALID_ARGUMENT",
+  ) {
     super(
       code,
       `The archive was refused and nothing of it was kept: ${problems.join("; ")}. ` +
@@ -67,7 +70,8 @@ export function archivePath(name: string): { path: string } | { problem: string 
   if (name.split("/").includes("..")) return { problem: `${shown} climbs with '..'` };
   try {
     const path = normalizeWorkspacePath(name);
-    if (path === RESERVED_SEGMENT || path.startsWith(`${RESERVED_SEGMENT}/`)) return { problem: `${shown} is under ${RESERVED_SEGMENT}/, which is reserved for the workspace's history` };
+    if (path === RESERVED_SEGMENT || path.startsWith(`${RESERVED_SEGMENT}/`))
+      return { problem: `${shown} is under ${RESERVED_SEGMENT}/, which is reserved for the workspace's history` };
     return { path };
   } catch (error) {
     return { problem: `${shown}: ${error instanceof Error ? error.message : String(error)}` };
@@ -246,12 +250,7 @@ function writeQueue(target: Storage) {
 }
 
 /** Why an entry is refused, or undefined when it may be written. */
-function entryProblem(
-  header: TarHeader,
-  seen: Set<string>,
-  bytesSoFar: number,
-  limits: ImportLimits,
-): { text: string; limit?: boolean } | undefined {
+function entryProblem(header: TarHeader, seen: Set<string>, bytesSoFar: number, limits: ImportLimits): { text: string; limit?: boolean } | undefined {
   const name = JSON.stringify(header.name);
   const type = header.type ?? "file";
   if (type === "pax-global-header") return undefined;

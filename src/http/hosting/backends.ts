@@ -5,7 +5,7 @@
  */
 import { RESERVED_SEGMENT } from "../../storage/guard.ts";
 import { createMemoryStorage } from "../../storage/memory/mod.ts";
-import type { Storage } from "../../storage/types.ts";
+import type { ListResult, Storage } from "../../storage/types.ts";
 import type { WorkspaceBackend } from "./registry.ts";
 
 /** Where the registry's records live under a prefix; workspace names cannot start with ".", so no workspace reaches it. */
@@ -16,7 +16,7 @@ const DELETE_CONCURRENCY = 8;
 
 /** Delete every file of `storage`. */
 export async function deleteEveryFile(storage: Storage): Promise<void> {
-  let listing;
+  let listing: ListResult;
   try {
     listing = await storage.list("", { recursive: true });
   } catch (error) {

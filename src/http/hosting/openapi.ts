@@ -45,7 +45,13 @@ export function workspacePaths(security: unknown[]): Record<string, unknown> {
         operationId: "listWorkspaces",
         summary: "Every workspace (global admin token only)",
         security,
-        responses: { "200": { description: "Workspace names.", content: json({ type: "object", properties: { workspaces: { type: "array", items: { type: "string" } } } }) }, ...refusals },
+        responses: {
+          "200": {
+            description: "Workspace names.",
+            content: json({ type: "object", properties: { workspaces: { type: "array", items: { type: "string" } } } }),
+          },
+          ...refusals,
+        },
       },
     },
     "/v1/workspaces/{ws}": {
@@ -57,7 +63,10 @@ export function workspacePaths(security: unknown[]): Record<string, unknown> {
         parameters: quotaParams,
         requestBody: {
           required: false,
-          content: { "application/x-tar": { schema: { type: "string", format: "binary" } }, "application/gzip": { schema: { type: "string", format: "binary" } } },
+          content: {
+            "application/x-tar": { schema: { type: "string", format: "binary" } },
+            "application/gzip": { schema: { type: "string", format: "binary" } },
+          },
         },
         responses: {
           "201": { description: "Created.", content: json({ ...info, properties: { ...info.properties, created: { const: true } } }) },
@@ -79,7 +88,11 @@ export function workspacePaths(security: unknown[]): Record<string, unknown> {
         operationId: "deleteWorkspace",
         summary: "Remove the workspace's files, usage and sessions",
         security,
-        responses: { "200": { description: "Deleted.", content: json({ type: "object", properties: { deleted: { const: true }, workspace: { type: "string" } } }) }, "404": error("No such workspace (code FS_NOT_FOUND)."), ...refusals },
+        responses: {
+          "200": { description: "Deleted.", content: json({ type: "object", properties: { deleted: { const: true }, workspace: { type: "string" } } }) },
+          "404": error("No such workspace (code FS_NOT_FOUND)."),
+          ...refusals,
+        },
       },
     },
     "/v1/workspaces/{ws}/archive": {
@@ -88,7 +101,11 @@ export function workspacePaths(security: unknown[]): Record<string, unknown> {
         operationId: "exportWorkspace",
         summary: "The workspace's files as a tar.gz stream",
         security,
-        responses: { "200": { description: "tar.gz", content: { "application/gzip": { schema: { type: "string", format: "binary" } } } }, "404": error("No such workspace (code FS_NOT_FOUND)."), ...refusals },
+        responses: {
+          "200": { description: "tar.gz", content: { "application/gzip": { schema: { type: "string", format: "binary" } } } },
+          "404": error("No such workspace (code FS_NOT_FOUND)."),
+          ...refusals,
+        },
       },
     },
   };

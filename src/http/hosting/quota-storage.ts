@@ -112,7 +112,7 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
     },
     async delete(path, deleteOptions) {
       const before = await raw.stat(path);
-      if (!before || before.kind !== "file") return raw.delete(path, deleteOptions);
+      if (before?.kind !== "file") return raw.delete(path, deleteOptions);
       if (deleteOptions?.ifVersion !== undefined && deleteOptions.ifVersion !== before.version) {
         throw new FsError("FS_STALE_VERSION", `version changed: ${path}`, { path });
       }

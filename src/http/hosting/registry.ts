@@ -12,7 +12,7 @@ import { CodedError } from "../../errors.ts";
 import { createStorageHistory, type HistoryStore } from "../../history/mod.ts";
 import { guardStorage } from "../../storage/guard.ts";
 import { FsError, isFsError } from "../../storage/errors.ts";
-import { Cond, type Storage, type Version } from "../../storage/types.ts";
+import { Cond, type ListResult, type Storage, type Version } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, importArchive, type ImportLimits, type ImportReport } from "./archive.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
@@ -196,10 +196,16 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     if (existing) {
       await createOptions.archive?.body.cancel().catch(() => undefined);
       if (existing.record.state !== "ready") {
-        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request (if that import died, DELETE the workspace and PUT it again)`);
+        throw new FsError(
+          "FS_ALREADY_EXISTS",
+          `workspace ${workspace} is being created by another request (if that import died, DELETE the workspace and PUT it again)`,
+        );
       }
       if (createOptions.archive) {
-        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`);
+        throw new FsError(
+          "FS_ALREADY_EXISTS",
+          `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`,
+        );
       }
       let record = existing.record;
       if (createOptions.quota) {
@@ -216,7 +222,8 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       version = await writeRecord(workspace, creating, Cond.ifAbsent);
     } catch (error) {
       await createOptions.archive?.body.cancel().catch(() => undefined);
-      if (isFsError(error) && error.code === "FS_ALREADY_EXISTS") throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request`);
+      if (isFsError(error) && error.code === "FS_ALREADY_EXISTS")
+        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request`);
       throw error;
     }
     let imported: ImportReport | undefined;
@@ -244,7 +251,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   async function ready(workspace: string): Promise<WorkspaceRecord> {
     checkWorkspaceName(workspace);
     const found = await readRecord(workspace);
-    if (!found || found.record.state !== "ready") throw notFound(workspace);
+    if (found?.record.state !== "ready") throw notFound(workspace);
     return found.record;
   }
 
@@ -253,11 +260,11 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     async info(workspace) {
       checkWorkspaceName(workspace);
       const found = await readRecord(workspace);
-      if (!found || found.record.state !== "ready") return undefined;
+      if (found?.record.state !== "ready") return undefined;
       return { workspace, createdAt: found.record.created, usage: await usageOf(workspace), quota: found.record.quota };
     },
     async list() {
-      let listing;
+      let listing: ListResult;
       try {
         listing = await backend.records.list("");
       } catch (error) {

@@ -55,7 +55,11 @@ export function summarizeSessions(entries: readonly AuditEntry[]): SessionSummar
   for (const entry of entries) {
     if (entry.session === "") continue;
     let s = sessions.get(entry.session);
-    if (!s) sessions.set(entry.session, (s = { session: entry.session, principal: entry.principal, calls: 0, last: entry.time, viewed: new Set(), changed: new Set() }));
+    if (!s)
+      sessions.set(
+        entry.session,
+        (s = { session: entry.session, principal: entry.principal, calls: 0, last: entry.time, viewed: new Set(), changed: new Set() }),
+      );
     s.calls++;
     s.last = entry.time;
     if (entry.code === "OK") for (const p of entry.paths) s.viewed.add(p);

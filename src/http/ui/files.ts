@@ -55,7 +55,14 @@ export function versionRows(entries: readonly AuditEntry[], path: string): Versi
   const oldest = entries.find((e) => e.changes.some((ch) => ch.path === path));
   const first = oldest?.changes.find((ch) => ch.path === path);
   if (oldest && first?.before && !seen.has(first.before.version)) {
-    rows.push({ version: first.before.version, size: first.before.size, time: oldest.time, tool: "(before the first recorded change)", change: oldest.id, session: "" });
+    rows.push({
+      version: first.before.version,
+      size: first.before.size,
+      time: oldest.time,
+      tool: "(before the first recorded change)",
+      change: oldest.id,
+      session: "",
+    });
   }
   return rows;
 }

@@ -76,13 +76,15 @@ export function callPage(entry: AuditEntry, diffs: readonly Html[], session: UiS
         ${diffs[i]}
       </section>`,
     )}
-    ${admin && entry.changes.length
-      ? html`<form method="post" action="/ui/revert">
+    ${
+      admin && entry.changes.length
+        ? html`<form method="post" action="/ui/revert">
           <input type="hidden" name="csrf" value="${session.csrf}" />
           <input type="hidden" name="change" value="${entry.id}" />
           <button type="submit">Revert this change</button>
         </form>`
-      : ""}`;
+        : ""
+    }`;
 }
 
 /** Every session in the log. */
@@ -91,7 +93,8 @@ export function sessionsPage(sessions: readonly SessionSummary[]): Html {
   return html`<table>
     <thead><tr><th scope="col">Session</th><th scope="col">Principal</th><th scope="col">Calls</th><th scope="col">Last call (UTC)</th><th scope="col">Files changed</th></tr></thead>
     <tbody>${sessions.map(
-      (s) => html`<tr><td><a href="/ui/session?s=${enc(s.session)}">${s.session}</a></td><td>${s.principal}</td><td class="num">${s.calls}</td><td>${s.last}</td><td class="num">${s.changed.size}</td></tr>`,
+      (s) =>
+        html`<tr><td><a href="/ui/session?s=${enc(s.session)}">${s.session}</a></td><td>${s.principal}</td><td class="num">${s.calls}</td><td>${s.last}</td><td class="num">${s.changed.size}</td></tr>`,
     )}</tbody>
   </table>`;
 }
@@ -155,29 +158,38 @@ export function filePage(
       <td>${v.session || "—"}</td>
       <td class="num">${size(v.size)}</td>
       <td><code>${v.version.slice(0, 16)}</code>${v.version === current?.version ? " (current)" : ""}</td>
-      <td>${admin && v.version !== current?.version
-        ? html`<form method="post" action="/ui/revert">
+      <td>${
+        admin && v.version !== current?.version
+          ? html`<form method="post" action="/ui/revert">
             <input type="hidden" name="csrf" value="${session.csrf}" />
             <input type="hidden" name="path" value="${path}" />
             <input type="hidden" name="version" value="${v.version}" />
             <input type="hidden" name="expect" value="${current?.version ?? ""}" />
             <button type="submit">Revert to this version</button>
           </form>`
-        : ""}</td>
+          : ""
+      }</td>
     </tr>`,
   );
   return html`${content}
     <h2>History</h2>
-    ${versions.length
-      ? html`<table class="history">
+    ${
+      versions.length
+        ? html`<table class="history">
           <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Made by</th><th scope="col">Session</th><th scope="col">Size</th><th scope="col">Version</th><th scope="col">Action</th></tr></thead>
           <tbody>${rows}</tbody>
         </table>`
-      : html`<p>No recorded change to this file.</p>`}`;
+        : html`<p>No recorded change to this file.</p>`
+    }`;
 }
 
 /** What a revert did: each file reverted, each conflict with its diff. */
-export function revertPage(result: { ok?: boolean; reverted?: { path: string; action: string }[]; conflicts?: { path: string; reason: string; diff: string }[]; error?: { code: string; message: string } }): Html {
+export function revertPage(result: {
+  ok?: boolean;
+  reverted?: { path: string; action: string }[];
+  conflicts?: { path: string; reason: string; diff: string }[];
+  error?: { code: string; message: string };
+}): Html {
   if (result.error) return html`<p class="error" role="alert">${result.error.code}: ${result.error.message}</p>`;
   return html`${result.ok ? html`<p class="ok" role="status">Reverted.</p>` : html`<p class="error" role="alert">Conflict: nothing was forced.</p>`}
     ${(result.reverted ?? []).length ? html`<ul>${result.reverted!.map((r) => html`<li>${r.action}: <a href="/ui/file?path=${enc(r.path)}">${r.path}</a></li>`)}</ul>` : ""}

@@ -69,7 +69,8 @@ export function mountUi(app: Hono<AppEnv>, options: UiOptions): void {
       const session = await currentSession(c, auth);
       if (!session) return c.html(signInPage());
       const history = host.historyOf(session.principal.workspace);
-      if (!history) return render(c, "No history", session, "This server does not record history (start it with a state directory, or on storage that keeps one).");
+      if (!history)
+        return render(c, "No history", session, "This server does not record history (start it with a state directory, or on storage that keeps one).");
       return handler(c, session, history);
     };
 
@@ -168,7 +169,12 @@ export function mountUi(app: Hono<AppEnv>, options: UiOptions): void {
     signedIn(async (c, session) => {
       const form = await c.req.parseBody();
       if (!sameOrigin(c) || typeof form.csrf !== "string" || !sameSecret(form.csrf, session.csrf)) {
-        return render(c, "Refused", session, "This revert did not come from the inspector's own page (CSRF check); nothing was changed. Use the button on the page.");
+        return render(
+          c,
+          "Refused",
+          session,
+          "This revert did not come from the inspector's own page (CSRF check); nothing was changed. Use the button on the page.",
+        );
       }
       const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
       const body = field("change") ? { change: field("change") } : { path: field("path"), version: field("version"), expect: field("expect") || null };
@@ -184,5 +190,8 @@ export function mountUi(app: Hono<AppEnv>, options: UiOptions): void {
 
   app.get("/ui/events", eventStream(auth, host));
 
-  app.get("/ui/*", signedIn(async (c, session) => render(c, "Not found", session, "No such page in the inspector.")));
+  app.get(
+    "/ui/*",
+    signedIn(async (c, session) => render(c, "Not found", session, "No such page in the inspector.")),
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * Start-up sweep of temp files left by a crash between write and rename.
  */
+import type { Dirent } from "node:fs";
 import * as fs from "node:fs/promises";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { joinReal, realDirectory } from "./resolve.ts";
@@ -18,7 +19,7 @@ export async function cleanTempFiles(root: string, options: { olderThanMs?: numb
   const cutoff = Date.now() - (options.olderThanMs ?? 0);
   let removed = 0;
   async function sweep(dir: string): Promise<void> {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
     } catch (error) {

@@ -54,7 +54,13 @@ export function openDirAt(rootFd: number, realRoot: string, real: string, path: 
   if (!isInside(realRoot, real, sep)) {
     throw new FsError("FS_ACCESS_DENIED", `resolves outside the workspace root: ${path}`, { path });
   }
-  const rest = real === realRoot ? [] : real.slice(realRoot.length).split(sep).filter((n) => n !== "");
+  const rest =
+    real === realRoot
+      ? []
+      : real
+          .slice(realRoot.length)
+          .split(sep)
+          .filter((n) => n !== "");
   let fd = openChildDir(rootFd, ".");
   for (const name of rest) {
     let next: number;

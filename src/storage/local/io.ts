@@ -48,15 +48,11 @@ function scratch(size: number): Uint8Array {
 }
 
 export function readAsync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) =>
-    fs.read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
-  );
+  return new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
 }
 
 function writeAsync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) =>
-    fs.write(fd, buffer, offset, length, position, (error, written) => (error ? reject(error) : resolve(written))),
-  );
+  return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, position, (error, written) => (error ? reject(error) : resolve(written))));
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ListEntry } from "../types.ts";
 import { at, closeDir, openChildDir } from "./dirfd.ts";
 import { pace } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
-import { isAddressable, type LocalContext, step } from "./resolve.ts";
+import { type Found, isAddressable, type LocalContext, step } from "./resolve.ts";
 import { isTempName } from "./temp-name.ts";
 
 /** The directory `path` could not be read for lack of permission (no `r`, or no `x` to look inside). */
@@ -48,15 +48,7 @@ function readNames(dirFd: number, kinds: boolean): { names: string[]; kinds?: Ki
  * Without `sizes`, a plain file or directory is taken from the listing as
  * it is (a file's size is then -1): no lookup per entry.
  */
-export async function walk(
-  ctx: LocalContext,
-  dirFd: number,
-  dirPath: string,
-  depth: number,
-  maxDepth: number,
-  out: ListEntry[],
-  sizes = true,
-): Promise<void> {
+export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, depth: number, maxDepth: number, out: ListEntry[], sizes = true): Promise<void> {
   await pace();
   let names: string[];
   let kinds: Kind[] | undefined;
@@ -86,7 +78,7 @@ export async function walk(
       found.push({ name, path, kind, addressable: isAddressable(path) });
       continue;
     }
-    let entry;
+    let entry: Found | null;
     try {
       entry = step(ctx, here, name, path);
     } catch (error) {

@@ -115,10 +115,7 @@ export function openDirect(ctx: LocalContext, path: string): Held | null {
 }
 
 /** {@link openDirect} for a stream: the same proof, on a FileHandle. */
-export async function openDirectHandle(
-  ctx: LocalContext,
-  path: string,
-): Promise<{ handle: fs.FileHandle; held: Stats } | null> {
+export async function openDirectHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: Stats } | null> {
   const full = directCandidate(ctx, path);
   if (full === undefined) return null;
   let handle: fs.FileHandle;
@@ -138,10 +135,7 @@ export async function openDirectHandle(
 }
 
 /** Open `path` for streaming with the careful walk's proof (after {@link openDirectHandle} said no). */
-export async function openVerifiedHandle(
-  ctx: LocalContext,
-  path: string,
-): Promise<{ handle: fs.FileHandle; held: Stats }> {
+export async function openVerifiedHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: Stats }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const fd = openInDir(ctx, resolveFile(ctx, path), path, (full) => fsSync.openSync(full, READ_FLAGS));
     if (fd === null) continue;

@@ -161,16 +161,10 @@ function openCached(dirs: DirCache, path: string): Held | null {
  * its read to the callbacks without an `await` (so without a pause in which
  * another scan could refill the shared buffer).
  */
-export async function scanLocalFile<T>(
-  ctx: LocalContext,
-  dirs: DirCache,
-  path: string,
-  options: ScanFileOptions<T>,
-): Promise<T> {
+export async function scanLocalFile<T>(ctx: LocalContext, dirs: DirCache, path: string, options: ScanFileOptions<T>): Promise<T> {
   const { maxBytes, headBytes } = options;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const opened =
-      (attempt === 0 && (openCached(dirs, path) || openDirect(ctx, path))) || openVerified(ctx, resolveFile(ctx, path), path);
+    const opened = (attempt === 0 && (openCached(dirs, path) || openDirect(ctx, path))) || openVerified(ctx, resolveFile(ctx, path), path);
     if (!opened) continue;
     const { fd, held } = opened;
     let bytes: Uint8Array | undefined;

@@ -89,14 +89,7 @@ function keepOwner(fd: number, old: Stats): void {
 }
 
 /** Write `bytes` to a fresh temp file in the held directory `dirFd`; returns the temp file's name. */
-async function writeTemp(
-  ctx: LocalContext,
-  dirFd: number,
-  name: string,
-  bytes: Uint8Array,
-  old: Stats | null,
-  path: string,
-): Promise<string> {
+async function writeTemp(ctx: LocalContext, dirFd: number, name: string, bytes: Uint8Array, old: Stats | null, path: string): Promise<string> {
   const tempName = tempNameFor(name);
   let fd: number;
   try {

@@ -145,6 +145,7 @@ function lastKeyOf(page: R2ObjectsLike): string | undefined {
   const prefix = page.delimitedPrefixes.at(-1);
   if (object === undefined) return prefix;
   if (prefix === undefined) return object;
+  // biome-ignore lint/complexity/useMathMinMax: these are strings (the later key in R2's order); Math.max would make them numbers
   return object > prefix ? object : prefix;
 }
 

@@ -49,7 +49,6 @@ import type {
   WriteResult,
 } from "../types.ts";
 
-
 /** R2's longest object key, in UTF-8 bytes. */
 export const R2_MAX_KEY_BYTES = 1024;
 

@@ -33,9 +33,7 @@ export async function conditionalPut(objects: S3Objects, path: string, bytes: Ui
     ...(condition.kind === "ifAbsent" ? { "if-none-match": "*" } : { "if-match": condition.version }),
   };
   const conflict = () =>
-    ifAbsent
-      ? new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { path })
-      : new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
+    ifAbsent ? new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { path }) : new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
   /** One send: the result, or why it did not clearly succeed. */
   const attemptPut = async (attempt: number): Promise<WriteResult | { refused: boolean; trouble: FsError }> => {
     let response: Response;

@@ -36,7 +36,7 @@ export async function listS3(objects: S3Objects, path: string, options: ListOpti
     const lastKey = page.objects.at(-1)?.key;
     const lastPrefix = page.prefixes.at(-1);
     const pageHigh = [lastKey, lastPrefix]
-      .filter((k): k is string => k !== undefined && k.startsWith(keyPrefix))
+      .filter((k): k is string => k?.startsWith(keyPrefix) === true)
       .map((k) => k.slice(keyPrefix.length))
       .sort(compareCodePoints)
       .at(-1);

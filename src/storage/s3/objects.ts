@@ -60,11 +60,7 @@ export function createS3Objects(client: S3Client, prefix: string): S3Objects {
     return response;
   }
 
-  async function listPage(
-    keyPrefix: string,
-    path: string,
-    options: { delimiter?: boolean; maxKeys: number; token?: string },
-  ): Promise<ListPage> {
+  async function listPage(keyPrefix: string, path: string, options: { delimiter?: boolean; maxKeys: number; token?: string }): Promise<ListPage> {
     const query: Array<[string, string]> = [
       ["list-type", "2"],
       ["prefix", keyPrefix],

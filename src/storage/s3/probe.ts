@@ -46,8 +46,7 @@ export async function probeConditionalWrites(client: S3Client, prefix: string): 
       throw new FsError(error.code, `S3 start-up probe (${name}): ${error.message}`, { cause: error });
     }
   };
-  const put = (name: string, body: string, headers: Record<string, string>) =>
-    step(name, { method: "PUT", body: encoder.encode(body), headers });
+  const put = (name: string, body: string, headers: Record<string, string>) => step(name, { method: "PUT", body: encoder.encode(body), headers });
   const unexpected = (response: Response, name: string) => client.failure(response, `start-up probe (${name})`, key);
 
   let created = false;

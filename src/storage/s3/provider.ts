@@ -123,7 +123,11 @@ export async function connectS3Bucket(config: S3Config): Promise<S3Bucket> {
   return {
     where: client.where,
     storage: (prefix) =>
-      s3Storage(createS3Objects(client, prefix === "" ? resolved.prefix : resolvePrefix(resolved.prefix + prefix)), resolved.listPageSize, probe.conditionalDelete),
+      s3Storage(
+        createS3Objects(client, prefix === "" ? resolved.prefix : resolvePrefix(resolved.prefix + prefix)),
+        resolved.listPageSize,
+        probe.conditionalDelete,
+      ),
   };
 }
 

@@ -7,7 +7,7 @@ export function bashSchema(defaultTimeoutMs: number, maxTimeoutMs: number) {
     command: v.pipe(
       v.string(),
       v.regex(/\S/, "command must not be empty"),
-      v.description("The command line, run with `bash -c` in the project root, e.g. \"npm test\"."),
+      v.description('The command line, run with `bash -c` in the project root, e.g. "npm test".'),
     ),
     timeout_ms: v.optional(
       v.pipe(

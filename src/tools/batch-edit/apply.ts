@@ -206,9 +206,10 @@ function correctedBatch(
   if (reparsed.failures.length > 0) return undefined;
   const check = planBatch(doc, reparsed.ops, [], path, maxLineChars, { changedSinceView: false });
   if (check.kind !== "ok") return undefined;
-  const why = repair.shift !== undefined
-    ? `every stale id moved by the same ${repair.shift > 0 ? "+" : ""}${repair.shift} lines`
-    : "each id replaced by the current id of the line it names";
+  const why =
+    repair.shift !== undefined
+      ? `every stale id moved by the same ${repair.shift > 0 ? "+" : ""}${repair.shift} lines`
+      : "each id replaced by the current id of the line it names";
   const call = `batch_edit ${JSON.stringify({ path, operations: rawFixed })}`;
   const idList = changes.length > 0 ? `: ${changes.join(", ")}` : "";
   if (call.length > MAX_CORRECTED_CHARS) {

@@ -24,12 +24,7 @@ export interface CheckedContent {
 const TEX = /\.(tex|sty|cls|bib|ltx|dtx|ins)$/i;
 
 /** Check every replace / insert content of `ops` against `doc` at `path` (as shown). */
-export function checkContents(
-  doc: TextDocument,
-  path: string,
-  ops: readonly Operation[],
-  raw: readonly RawOperation[],
-): CheckedContent {
+export function checkContents(doc: TextDocument, path: string, ops: readonly Operation[], raw: readonly RawOperation[]): CheckedContent {
   const out: Operation[] = [];
   const failures: OpFailure[] = [];
   const notes: string[] = [];
@@ -40,9 +35,7 @@ export function checkContents(
     }
     const text = op.lines.join("\n");
     const range = op.kind === "replace" ? [op.start.line, op.end.line] : undefined;
-    const ownsId = range
-      ? (n: number, h: number) => n >= range[0] && n <= range[1] && doc.hashes[n - 1] === h
-      : undefined;
+    const ownsId = range ? (n: number, h: number) => n >= range[0] && n <= range[1] && doc.hashes[n - 1] === h : undefined;
     const pasted = checkPasted(text, { path, fileLines: doc.lines, ownsId });
     const corrected = (content: string) => JSON.stringify({ ...raw[op.index], content });
     // A refused operation is still verified with the rest, so a stale id in it is reported too.

@@ -46,7 +46,11 @@ export function staleIdText(
   const { id } = check;
   const n = doc.lines.length;
   const changed = context.changedSinceView ?? true;
-  const repair = context.repair ?? repairBatch(doc, [{ opIndex: 0, field, check }], changed).ids.values().next().value!;
+  const repair =
+    context.repair ??
+    repairBatch(doc, [{ opIndex: 0, field, check }], changed)
+      .ids.values()
+      .next().value!;
   const out: string[] = [];
   let from: number;
   let to: number;
@@ -87,11 +91,12 @@ export function staleIdText(
       : `Lines with hash ${formatHash(id.hash)} near it (if you copied the id from one of these, use its id):`;
     out.push(lead);
     for (const c of moved) {
-      const fit = c.fits === undefined || !changed
-        ? ""
-        : c.fits
-          ? `; fits the shift of ${signed(c.shift)} that explains every stale id in this batch`
-          : "; does not fit the shift of the other stale ids: probably an unrelated line with the same 2-hex hash";
+      const fit =
+        c.fits === undefined || !changed
+          ? ""
+          : c.fits
+            ? `; fits the shift of ${signed(c.shift)} that explains every stale id in this batch`
+            : "; does not fit the shift of the other stale ids: probably an unrelated line with the same 2-hex hash";
       out.push(`  ${renderLine(c.line, id.hash, doc.lines[c.line - 1], Math.min(maxLineChars, SHOWN_CHARS))}   (${distance(c.line, id.line)}${fit})`);
     }
     const nearest = moved[0].line;
@@ -105,9 +110,7 @@ export function staleIdText(
   if (repair.reason === "mistyped" && repair.fix) {
     out.push(`If you meant line ${id.line} as shown, use "${repair.fix.text}".`);
   } else {
-    out.push(
-      `Retry with the fresh ids shown, or confirm first: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`,
-    );
+    out.push(`Retry with the fresh ids shown, or confirm first: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`);
   }
   return out.join("\n");
 }
@@ -132,9 +135,7 @@ export function bareNumberText(
       : `${head} The file has only ${n} line${n === 1 ? "" : "s"} (the last is ${formatId(n, doc.hashes[n - 1])}); to add lines at the end use "after": -1.`;
   }
   const id = formatId(line, doc.hashes[line - 1]);
-  const caveat = changedSinceView
-    ? ` The file changed since your view, so check that this is the line you meant.`
-    : "";
+  const caveat = changedSinceView ? ` The file changed since your view, so check that this is the line you meant.` : "";
   return `${head} Line ${line} is now:\n  ${renderLine(line, doc.hashes[line - 1], doc.lines[line - 1], Math.min(maxLineChars, SHOWN_CHARS))}\nUse "${id}".${caveat}`;
 }
 
@@ -148,7 +149,10 @@ function distance(line: number, target: number): string {
 }
 
 function indent(text: string): string {
-  return text.split("\n").map((l) => `  ${l}`).join("\n");
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
 }
 
 /** Which code a refusal carries when operations fail for different reasons: the one to fix first. */
@@ -173,9 +177,7 @@ export function renderRefusal(failures: readonly OpFailure[], total: number, cor
     else byIndex.set(f.index, [f]);
   }
   const indices = [...byIndex.keys()].sort((a, b) => a - b);
-  const out = [
-    `No operations were applied — ${indices.length} of ${total} operation${total === 1 ? "" : "s"} failed:`,
-  ];
+  const out = [`No operations were applied — ${indices.length} of ${total} operation${total === 1 ? "" : "s"} failed:`];
   for (const index of indices) {
     const list = byIndex.get(index)!;
     const codes = [...new Set(list.map((f) => f.code))].join(", ");

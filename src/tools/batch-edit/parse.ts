@@ -31,10 +31,7 @@ export interface LineIdRef {
 }
 
 /** Where an insert goes: after a line (by id), or at the start / end of the file. */
-export type Anchor =
-  | { readonly kind: "start" }
-  | { readonly kind: "end" }
-  | { readonly kind: "line"; readonly id: LineIdRef };
+export type Anchor = { readonly kind: "start" } | { readonly kind: "end" } | { readonly kind: "line"; readonly id: LineIdRef };
 
 /** A well-formed operation. `index` is its place in `operations`; `label` names it in messages. */
 export type Operation =
@@ -129,7 +126,7 @@ function targetId(field: "start" | "end", value: string | number, path: string, 
   return { line: id.line, hash: id.hash, text: formatId(id.line, id.hash) };
 }
 
-function anchor(value: string | number, path: string, fail: (m: string) => void): Anchor | undefined {
+function anchor(value: string | number, _path: string, fail: (m: string) => void): Anchor | undefined {
   if (isBareNumber(value)) {
     const n = Number(String(value).trim());
     if (n === 0) return { kind: "start" };

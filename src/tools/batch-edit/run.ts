@@ -45,9 +45,7 @@ interface Parsed {
 function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed): Plan {
   const { doc } = file;
   const total = parsed.raw.length;
-  const checked = parsed.verbatim
-    ? { ops: parsed.ops, failures: [], notes: [] }
-    : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
+  const checked = parsed.verbatim ? { ops: parsed.ops, failures: [], notes: [] } : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
   const ops = checked.ops;
   const parseFailures = [...parsed.failures, ...checked.failures].sort((a, b) => a.index - b.index);
   const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars, {

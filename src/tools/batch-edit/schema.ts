@@ -9,7 +9,7 @@ const content = (description: string) => v.pipe(v.string(), v.description(descri
 const replaceOp = v.strictObject({
   operation: v.literal("replace"),
   start: lineId('First line to replace: its line id "N:hh" from view or a previous result, e.g. "12:a3".'),
-  end: v.optional(lineId('Last line to replace (inclusive), as a line id. Omit to replace only start.')),
+  end: v.optional(lineId("Last line to replace (inclusive), as a line id. Omit to replace only start.")),
   content: content("The lines to put in place of start..end. A trailing newline does not add an empty line."),
 });
 const insertOp = v.strictObject({
@@ -34,7 +34,9 @@ export const BatchEditSchema = v.strictObject({
   verbatim: v.optional(
     v.pipe(
       v.boolean(),
-      v.description('Write every content exactly as sent, even lines starting with a view prefix "N:hh|", a markdown code fence around it, or a one-line content with literal \\n / \\t (otherwise refused, with the corrected operation). Default false.'),
+      v.description(
+        'Write every content exactly as sent, even lines starting with a view prefix "N:hh|", a markdown code fence around it, or a one-line content with literal \\n / \\t (otherwise refused, with the corrected operation). Default false.',
+      ),
     ),
   ),
 });

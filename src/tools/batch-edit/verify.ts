@@ -41,13 +41,7 @@ export function checkId(doc: Lines, id: LineIdRef): IdCheck {
  * `limit`, never `line` itself. Bounded, so a big repetitive file does not
  * answer with noise from far away.
  */
-export function relocate(
-  hashes: Uint8Array,
-  hash: number,
-  line: number,
-  window = RELOCATE_WINDOW,
-  limit = RELOCATE_LIMIT,
-): number[] {
+export function relocate(hashes: Uint8Array, hash: number, line: number, window = RELOCATE_WINDOW, limit = RELOCATE_LIMIT): number[] {
   const found: number[] = [];
   const n = hashes.length;
   for (let d = 1; d <= window && found.length < limit; d++) {
@@ -88,7 +82,10 @@ export function idsOf(op: Operation): { field: string; id: LineIdRef }[] {
   if (op.kind === "insert") return op.after.kind === "line" ? [{ field: "after", id: op.after.id }] : [];
   return op.end.text === op.start.text
     ? [{ field: "start", id: op.start }]
-    : [{ field: "start", id: op.start }, { field: "end", id: op.end }];
+    : [
+        { field: "start", id: op.start },
+        { field: "end", id: op.end },
+      ];
 }
 
 /**
@@ -166,9 +163,10 @@ export function findDuplicatedLines(doc: Lines, sorted: readonly PlannedEdit[]):
     const problems: string[] = [];
     if (before !== undefined && first === lines[before] && !keepsFirst && !isTrivialLine(first)) {
       const where = edit.op.kind === "insert" ? `the line it is inserted after` : `the line just before the range`;
-      const widen = edit.op.kind === "insert"
-        ? `(insert adds lines after ${idOf(before)}; it does not replace it — to change that line, use replace with "start": "${idOf(before)}")`
-        : `or widen the range to start at ${idOf(before)} so it is replaced too`;
+      const widen =
+        edit.op.kind === "insert"
+          ? `(insert adds lines after ${idOf(before)}; it does not replace it — to change that line, use replace with "start": "${idOf(before)}")`
+          : `or widen the range to start at ${idOf(before)} so it is replaced too`;
       problems.push(
         `the first line of content, ${quote(first)}, repeats line ${idOf(before)}, ${where}, so the file would have it twice. ` +
           `Drop that line from content ${widen}.`,
@@ -176,9 +174,10 @@ export function findDuplicatedLines(doc: Lines, sorted: readonly PlannedEdit[]):
     }
     if (after !== undefined && last === lines[after] && !keepsLast && !isTrivialLine(last) && !(edit.lines.length === 1 && problems.length > 0)) {
       const where = edit.op.kind === "insert" ? `the line right after the insertion point` : `the line just after the range`;
-      const widen = edit.op.kind === "insert"
-        ? `(or, to change that line, use replace with "start": "${idOf(after)}")`
-        : `or widen the range to end at ${idOf(after)} so it is replaced too`;
+      const widen =
+        edit.op.kind === "insert"
+          ? `(or, to change that line, use replace with "start": "${idOf(after)}")`
+          : `or widen the range to end at ${idOf(after)} so it is replaced too`;
       problems.push(
         `the last line of content, ${quote(last)}, repeats line ${idOf(after)}, ${where}, so the file would have it twice. ` +
           `Drop that line from content ${widen}.`,

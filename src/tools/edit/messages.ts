@@ -40,13 +40,7 @@ export function noChangeText(path: string, reason: EditNoChange["reason"]): stri
  * three (more context, replace_all, batch_edit by id); a whitespace-
  * insensitive one two, since replace_all never applies a fuzzy match.
  */
-export function ambiguousText(
-  path: string,
-  doc: Pick<TextDocument, "lines" | "hashes">,
-  r: MatchAmbiguous,
-  oldString: string,
-  limits: ToolLimits,
-): string {
+export function ambiguousText(path: string, doc: Pick<TextDocument, "lines" | "hashes">, r: MatchAmbiguous, oldString: string, limits: ToolLimits): string {
   const span = matchHeight(r.strategy, oldString);
   const maxChars = Math.min(limits.maxLineChars, LISTED_LINE_CHARS);
   const list = r.matches.map((m) => {
@@ -122,20 +116,15 @@ interface Place {
  * text of the best one with ids. One whitespace-only place comes with the
  * corrected call, ready to send.
  */
-export function noMatchText(
-  path: string,
-  doc: TextDocument,
-  r: MatchMissing,
-  limits: ToolLimits,
-  sent?: SentEdit,
-): string {
+export function noMatchText(path: string, doc: TextDocument, r: MatchMissing, limits: ToolLimits, sent?: SentEdit): string {
   const p = JSON.stringify(shownPath(path));
   const ws = r.whitespacePlaces;
-  const head = ws.length > 0
-    ? `old_string is not in \`${shownPath(path)}\` as written, but it is there when whitespace is ignored ` +
-      `(${ws.length === 1 ? `at ${lineSpan(doc, ws[0].start, ws[0].end)}` : `at ${ws.length}${ws.length === 3 ? " or more" : ""} places`}); ` +
-      `only whole lines are matched ignoring whitespace, so nothing was changed.`
-    : `old_string was not found in \`${shownPath(path)}\` (not exactly, not with literal \\n / \\t read as newlines / tabs, and not ignoring whitespace); nothing was changed.`;
+  const head =
+    ws.length > 0
+      ? `old_string is not in \`${shownPath(path)}\` as written, but it is there when whitespace is ignored ` +
+        `(${ws.length === 1 ? `at ${lineSpan(doc, ws[0].start, ws[0].end)}` : `at ${ws.length}${ws.length === 3 ? " or more" : ""} places`}); ` +
+        `only whole lines are matched ignoring whitespace, so nothing was changed.`
+      : `old_string was not found in \`${shownPath(path)}\` (not exactly, not with literal \\n / \\t read as newlines / tabs, and not ignoring whitespace); nothing was changed.`;
   const places: Place[] = ws.map((w) => ({
     start: w.start,
     end: w.end,
@@ -145,14 +134,20 @@ export function noMatchText(
   for (const c of r.candidates) {
     if (places.length >= 3) break;
     if (places.some((q) => c.start < q.end && q.start < c.end)) continue;
-    places.push({ start: c.start, end: c.end, summary: `${c.percent}% similar; ${difference(c)}${c.differs === "content" ? charNote(doc, c.start, r.needle) : ""}` });
+    places.push({
+      start: c.start,
+      end: c.end,
+      summary: `${c.percent}% similar; ${difference(c)}${c.differs === "content" ? charNote(doc, c.start, r.needle) : ""}`,
+    });
   }
   if (places.length === 0) {
     const why = doc.lines.length === 0 ? "The file is empty." : "Nothing in the file resembles it.";
     return `${head} ${why} View the file to find the current text: view {"path": ${p}}, or search it: view {"path": ${p}, "content": "<a distinctive part of old_string>"}.`;
   }
   const out = [head, "Closest places:"];
-  places.forEach((q, i) => out.push(`${i + 1}. ${lineSpan(doc, q.start, q.end, true)} — ${q.summary}`));
+  places.forEach((q, i) => {
+    out.push(`${i + 1}. ${lineSpan(doc, q.start, q.end, true)} — ${q.summary}`);
+  });
 
   const best = places[0];
   const to = Math.min(best.end, best.start + MAX_WINDOW_LINES);
@@ -180,9 +175,7 @@ export function noMatchText(
         : `Use the file's exact text there as old_string (only its whitespace differs from yours).`,
     );
   } else {
-    out.push(
-      `Copy the text you mean from here into old_string exactly (without the "N:hh|" prefixes), or replace these lines by id with batch_edit.`,
-    );
+    out.push(`Copy the text you mean from here into old_string exactly (without the "N:hh|" prefixes), or replace these lines by id with batch_edit.`);
   }
   return out.join("\n");
 }
@@ -253,7 +246,5 @@ const DIFFERS: Record<Exclude<Difference, "content">, string> = {
 function difference(c: WindowCandidate): string {
   if (c.differs !== "content") return DIFFERS[c.differs];
   const at = c.firstDifference;
-  return at
-    ? `the text differs, first at line ${at.needleLine} of old_string (file line ${at.id})`
-    : "the text differs";
+  return at ? `the text differs, first at line ${at.needleLine} of old_string (file line ${at.id})` : "the text differs";
 }

@@ -36,12 +36,7 @@ export const editTool = defineTool({
   },
 });
 
-function planEdit(
-  ctx: ToolContext,
-  path: string,
-  file: FileSnapshot,
-  args: EditArgs,
-): Plan {
+function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: EditArgs): Plan {
   const { doc } = file;
   // old_string pasted with view prefixes is answered first: it decides what new_string's prefixes are.
   const prefixed = args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match" ? undefined : pastedPrefixText(path, doc, args);
@@ -90,14 +85,10 @@ function success(
   const report = reportChange(oldLines, out.lines, out.edits, ctx.limits);
   const where = r.matches.map((m) => m.line);
   const listed = where.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
-  const what = r.replacements === 1
-    ? `replaced 1 occurrence (line ${listed})`
-    : `replaced ${r.replacements} occurrences (lines ${listed})`;
+  const what = r.replacements === 1 ? `replaced 1 occurrence (line ${listed})` : `replaced ${r.replacements} occurrences (lines ${listed})`;
   const heading = `Edited \`${shownPath(path)}\`: ${what}; ${oldLines.length} -> ${out.lines.length} lines.`;
   const ending = finalNewlineNote(doc, out);
-  const since = landed.changedSinceView
-    ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current")
-    : undefined;
+  const since = landed.changedSinceView ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current") : undefined;
   return changeResult([heading, r.hint && `Note: ${r.hint}`, pastedNote, ending], report, [since], ctx.limits, { path, version: landed.version });
 }
 
@@ -151,11 +142,7 @@ function keptStateNote(doc: TextDocument, args: { old_string: string; new_string
 }
 
 /** EDIT_AMBIGUOUS for an escape reading that would change an escape inside a quoted literal. */
-function escapeAmbiguousText(
-  path: string,
-  r: EscapeAmbiguous,
-  args: { old_string: string; new_string: string; replace_all: boolean },
-): string {
+function escapeAmbiguousText(path: string, r: EscapeAmbiguous, args: { old_string: string; new_string: string; replace_all: boolean }): string {
   const call = {
     path: shownPath(path),
     old_string: r.oldRead,
@@ -179,11 +166,7 @@ function escapeAmbiguousText(
  * every line of it carries them). Refused rather than guessed: the prefixes
  * might be meant in new_string, and the model should see the clean call.
  */
-function pastedPrefixText(
-  path: string,
-  doc: TextDocument,
-  args: { old_string: string; new_string: string; replace_all: boolean },
-): string | undefined {
+function pastedPrefixText(path: string, doc: TextDocument, args: { old_string: string; new_string: string; replace_all: boolean }): string | undefined {
   const old = stripIdPrefixes(args.old_string);
   if (old === undefined) return undefined;
   const next = stripIdPrefixes(args.new_string) ?? args.new_string;

@@ -3,20 +3,16 @@ import * as v from "valibot";
 import { FILE_PATH_RULE } from "../support/paths.ts";
 
 export const EditSchema = v.strictObject({
-  path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
-  old_string: v.pipe(
-    v.string(),
-    v.description("The exact text to replace, copied from the file (without the \"N:hh|\" prefixes of view output)."),
-  ),
+  path: v.pipe(v.string(), v.minLength(1), v.description('Workspace-relative file path, e.g. "src/app.ts".')),
+  old_string: v.pipe(v.string(), v.description('The exact text to replace, copied from the file (without the "N:hh|" prefixes of view output).')),
   new_string: v.pipe(v.string(), v.description("The text to put in its place.")),
-  replace_all: v.optional(
-    v.pipe(v.boolean(), v.description("Replace every occurrence instead of requiring exactly one. Default false.")),
-    false,
-  ),
+  replace_all: v.optional(v.pipe(v.boolean(), v.description("Replace every occurrence instead of requiring exactly one. Default false.")), false),
   verbatim: v.optional(
     v.pipe(
       v.boolean(),
-      v.description('Write new_string exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (otherwise refused as pasted view artifacts). Default false.'),
+      v.description(
+        'Write new_string exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (otherwise refused as pasted view artifacts). Default false.',
+      ),
     ),
   ),
 });

@@ -46,7 +46,21 @@ export const READ_SPECS: Readonly<Record<string, OptionSpec>> = {
   less: { withArg: "bhjkoOpPtTxyz#", longWithArg: ["log-file", "pattern", "tag", "tabs", "window", "shift"] },
   more: { withArg: "n", longWithArg: ["lines"] },
   tac: { withArg: "s", longWithArg: ["separator"] },
-  nl: { withArg: "bdfhilnsvw", longWithArg: ["body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"] },
+  nl: {
+    withArg: "bdfhilnsvw",
+    longWithArg: [
+      "body-numbering",
+      "section-delimiter",
+      "footer-numbering",
+      "header-numbering",
+      "line-increment",
+      "join-blank-lines",
+      "number-format",
+      "number-separator",
+      "starting-line-number",
+      "number-width",
+    ],
+  },
   rev: {},
   strings: { withArg: "nteTs", longWithArg: ["bytes", "radix", "encoding", "target", "output-separator"] },
   xxd: { withArg: "cglosnR", longWithArg: ["cols", "groupsize", "len", "offset", "seek", "name"] },
@@ -55,19 +69,92 @@ export const READ_SPECS: Readonly<Record<string, OptionSpec>> = {
   hd: { withArg: "efns", longWithArg: ["format", "format-file", "length", "skip", "color"] },
   base64: { withArg: "w", longWithArg: ["wrap"] },
   base32: { withArg: "w", longWithArg: ["wrap"] },
-  bat: { withArg: "lrHmp", longWithArg: ["language", "line-range", "highlight-line", "map-syntax", "style", "theme", "tabs", "terminal-width", "wrap", "paging", "pager", "color", "decorations", "italic-text", "file-name"] },
-  batcat: { withArg: "lrHmp", longWithArg: ["language", "line-range", "highlight-line", "map-syntax", "style", "theme", "tabs", "terminal-width", "wrap", "paging", "pager", "color", "decorations", "italic-text", "file-name"] },
+  bat: {
+    withArg: "lrHmp",
+    longWithArg: [
+      "language",
+      "line-range",
+      "highlight-line",
+      "map-syntax",
+      "style",
+      "theme",
+      "tabs",
+      "terminal-width",
+      "wrap",
+      "paging",
+      "pager",
+      "color",
+      "decorations",
+      "italic-text",
+      "file-name",
+    ],
+  },
+  batcat: {
+    withArg: "lrHmp",
+    longWithArg: [
+      "language",
+      "line-range",
+      "highlight-line",
+      "map-syntax",
+      "style",
+      "theme",
+      "tabs",
+      "terminal-width",
+      "wrap",
+      "paging",
+      "pager",
+      "color",
+      "decorations",
+      "italic-text",
+      "file-name",
+    ],
+  },
 };
 
 const GREP_SPEC: OptionSpec = {
   withArg: "efmABCdD",
-  longWithArg: ["regexp", "file", "max-count", "after-context", "before-context", "context", "directories", "devices", "include", "exclude", "exclude-dir", "exclude-from", "label"],
+  longWithArg: [
+    "regexp",
+    "file",
+    "max-count",
+    "after-context",
+    "before-context",
+    "context",
+    "directories",
+    "devices",
+    "include",
+    "exclude",
+    "exclude-dir",
+    "exclude-from",
+    "label",
+  ],
 };
 const RG_SPEC: OptionSpec = {
   withArg: "efgtTABCmMjEr",
-  longWithArg: ["regexp", "file", "glob", "iglob", "type", "type-not", "after-context", "before-context", "context", "max-count", "max-columns", "threads", "encoding", "replace", "max-depth", "sort", "sortr"],
+  longWithArg: [
+    "regexp",
+    "file",
+    "glob",
+    "iglob",
+    "type",
+    "type-not",
+    "after-context",
+    "before-context",
+    "context",
+    "max-count",
+    "max-columns",
+    "threads",
+    "encoding",
+    "replace",
+    "max-depth",
+    "sort",
+    "sortr",
+  ],
 };
-const LS_SPEC: OptionSpec = { withArg: "ITw", longWithArg: ["ignore", "hide", "tabsize", "width", "format", "sort", "time-style", "block-size", "quoting-style", "indicator-style"] };
+const LS_SPEC: OptionSpec = {
+  withArg: "ITw",
+  longWithArg: ["ignore", "hide", "tabsize", "width", "format", "sort", "time-style", "block-size", "quoting-style", "indicator-style"],
+};
 const SED_SPEC: OptionSpec = { withArg: "efl", longWithArg: ["expression", "file", "line-length"] };
 const AWK_SPEC: OptionSpec = { withArg: "fvF", longWithArg: ["file", "assign", "field-separator"] };
 
@@ -168,13 +255,29 @@ const READ_REASON = (program: string): string =>
 function rangeCalls(path: string, range: readonly [number, number] | undefined): ExampleCall[] {
   if (range !== undefined) {
     return [
-      { tool: "view", args: [["path", path], ["start", range[0]], ["end", range[1]]], note: `lines ${range[0]} to ${range[1]}` },
+      {
+        tool: "view",
+        args: [
+          ["path", path],
+          ["start", range[0]],
+          ["end", range[1]],
+        ],
+        note: `lines ${range[0]} to ${range[1]}`,
+      },
       { tool: "view", args: [["path", path]], note: "the whole file" },
     ];
   }
   return [
     { tool: "view", args: [["path", path]] },
-    { tool: "view", args: [["path", path], ["start", 40], ["end", 80]], note: "only lines 40 to 80" },
+    {
+      tool: "view",
+      args: [
+        ["path", path],
+        ["start", 40],
+        ["end", 80],
+      ],
+      note: "only lines 40 to 80",
+    },
   ];
 }
 
@@ -221,8 +324,24 @@ function searchAdvice(program: string, args: readonly ShellWord[]): Advice {
     args: [["path", path], ["content", pattern], ["context", context], ...(regex ? [["regex", true] as const] : [])],
   };
   const second: ExampleCall = regex
-    ? { tool: "view", args: [["path", path], ["content", "TODO"], ["context", 2]], note: "plain text" }
-    : { tool: "view", args: [["path", path], ["content", "TODO|FIXME"], ["regex", true]], note: "a regular expression" };
+    ? {
+        tool: "view",
+        args: [
+          ["path", path],
+          ["content", "TODO"],
+          ["context", 2],
+        ],
+        note: "plain text",
+      }
+    : {
+        tool: "view",
+        args: [
+          ["path", path],
+          ["content", "TODO|FIXME"],
+          ["regex", true],
+        ],
+        note: "a regular expression",
+      };
   return {
     tool: "view",
     reason: `\`${program}\` searches project files. Search with the \`view\` tool's \`content\` argument instead: matches come back with line ids, ready for \`edit\`.`,
@@ -234,7 +353,15 @@ function searchAdvice(program: string, args: readonly ShellWord[]): Advice {
 const LIST_REASON = (program: string): string =>
   `\`${program}\` lists project files. List a directory with the \`view\` tool instead (\`depth\` limits the levels, \`pattern\` filters by glob).`;
 
-const GLOB_EXAMPLE: ExampleCall = { tool: "view", args: [["path", "src"], ["depth", 2], ["pattern", "**/*.ts"]], note: "only files matching a glob" };
+const GLOB_EXAMPLE: ExampleCall = {
+  tool: "view",
+  args: [
+    ["path", "src"],
+    ["depth", 2],
+    ["pattern", "**/*.ts"],
+  ],
+  note: "only files matching a glob",
+};
 
 function parseLs(args: readonly ShellWord[]): { paths: ShellWord[]; recursive: boolean } {
   const parsed = parseArgs(args, 0, LS_SPEC, false);
@@ -244,8 +371,29 @@ function parseLs(args: readonly ShellWord[]): { paths: ShellWord[]; recursive: b
 function lsAdvice(args: readonly ShellWord[]): Advice {
   const { paths, recursive } = parseLs(args);
   const path = firstFile(paths) ?? ".";
-  const globExample: ExampleCall = { ...GLOB_EXAMPLE, args: [["path", path === "." ? "src" : path], ["depth", 2], ["pattern", "**/*.ts"]] };
-  return { tool: "view", reason: LIST_REASON("ls"), calls: [{ tool: "view", args: [["path", path], ["depth", recursive ? 3 : 1]] }, globExample], extra: [] };
+  const globExample: ExampleCall = {
+    ...GLOB_EXAMPLE,
+    args: [
+      ["path", path === "." ? "src" : path],
+      ["depth", 2],
+      ["pattern", "**/*.ts"],
+    ],
+  };
+  return {
+    tool: "view",
+    reason: LIST_REASON("ls"),
+    calls: [
+      {
+        tool: "view",
+        args: [
+          ["path", path],
+          ["depth", recursive ? 3 : 1],
+        ],
+      },
+      globExample,
+    ],
+    extra: [],
+  };
 }
 
 function parseFind(args: readonly ShellWord[]): { roots: ShellWord[]; pattern: string | undefined; depth: number | undefined } {
@@ -275,9 +423,26 @@ function findAdvice(args: readonly ShellWord[]): Advice {
   const path = firstFile(roots) ?? ".";
   const first: ExampleCall = {
     tool: "view",
-    args: [["path", path], ...(depth !== undefined || pattern === undefined ? [["depth", depth ?? 2] as const] : []), ...(pattern !== undefined ? [["pattern", pattern] as const] : [])],
+    args: [
+      ["path", path],
+      ...(depth !== undefined || pattern === undefined ? [["depth", depth ?? 2] as const] : []),
+      ...(pattern !== undefined ? [["pattern", pattern] as const] : []),
+    ],
   };
-  const calls = pattern === undefined ? [first, GLOB_EXAMPLE] : [first, { tool: "view", args: [["path", path], ["depth", 1]], note: "one level only" } as const];
+  const calls =
+    pattern === undefined
+      ? [first, GLOB_EXAMPLE]
+      : [
+          first,
+          {
+            tool: "view",
+            args: [
+              ["path", path],
+              ["depth", 1],
+            ],
+            note: "one level only",
+          } as const,
+        ];
   return { tool: "view", reason: LIST_REASON("find"), calls, extra: [] };
 }
 
@@ -286,7 +451,11 @@ const EDIT_REASON = (program: string, verb: string): string =>
 const BATCH_LINE = "  batch_edit   (several changes to one file in a single call)";
 const PLACEHOLDER_EDIT = (path: string): ExampleCall => ({
   tool: "edit",
-  args: [["path", path], ["old_string", "exact text to replace"], ["new_string", "replacement text"]],
+  args: [
+    ["path", path],
+    ["old_string", "exact text to replace"],
+    ["new_string", "replacement text"],
+  ],
 });
 
 function parseSed(args: readonly ShellWord[]): { script: string; files: ShellWord[]; parsed: ParsedArgs } {

@@ -172,7 +172,10 @@ function checkCommand(cmd: SimpleCommand, source: string, ctx: CheckContext, std
 
     if (SHELLS.has(program)) return checkShell(cmd, words, program, k + 1, source, ctx);
     if (program === "eval") {
-      const script = words.slice(k + 1).map((w) => w.text).join(" ");
+      const script = words
+        .slice(k + 1)
+        .map((w) => w.text)
+        .join(" ");
       return checkNested(script, program, segmentText(source, cmd), ctx);
     }
     if (program === "trap") return checkTrap(words, k + 1, source, cmd, ctx);
@@ -268,21 +271,29 @@ function stepWrapper(
     if (wrapper.onlyScript) return { verdict: null, next: 0 };
   }
   const operands = wrapper.scriptOperands;
-  if (operands !== undefined && ![...parsed.flags].some((f) => operands.unlessFlags.includes(f)) && !parsed.longFlags.some((f) => operands.unlessLong.includes(f))) {
-    return { verdict: checkNested(words.slice(next).map((w) => w.text).join(" "), program, segment, ctx), next: 0 };
+  if (
+    operands !== undefined &&
+    ![...parsed.flags].some((f) => operands.unlessFlags.includes(f)) &&
+    !parsed.longFlags.some((f) => operands.unlessLong.includes(f))
+  ) {
+    return {
+      verdict: checkNested(
+        words
+          .slice(next)
+          .map((w) => w.text)
+          .join(" "),
+        program,
+        segment,
+        ctx,
+      ),
+      next: 0,
+    };
   }
   return { next };
 }
 
 /** `bash -c 'script'` and `bash <<EOF ... EOF` run text as a script: check that text too. */
-function checkShell(
-  cmd: SimpleCommand,
-  words: readonly ShellWord[],
-  shell: string,
-  from: number,
-  source: string,
-  ctx: CheckContext,
-): Finding | null {
+function checkShell(cmd: SimpleCommand, words: readonly ShellWord[], shell: string, from: number, source: string, ctx: CheckContext): Finding | null {
   const parsed = parseArgs(words, from, SHELL_SPEC, true);
   const operand = words[parsed.end];
   const segment = segmentText(source, cmd);

@@ -161,8 +161,7 @@ const FD_PREFIX = /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/;
 export function assignmentPrefix(text: string): number {
   let i = 0;
   const n = text.length;
-  const isNameChar = (c: string, first: boolean): boolean =>
-    (c >= "A" && c <= "Z") || (c >= "a" && c <= "z") || c === "_" || (!first && c >= "0" && c <= "9");
+  const isNameChar = (c: string, first: boolean): boolean => (c >= "A" && c <= "Z") || (c >= "a" && c <= "z") || c === "_" || (!first && c >= "0" && c <= "9");
   if (n === 0 || !isNameChar(text[0], true)) return 0;
   while (i < n && isNameChar(text[i], i === 0)) i++;
   if (text[i] === "[") {
@@ -543,7 +542,6 @@ class Scanner {
     if ((c === "$" && s[i + 1] === "(") || c === "`") return this.openSubstitution(i);
     return i + 1;
   }
-
 
   private touch(f: CommandFrame, i: number): void {
     if (f.cmd.start < 0) f.cmd.start = i;

@@ -42,7 +42,10 @@ function normalizeRelative(path: string): string {
 
 /** `//` and `/./` collapsed, `..` kept: a `..` after `/proc/self/cwd` climbs from the project, not from `/proc/self`. */
 function collapseSlashes(path: string): string {
-  return `/${path.split("/").filter((part) => part !== "" && part !== ".").join("/")}`;
+  return `/${path
+    .split("/")
+    .filter((part) => part !== "" && part !== ".")
+    .join("/")}`;
 }
 
 /**

@@ -67,7 +67,13 @@ function fileToolRefusal(finding: Extract<Finding, { kind: "file-tool" }>, proje
   };
 }
 
-const SCRIPT_CALL = renderCall({ tool: "write", args: [["path", "scripts/task.sh"], ["content", "#!/usr/bin/env bash\n..."]] });
+const SCRIPT_CALL = renderCall({
+  tool: "write",
+  args: [
+    ["path", "scripts/task.sh"],
+    ["content", "#!/usr/bin/env bash\n..."],
+  ],
+});
 
 function tooLong(): ShellRefusal {
   return {
@@ -103,7 +109,6 @@ function tooDeep(shell: string, source: string): ShellRefusal {
     ].join("\n"),
   };
 }
-
 
 /** The refusal of a finding, with paths in example calls made relative to `projectRoot`. */
 export function renderRefusal(finding: Finding, projectRoot: string | undefined): ShellRefusal {

@@ -55,11 +55,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     signal: options.signal,
     onOutput: options.onOutput,
   });
-  const fitted = fitOutputs(
-    { bytes: spawned.stdout, cut: spawned.stdoutTruncated },
-    { bytes: spawned.stderr, cut: spawned.stderrTruncated },
-    budget,
-  );
+  const fitted = fitOutputs({ bytes: spawned.stdout, cut: spawned.stdoutTruncated }, { bytes: spawned.stderr, cut: spawned.stderrTruncated }, budget);
   const text = formatShellOutcome({
     stdout: fitted.stdout,
     stderr: fitted.stderr,

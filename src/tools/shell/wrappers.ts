@@ -26,7 +26,15 @@ export interface Wrapper {
 /** Wrappers by base name. */
 export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
   ["env", { spec: { withArg: "uCS", longWithArg: ["unset", "chdir", "split-string"] } }],
-  ["sudo", { spec: { withArg: "ugpChDrtTUR", longWithArg: ["user", "group", "prompt", "close-from", "host", "chdir", "role", "type", "command-timeout", "other-user", "chroot"] } }],
+  [
+    "sudo",
+    {
+      spec: {
+        withArg: "ugpChDrtTUR",
+        longWithArg: ["user", "group", "prompt", "close-from", "host", "chdir", "role", "type", "command-timeout", "other-user", "chroot"],
+      },
+    },
+  ],
   ["doas", { spec: { withArg: "uC" } }],
   ["pkexec", { spec: { longWithArg: ["user"] } }],
   ["command", { spec: {} }],
@@ -51,36 +59,127 @@ export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
   ["catchsegv", { spec: {} }],
   ["fakeroot", { spec: { withArg: "ils", longWithArg: ["lib", "faked"] } }],
   ["faketime", { spec: { withArg: "" }, positionals: 1 }],
-  ["rlwrap", { spec: { withArg: "aAbCDeEfFgHlmOopPsStTwz", longWithArg: ["break-chars", "command-name", "file", "history-filename", "logfile", "prompt-colour", "substitute-prompt"] } }],
+  [
+    "rlwrap",
+    {
+      spec: {
+        withArg: "aAbCDeEfFgHlmOopPsStTwz",
+        longWithArg: ["break-chars", "command-name", "file", "history-filename", "logfile", "prompt-colour", "substitute-prompt"],
+      },
+    },
+  ],
   ["proxychains", { spec: { withArg: "f" } }],
   ["proxychains4", { spec: { withArg: "f" } }],
   ["torsocks", { spec: { withArg: "uapP", longWithArg: ["user", "pass", "address", "port"] } }],
   ["firejail", { spec: {} }],
   ["sandbox-exec", { spec: { withArg: "fpD" } }],
-  ["systemd-run", {
-    spec: {
-      withArg: "upEM",
-      longWithArg: ["unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-calendar"],
+  [
+    "systemd-run",
+    {
+      spec: {
+        withArg: "upEM",
+        longWithArg: [
+          "unit",
+          "property",
+          "description",
+          "slice",
+          "uid",
+          "gid",
+          "nice",
+          "working-directory",
+          "setenv",
+          "machine",
+          "host",
+          "service-type",
+          "on-active",
+          "on-boot",
+          "on-calendar",
+        ],
+      },
     },
-  }],
+  ],
   ["flock", { spec: { withArg: "wEc", longWithArg: ["timeout", "wait", "conflict-exit-code", "command"] }, positionals: 1, scriptOptions: ["c", "command"] }],
   ["chroot", { spec: { longWithArg: ["userspec", "groups"] }, positionals: 1 }],
   ["unshare", { spec: { withArg: "SGRw", longWithArg: ["setuid", "setgid", "root", "wd", "map-user", "map-group", "propagation", "setgroups"] } }],
   ["nsenter", { spec: { withArg: "tSG", longWithArg: ["target", "setuid", "setgid"] } }],
-  ["setpriv", { spec: { longWithArg: ["reuid", "regid", "ruid", "rgid", "euid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile"] } }],
-  ["strace", {
-    spec: {
-      withArg: "abeEIoOpPsSuUX",
-      longWithArg: ["output", "attach", "user", "env", "string-limit", "trace", "signal", "status", "trace-path", "columns", "detach-on", "summary-columns", "summary-sort-by", "expr"],
+  [
+    "setpriv",
+    {
+      spec: {
+        longWithArg: [
+          "reuid",
+          "regid",
+          "ruid",
+          "rgid",
+          "euid",
+          "egid",
+          "groups",
+          "inh-caps",
+          "ambient-caps",
+          "bounding-set",
+          "securebits",
+          "pdeathsig",
+          "selinux-label",
+          "apparmor-profile",
+        ],
+      },
     },
-  }],
+  ],
+  [
+    "strace",
+    {
+      spec: {
+        withArg: "abeEIoOpPsSuUX",
+        longWithArg: [
+          "output",
+          "attach",
+          "user",
+          "env",
+          "string-limit",
+          "trace",
+          "signal",
+          "status",
+          "trace-path",
+          "columns",
+          "detach-on",
+          "summary-columns",
+          "summary-sort-by",
+          "expr",
+        ],
+      },
+    },
+  ],
   ["ltrace", { spec: { withArg: "aAeEFlLnopsuwxX", longWithArg: ["align", "output", "indent", "library"] } }],
   ["valgrind", { spec: {} }],
   ["busybox", { spec: {} }],
   ["toybox", { spec: {} }],
-  ["su", { spec: { withArg: "cgGsw", longWithArg: ["command", "group", "supp-group", "shell", "whitelist-environment", "session-command"] }, scriptOptions: ["c", "command", "session-command"], scriptOptionAnywhere: true, onlyScript: true }],
-  ["runuser", { spec: { withArg: "ugGcw", longWithArg: ["user", "group", "supp-group", "command", "shell", "session-command", "whitelist-environment"] }, scriptOptions: ["c", "command", "session-command"], scriptOptionAnywhere: true, programAfter: ["u", "user"] }],
-  ["script", { spec: { withArg: "cEIOBTm", longWithArg: ["command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format"] }, scriptOptions: ["c", "command"], scriptOptionAnywhere: true, onlyScript: true }],
+  [
+    "su",
+    {
+      spec: { withArg: "cgGsw", longWithArg: ["command", "group", "supp-group", "shell", "whitelist-environment", "session-command"] },
+      scriptOptions: ["c", "command", "session-command"],
+      scriptOptionAnywhere: true,
+      onlyScript: true,
+    },
+  ],
+  [
+    "runuser",
+    {
+      spec: { withArg: "ugGcw", longWithArg: ["user", "group", "supp-group", "command", "shell", "session-command", "whitelist-environment"] },
+      scriptOptions: ["c", "command", "session-command"],
+      scriptOptionAnywhere: true,
+      programAfter: ["u", "user"],
+    },
+  ],
+  [
+    "script",
+    {
+      spec: { withArg: "cEIOBTm", longWithArg: ["command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format"] },
+      scriptOptions: ["c", "command"],
+      scriptOptionAnywhere: true,
+      onlyScript: true,
+    },
+  ],
   ["watch", { spec: { withArg: "dnq", longWithArg: ["interval", "differences", "equexit"] }, scriptOperands: { unlessFlags: "x", unlessLong: ["exec"] } }],
   [
     "xargs",
@@ -91,7 +190,15 @@ export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
       },
     },
   ],
-  ["parallel", { spec: { withArg: "ajJnNPSX", longWithArg: ["arg-file", "jobs", "max-args", "max-replace-args", "sshlogin", "joblog", "results", "tmpdir", "delay", "timeout", "env"] } }],
+  [
+    "parallel",
+    {
+      spec: {
+        withArg: "ajJnNPSX",
+        longWithArg: ["arg-file", "jobs", "max-args", "max-replace-args", "sshlogin", "joblog", "results", "tmpdir", "delay", "timeout", "env"],
+      },
+    },
+  ],
 ]);
 
 /** Wrappers that run their program once per input item, on names read from input: everything they start works on files. */

@@ -66,10 +66,7 @@ export function shiftNote(hunks: readonly DiffHunk[], oldLineCount: number): str
   }
   if (regions.length === 0) return "";
   const rest = more > 0 ? `, and ${more} more region${more === 1 ? "" : "s"}` : "";
-  return (
-    `Unchanged lines outside the diff moved: ${regions.join("; ")}${rest}. ` +
-    `Their hashes are unchanged, so an old id N:hh there is now (N+shift):hh.`
-  );
+  return `Unchanged lines outside the diff moved: ${regions.join("; ")}${rest}. Their hashes are unchanged, so an old id N:hh there is now (N+shift):hh.`;
 }
 
 function range(from: number, to: number): string {

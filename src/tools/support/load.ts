@@ -1,6 +1,6 @@
 import { fail, type ToolResult } from "../../result.ts";
 import { FileTooLargeError } from "../../storage/errors.ts";
-import type { Version } from "../../storage/types.ts";
+import type { ReadResult, Version } from "../../storage/types.ts";
 import { loadDocument, type TextDocument } from "../../text/document.ts";
 import type { ToolContext } from "../types.ts";
 import { shownPath, toolError } from "./remedy.ts";
@@ -23,12 +23,8 @@ function mib(bytes: number): string {
  * "failures", only the failures are recorded (the caller records which
  * lines of a loaded file the session saw).
  */
-export async function loadTextFile(
-  ctx: ToolContext,
-  path: string,
-  options: { observe?: boolean | "failures" } = {},
-): Promise<LoadedFile> {
-  let read;
+export async function loadTextFile(ctx: ToolContext, path: string, options: { observe?: boolean | "failures" } = {}): Promise<LoadedFile> {
+  let read: ReadResult;
   try {
     // One read that refuses an oversized file itself: a stat first would cost local storage a second
     // pass over the file (its versions hash the content).
@@ -48,16 +44,13 @@ export async function loadTextFile(
     // `write` may replace it: without this, write would ask for a view and
     // the view would answer FS_NOT_TEXT again, a recovery loop.
     if (options.observe) await observePresent(ctx, path, read.version);
-    const what = doc.reason === "binary"
-      ? "a binary file (it contains NUL bytes)"
-      : "not valid UTF-8 text";
+    const what = doc.reason === "binary" ? "a binary file (it contains NUL bytes)" : "not valid UTF-8 text";
     const replace = options.observe ? "replace it whole with write (this view counts as having seen it)" : "convert it to UTF-8 first";
     return {
       ok: false,
       result: fail(
         "FS_NOT_TEXT",
-        `\`${shownPath(path)}\` is ${what}: ${doc.detail}. These tools read and edit UTF-8 text only; ` +
-          `leave this file alone, or ${replace}.`,
+        `\`${shownPath(path)}\` is ${what}: ${doc.detail}. These tools read and edit UTF-8 text only; ` + `leave this file alone, or ${replace}.`,
       ),
     };
   }

@@ -11,7 +11,7 @@ import type { Observation } from "../../policy/types.ts";
 import { fail, type ToolResult } from "../../result.ts";
 import { isFsError } from "../../storage/errors.ts";
 import { parentPath } from "../../storage/path.ts";
-import { Cond, type Version } from "../../storage/types.ts";
+import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { loadTextFile } from "./load.ts";
 import { observed, observeEdited } from "./observe.ts";
@@ -93,8 +93,7 @@ export async function mutateFile(
   }
   const minAttempts = Math.max(1, options.maxAttempts ?? MAX_ATTEMPTS);
   const deadline = Date.now() + (ctx.limits.casRetryMs ?? RETRY_BUDGET_MS);
-  const mayRetry = (attempt: number) =>
-    attempt < minAttempts || (options.maxAttempts === undefined && attempt < MAX_ROUNDS && Date.now() < deadline);
+  const mayRetry = (attempt: number) => attempt < minAttempts || (options.maxAttempts === undefined && attempt < MAX_ROUNDS && Date.now() < deadline);
   let attempt = 0;
   while (true) {
     attempt++;
@@ -126,13 +125,8 @@ export async function mutateFile(
 }
 
 /** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */
-async function gateUnseen(
-  ctx: ToolContext,
-  path: string,
-  observation: Observation | undefined,
-  tool: string,
-): Promise<ToolResult | undefined> {
-  let stat;
+async function gateUnseen(ctx: ToolContext, path: string, observation: Observation | undefined, tool: string): Promise<ToolResult | undefined> {
+  let stat: StatResult | null;
   try {
     stat = await ctx.storage.stat(path);
   } catch (error) {
@@ -147,12 +141,7 @@ async function gateUnseen(
 }
 
 /** The model-facing refusal of an edit decision; records what the decision says to record. */
-export async function refuseEdit(
-  ctx: ToolContext,
-  path: string,
-  decision: Extract<EditDecision, { kind: "refuse" }>,
-  tool: string,
-): Promise<ToolResult> {
+export async function refuseEdit(ctx: ToolContext, path: string, decision: Extract<EditDecision, { kind: "refuse" }>, tool: string): Promise<ToolResult> {
   if ("record" in decision) await ctx.observations.set(ctx.caller.session, path, decision.record);
   const similar = decision.reason === "missing" ? await similarPaths(ctx, path) : [];
   return fail(decision.code, editRefusalText(path, decision, tool, similar));
@@ -172,12 +161,7 @@ async function similarPaths(ctx: ToolContext, path: string): Promise<string[]> {
 }
 
 /** Wording of each edit refusal (exported for the tests that pin it). */
-export function editRefusalText(
-  path: string,
-  decision: Extract<EditDecision, { kind: "refuse" }>,
-  tool: string,
-  similar: readonly string[] = [],
-): string {
+export function editRefusalText(path: string, decision: Extract<EditDecision, { kind: "refuse" }>, tool: string, similar: readonly string[] = []): string {
   const p = `\`${shownPath(path)}\``;
   const create = `write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}`;
   switch (decision.reason) {
@@ -187,10 +171,7 @@ export function editRefusalText(
         remedyFor("FS_NOT_OBSERVED", path)
       );
     case "created":
-      return (
-        `${p} did not exist when you last looked, and it has been created since; you have not seen its content` +
-        remedyFor("FS_NOT_OBSERVED", path)
-      );
+      return `${p} did not exist when you last looked, and it has been created since; you have not seen its content${remedyFor("FS_NOT_OBSERVED", path)}`;
     case "deleted":
       return (
         `${p} no longer exists: it was deleted after you viewed it. Nothing was changed. ` +

@@ -24,13 +24,7 @@ export function observeAbsent(ctx: ToolContext, path: string): Promise<void> {
  * Record that this session saw lines `from..to` of the `total` lines of
  * `path` at `version`; ranged views of one version add up (see `observeLines`).
  */
-export async function observeLinesSeen(
-  ctx: ToolContext,
-  path: string,
-  version: Version,
-  spans: readonly LineSpan[],
-  total: number,
-): Promise<void> {
+export async function observeLinesSeen(ctx: ToolContext, path: string, version: Version, spans: readonly LineSpan[], total: number): Promise<void> {
   let observation = await observed(ctx, path);
   if (spans.length === 0) observation = observeLines(observation, version, 1, 0, total);
   for (const [from, to] of spans) observation = observeLines(observation, version, from, to, total);

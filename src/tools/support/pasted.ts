@@ -75,8 +75,5 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
 
 /** The closing sentences of a refusal: what to send, and how to keep the text as it was. */
 export function pastedRemedy(call: string): string {
-  return (
-    `Nothing was written. Send the cleaned call:\n${call}\n` +
-    `If the text really belongs in the file as sent, send the same call with "verbatim": true.`
-  );
+  return `Nothing was written. Send the cleaned call:\n${call}\nIf the text really belongs in the file as sent, send the same call with "verbatim": true.`;
 }

@@ -79,8 +79,7 @@ function trailingSlash(input: string, path: string): ToolResult {
 }
 
 /** The path rule, said in every tool description. */
-export const PATH_RULE =
-  `- Paths are relative to the workspace root ("src/app.ts"). An absolute path is accepted when the workspace is a local directory and the path is inside it; with other storage a leading "/" means the workspace root.`;
+export const PATH_RULE = `- Paths are relative to the workspace root ("src/app.ts"). An absolute path is accepted when the workspace is a local directory and the path is inside it; with other storage a leading "/" means the workspace root.`;
 
 /** The rule for the mutating tools, which need a file. */
 export const FILE_PATH_RULE = `${PATH_RULE} A path ending in "/" names a directory and is refused.`;

@@ -69,12 +69,7 @@ async function mapPool<T>(items: readonly T[], limit: number, fn: (item: T) => P
 }
 
 /** List the directory at `path` (normalised, known to be a directory). */
-export async function listDirectory(
-  ctx: ToolContext,
-  path: string,
-  args: ListArgs,
-  notes: readonly string[] = [],
-): Promise<ToolResult> {
+export async function listDirectory(ctx: ToolContext, path: string, args: ListArgs, notes: readonly string[] = []): Promise<ToolResult> {
   const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
   if (filter && !filter.ok) return invalidArgument(filter.message);
   const listing = await collectListing(ctx, path, args, filter);
@@ -83,12 +78,7 @@ export async function listDirectory(
 }
 
 /** Walk the directory and describe what a listing shows (the model the renderer prints). */
-async function collectListing(
-  ctx: ToolContext,
-  path: string,
-  args: ListArgs,
-  filter: { test(path: string): boolean } | undefined,
-): Promise<Listing> {
+async function collectListing(ctx: ToolContext, path: string, args: ListArgs, filter: { test(path: string): boolean } | undefined): Promise<Listing> {
   const depth = args.depth ?? (args.pattern !== undefined ? MAX_DEPTH : 1);
   const stats = walkStats();
   const shown: WalkEntry[] = [];
@@ -130,10 +120,7 @@ async function collectListing(
 }
 
 /** Content descriptions of the shown files that are small enough to read, and how many were not. */
-async function countLines(
-  ctx: ToolContext,
-  entries: readonly WalkEntry[],
-): Promise<Map<string, string> & { uncounted: number }> {
+async function countLines(ctx: ToolContext, entries: readonly WalkEntry[]): Promise<Map<string, string> & { uncounted: number }> {
   const details = Object.assign(new Map<string, string>(), { uncounted: 0 });
   const wanted: WalkEntry[] = [];
   let budget = LINE_COUNT_BUDGET_BYTES;

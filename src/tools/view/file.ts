@@ -9,6 +9,7 @@
 import { fail, ok, withFacts, type ToolResult } from "../../result.ts";
 import { type LineEndingCounts, lineEndingCounts } from "../../text/document.ts";
 import { renderLines } from "../../text/render.ts";
+import type { ReadStreamResult } from "../../storage/types.ts";
 import { loadTextFile } from "../support/load.ts";
 import { observeAbsent, observeLinesSeen, observePresent } from "../support/observe.ts";
 import { shownPath, toolError } from "../support/remedy.ts";
@@ -54,7 +55,7 @@ export async function viewFile(
 }
 
 async function streamedRows(ctx: ToolContext, path: string, bounds: { start?: string | number; end?: string | number }): Promise<StreamedView> {
-  let opened;
+  let opened: ReadStreamResult;
   try {
     opened = await ctx.storage.readStream!(path);
   } catch (error) {
@@ -118,22 +119,17 @@ function formatFileView(ctx: ToolContext, path: string, rows: FileRows, extraNot
   const head = [`[${name}: ${[span, ...traits].join(", ")}]`, ...noteLine].join("\n");
   const tail: string[] = [];
   if (rendered.truncatedLines > 0) {
-    tail.push(
-      `[${plural(rendered.truncatedLines, "line")} longer than ${limits.maxLineChars} characters shown shortened; ` +
-        `ids still cover the whole line]`,
-    );
+    tail.push(`[${plural(rendered.truncatedLines, "line")} longer than ${limits.maxLineChars} characters shown shortened; ids still cover the whole line]`);
   }
   if (rendered.to < wantedTo) {
-    const why = rendered.complete
-      ? `the ${limits.maxViewLines}-line limit`
-      : `the ${formatSize(limits.maxOutputBytes)} output limit`;
+    const why = rendered.complete ? `the ${limits.maxViewLines}-line limit` : `the ${formatSize(limits.maxOutputBytes)} output limit`;
     const next = viewCall(path, { start: rendered.to + 1, end: wantedTo < total ? wantedTo : undefined });
     tail.push(`[cut at line ${rendered.to} by ${why}; ${plural(wantedTo - rendered.to, "more line")} to show. Continue: ${next}]`);
   }
   // Concatenated, not joined: the rows may be a rope of many pieces that a join would copy whole.
   const foot = tail.length > 0 ? `\n${tail.join("\n")}` : "";
   const facts = { path: name, version: rows.version, lines: { from: rendered.from, to: rendered.to, total } };
-  return withFacts(ok(head + "\n" + rendered.text + foot), facts);
+  return withFacts(ok(`${head}\n${rendered.text}${foot}`), facts);
 }
 
 function tooLargeToView(path: string, size: number, limit: number): ToolResult {

@@ -16,9 +16,7 @@
 import { RE2JS } from "re2js";
 
 /** A compiled glob, or why the text is not one (a sentence for the model). */
-export type CompiledGlob =
-  | { readonly ok: true; readonly test: (path: string) => boolean }
-  | { readonly ok: false; readonly message: string };
+export type CompiledGlob = { readonly ok: true; readonly test: (path: string) => boolean } | { readonly ok: false; readonly message: string };
 
 const REGEX_META = /[\\^$.|?*+()[\]{}]/;
 
@@ -42,7 +40,8 @@ export function globToRegex(glob: string): { ok: true; source: string } | { ok: 
       if (wholeSegment) {
         if (j === n) {
           // "a/**": the directory's contents at any depth (and "a" itself); "**" alone: anything.
-          if (out.endsWith("/")) out = `${out.slice(0, -1)}(?:/.*)?`; // drop the "/" just written
+          if (out.endsWith("/"))
+            out = `${out.slice(0, -1)}(?:/.*)?`; // drop the "/" just written
           else out += ".*";
           i = j;
         } else {

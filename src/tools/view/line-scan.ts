@@ -16,15 +16,7 @@
  */
 
 import type { LineHasher } from "../../hash/types.ts";
-import {
-  BINARY_SNIFF_BYTES,
-  firstInvalidUtf8,
-  hashLineViews,
-  hasUtf8Bom,
-  type LineColumns,
-  type NotText,
-  wideBomRefusal,
-} from "../../text/document.ts";
+import { BINARY_SNIFF_BYTES, firstInvalidUtf8, hashLineViews, hasUtf8Bom, type LineColumns, type NotText, wideBomRefusal } from "../../text/document.ts";
 
 /** Complete lines handed to the sink: columns relative to `body`, valid only during the call. */
 export interface LineBatch extends LineColumns {

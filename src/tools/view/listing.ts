@@ -63,10 +63,7 @@ export function renderListing(listing: Listing, notes: readonly string[], budget
   if (notes.length > 0) out.push(`[note: ${notes.join("; ")}]`);
   out.push(...rows);
   if (listing.uncounted > 0) {
-    out.push(
-      `[line counts left out for ${plural(listing.uncounted, "file")} over ${formatSize(LINE_COUNT_MAX_BYTES)} ` +
-        `or past the reading budget]`,
-    );
+    out.push(`[line counts left out for ${plural(listing.uncounted, "file")} over ${formatSize(LINE_COUNT_MAX_BYTES)} or past the reading budget]`);
   }
   const atLeast = listing.complete ? "" : "at least ";
   if (rows.length < listing.matched) {
@@ -77,8 +74,7 @@ export function renderListing(listing: Listing, notes: readonly string[], budget
       listing.pattern === undefined ? `a "pattern" such as "**/*.ts"` : `a narrower "pattern"`,
     ].filter((s) => s !== undefined);
     out.push(
-      `[cut: showing ${rows.length} of ${atLeast}${listing.matched} entries, ${atLeast}${left} not shown. ` +
-        `Narrow it with ${suggestions.join(", or ")}]`,
+      `[cut: showing ${rows.length} of ${atLeast}${listing.matched} entries, ${atLeast}${left} not shown. ` + `Narrow it with ${suggestions.join(", or ")}]`,
     );
   } else if (!listing.complete) {
     out.push(`[the walk stopped after ${MAX_WALK_ENTRIES} entries; list a subdirectory or use a "pattern" to see the rest]`);

@@ -200,7 +200,7 @@ function regexSearcher(spec: SearchSpec): { ok: true; searcher: Searcher } | { o
         return out;
       },
       column(text) {
-        const m = line.exec(text) as (RegExpExecArray | null);
+        const m = line.exec(text) as RegExpExecArray | null;
         return m ? m.index : -1;
       },
     },

@@ -25,8 +25,7 @@ export function notTextResult(path: string, why: NotText, seen = true): ToolResu
   const exit = seen ? "replace it whole with write (this view counts as having seen it)" : "convert it to UTF-8 first";
   return fail(
     "FS_NOT_TEXT",
-    `\`${shownPath(path)}\` is ${what}: ${why.detail}. These tools read and edit UTF-8 text only; ` +
-      `leave this file alone, or ${exit}.`,
+    `\`${shownPath(path)}\` is ${what}: ${why.detail}. These tools read and edit UTF-8 text only; ` + `leave this file alone, or ${exit}.`,
   );
 }
 
@@ -54,17 +53,17 @@ export async function notFound(ctx: ToolContext, path: string): Promise<ToolResu
       const stat = await ctx.storage.stat(dir);
       if (stat?.kind === "directory" || dir === "") break;
       if (stat?.kind === "file") {
-        return fail(
-          "FS_NOT_FOUND",
-          `${text} \`${shownPath(dir)}\` is a file, not a directory, so nothing can be inside it: ${viewCall(dir)} shows it.`,
-        );
+        return fail("FS_NOT_FOUND", `${text} \`${shownPath(dir)}\` is a file, not a directory, so nothing can be inside it: ${viewCall(dir)} shows it.`);
       }
       missing = dir;
       dir = parentPath(dir);
     }
     if (missing !== path) text += ` Its directory \`${shownPath(missing)}\` does not exist either.`;
     const listing = await ctx.storage.list(dir, { limit: SIBLINGS_SCANNED });
-    const close = similarNames(baseName(missing), listing.entries.filter((e) => !e.unaddressable).map((e) => e.name));
+    const close = similarNames(
+      baseName(missing),
+      listing.entries.filter((e) => !e.unaddressable).map((e) => e.name),
+    );
     if (close.length > 0) {
       const names = close.map((name) => `\`${childPath(dir, name)}\``).join(", ");
       text += ` Similar ${close.length === 1 ? "name" : "names"} in \`${shownPath(dir)}\`: ${names}.`;

@@ -29,9 +29,10 @@ function parseBound(which: "start" | "end", value: Bound) {
   if (parsed.ok) return { ok: true as const, line: parsed.line, hash: parsed.hash };
   const zero = typeof value === "number" ? value === 0 : /^\s*[+-]?0+\s*$/.test(value) || /^\s*[+-]?0+\s*:/.test(value);
   if (zero) {
-    const fix = which === "start"
-      ? 'use "start": 1 for the first line (negative numbers count from the end: -1 is the last line)'
-      : 'use "end": -1 for the last line, or a line number from 1';
+    const fix =
+      which === "start"
+        ? 'use "start": 1 for the first line (negative numbers count from the end: -1 is the last line)'
+        : 'use "end": -1 for the last line, or a line number from 1';
     return { ok: false as const, message: `${which} ${shown(value)}: lines are 1-indexed, so there is no line 0; ${fix}.` };
   }
   return { ok: false as const, message: `${which} ${shown(value)}: ${parsed.message}.` };
@@ -54,13 +55,11 @@ export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (l
   const to = e.line === undefined ? total : resolveLineRef(e.line, total);
   // Only two explicit bounds can contradict each other; a lone bound past the file is clamped below.
   if (start !== undefined && end !== undefined && from > to) {
-    const at = (value: string | number, line: number) =>
-      typeof value === "number" && value > 0 ? shown(value) : `${shown(value)} (line ${line} of ${total})`;
+    const at = (value: string | number, line: number) => (typeof value === "number" && value > 0 ? shown(value) : `${shown(value)} (line ${line} of ${total})`);
     return {
       ok: false,
       message:
-        `start ${at(start!, from)} comes after end ${at(end!, to)}, so the range is empty. ` +
-        `Swap them: "start": ${shown(end!)}, "end": ${shown(start!)}.`,
+        `start ${at(start!, from)} comes after end ${at(end!, to)}, so the range is empty. ` + `Swap them: "start": ${shown(end!)}, "end": ${shown(start!)}.`,
     };
   }
 
@@ -83,13 +82,14 @@ export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (l
     last = 1;
   }
   if (last < first) last = first;
-  for (const [which, bound, line] of [["start", s, from], ["end", e, to]] as const) {
+  for (const [which, bound, line] of [
+    ["start", s, from],
+    ["end", e, to],
+  ] as const) {
     if (bound.hash === undefined || line < 1 || line > total) continue;
     const now = hashAt(line);
     if (now !== bound.hash) {
-      notes.push(
-        `${which} id ${formatId(line, bound.hash)} is out of date: line ${line} has changed since (now ${line}:${formatHash(now)})`,
-      );
+      notes.push(`${which} id ${formatId(line, bound.hash)} is out of date: line ${line} has changed since (now ${line}:${formatHash(now)})`);
     }
   }
   return { ok: true, from: first, to: last, notes };

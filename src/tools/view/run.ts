@@ -5,6 +5,7 @@
  */
 
 import type { ToolResult } from "../../result.ts";
+import type { ReadStreamResult, StatResult } from "../../storage/types.ts";
 import { toolError } from "../support/remedy.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
@@ -13,7 +14,6 @@ import { listDirectory } from "./directory.ts";
 import { notFound } from "./messages.ts";
 import { viewFile } from "./file.ts";
 import { search } from "./search.ts";
-
 
 type Mode = "file" | "directory" | "search-file" | "search-directory";
 
@@ -56,12 +56,11 @@ async function run(args: ViewArgs, ctx: ToolContext, path: string): Promise<Tool
 }
 
 async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise<ToolResult> {
-
   if (args.content !== undefined) {
     const searchArgs = { ...args, content: args.content };
     if (ctx.storage.readStream) {
       // Open the file to search it as a stream; a stat would read (and on local disk hash) it first.
-      let opened;
+      let opened: ReadStreamResult | undefined;
       try {
         opened = await ctx.storage.readStream(path);
       } catch (error) {
@@ -72,7 +71,7 @@ async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise
       }
       if (opened) return search(ctx, path, "file", searchArgs, unusedArgs(args, "search-file"), opened);
     }
-    let stat;
+    let stat: StatResult | null;
     try {
       stat = await ctx.storage.stat(path);
     } catch (error) {

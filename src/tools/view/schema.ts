@@ -21,16 +21,13 @@ const lineRef = (which: "start" | "end", example: string) =>
     v.description(
       which === "start"
         ? 'First line to show: 1-based; negative counts from the end (-50 = the last 50 lines); a line id like "12:a3" uses its number. For a file (a view, or a search of part of it).'
-        : 'Last line to show, inclusive; same forms as start (-1 = the last line). Default: as far as the output bound allows.',
+        : "Last line to show, inclusive; same forms as start (-1 = the last line). Default: as far as the output bound allows.",
     ),
   );
 
 /** The `view` arguments schema. */
 export const ViewArgsSchema = v.strictObject({
-  path: v.pipe(
-    v.string("path must be a string"),
-    v.description('Workspace-relative path of a file or directory; "." is the workspace root.'),
-  ),
+  path: v.pipe(v.string("path must be a string"), v.description('Workspace-relative path of a file or directory; "." is the workspace root.')),
   start: v.optional(lineRef("start", "1 or -50")),
   end: v.optional(lineRef("end", "200 or -1")),
   content: v.optional(
@@ -50,9 +47,7 @@ export const ViewArgsSchema = v.strictObject({
       ),
     ),
   ),
-  case_sensitive: v.optional(
-    v.pipe(v.boolean("case_sensitive must be true or false"), v.description("Search case-sensitively. Default true.")),
-  ),
+  case_sensitive: v.optional(v.pipe(v.boolean("case_sensitive must be true or false"), v.description("Search case-sensitively. Default true."))),
   context: v.optional(
     v.pipe(
       v.number("context must be a number"),
@@ -78,22 +73,14 @@ export const ViewArgsSchema = v.strictObject({
       v.integer("depth must be a whole number"),
       v.minValue(1, "depth must be at least 1 (1 = the directory's own entries)"),
       v.maxValue(MAX_DEPTH, `depth is at most ${MAX_DEPTH}`),
-      v.description(
-        `Levels below the directory to walk (1-${MAX_DEPTH}). Default 1 for a listing; ${MAX_DEPTH} with pattern or content.`,
-      ),
+      v.description(`Levels below the directory to walk (1-${MAX_DEPTH}). Default 1 for a listing; ${MAX_DEPTH} with pattern or content.`),
     ),
   ),
   hidden: v.optional(
-    v.pipe(
-      v.boolean("hidden must be true or false"),
-      v.description("Include dot-files and dot-directories in listings and searches. Default false."),
-    ),
+    v.pipe(v.boolean("hidden must be true or false"), v.description("Include dot-files and dot-directories in listings and searches. Default false.")),
   ),
   gitignore: v.optional(
-    v.pipe(
-      v.boolean("gitignore must be true or false"),
-      v.description("Leave out what .gitignore files exclude. Default true; false shows everything."),
-    ),
+    v.pipe(v.boolean("gitignore must be true or false"), v.description("Leave out what .gitignore files exclude. Default true; false shows everything.")),
   ),
 });
 
@@ -106,8 +93,8 @@ export const DESCRIPTION =
   "`N:hh` is the line's id (1-based line number, colon, 2-hex hash of the line) that edit and batch_edit " +
   "take to prove they target the line you read. Long files are cut at a bound and end with the exact call " +
   "that continues. A directory lists its entries (dirs end with /) with size and line count, leaving out " +
-  ".gitignored and dot-files unless \"gitignore\": false / \"hidden\": true. \"content\" searches a file or " +
-  "directory (literal unless \"regex\": true) and shows each matching line with its id. Examples: " +
+  '.gitignored and dot-files unless "gitignore": false / "hidden": true. "content" searches a file or ' +
+  'directory (literal unless "regex": true) and shows each matching line with its id. Examples: ' +
   '{"path": "src/app.ts"}; {"path": "src/app.ts", "start": 120, "end": 180}; ' +
   '{"path": "src/app.ts", "start": -50} (last 50 lines); {"path": "src", "depth": 2}; ' +
   '{"path": ".", "pattern": "**/*.test.ts"}; {"path": "src", "content": "createServer", "context": 2}; ' +

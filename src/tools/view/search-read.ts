@@ -33,12 +33,7 @@ export type SearchedFile =
  * pre-check. A file that cannot match is not decoded (so invalid UTF-8 past
  * its first bytes goes unnoticed, as in ripgrep). Keeps nothing of `bytes`.
  */
-export function judgeFile(
-  bytes: Uint8Array,
-  version: () => Version | Promise<Version>,
-  searcher: Searcher,
-  sizeLimit: number,
-): SearchedFile {
+export function judgeFile(bytes: Uint8Array, version: () => Version | Promise<Version>, searcher: Searcher, sizeLimit: number): SearchedFile {
   if (binaryStart(bytes)) return { kind: "binary" };
   const size = bytes.length;
   if (size > sizeLimit) return { kind: "too-large", size };
@@ -55,13 +50,7 @@ export function judgeFile(
  * and judge it (see {@link judgeFile}). Rejects with the storage's error
  * (FS_TOO_LARGE when `scanFile` finds the file over `sizeLimit`).
  */
-export async function searchRead(
-  storage: Storage,
-  path: string,
-  size: number,
-  searcher: Searcher,
-  sizeLimit: number,
-): Promise<SearchedFile> {
+export async function searchRead(storage: Storage, path: string, size: number, searcher: Searcher, sizeLimit: number): Promise<SearchedFile> {
   if (storage.scanFile) {
     return storage.scanFile<SearchedFile>(path, {
       maxBytes: sizeLimit,

@@ -98,12 +98,11 @@ export function renderSearch(model: SearchModel): string {
     const left = model.matched - model.shownMatches;
     const leftFiles = model.filesMatched - model.filesShown;
     const where = leftFiles > 0 ? ` (${atLeast}${plural(leftFiles, "more file")} not shown)` : "";
-    const narrow = kind === "directory"
-      ? `a subdirectory as "path", a "pattern" such as "**/*.ts", or a more specific "content"`
-      : `a more specific "content", or "start"/"end" to search part of the file`;
-    out.push(
-      `[showing ${model.shownMatches} of ${atLeast}${model.matched} matching lines; ${atLeast}${left} not shown${where}. Narrow it: ${narrow}]`,
-    );
+    const narrow =
+      kind === "directory"
+        ? `a subdirectory as "path", a "pattern" such as "**/*.ts", or a more specific "content"`
+        : `a more specific "content", or "start"/"end" to search part of the file`;
+    out.push(`[showing ${model.shownMatches} of ${atLeast}${model.matched} matching lines; ${atLeast}${left} not shown${where}. Narrow it: ${narrow}]`);
   }
   if (model.stopReason) out.push(`[the search ${model.stopReason}; counts are lower bounds]`);
   return out.join("\n");

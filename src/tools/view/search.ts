@@ -28,7 +28,7 @@
 
 import { formatHash, lineHash } from "../../hash/fnv.ts";
 import { fail, ok, type ToolResult } from "../../result.ts";
-import type { ReadStreamResult } from "../../storage/types.ts";
+import type { ReadResult, ReadStreamResult } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
 import { renderLine, utf8Length } from "../../text/render.ts";
 import { observeLinesSeen } from "../support/observe.ts";
@@ -175,7 +175,6 @@ export async function search(
  * that counts the lines.
  */
 async function searchFile(run: Run, path: string, notes: readonly string[], opened?: ReadStreamResult): Promise<ToolResult> {
-  const { ctx, args, searcher, tally } = run;
   if (opened !== undefined) {
     if (opened.size > run.sizeLimit) {
       await opened.stream.cancel().catch(() => {});
@@ -189,7 +188,7 @@ async function searchFile(run: Run, path: string, notes: readonly string[], open
 /** {@link searchFile} of a file read whole. */
 async function searchWhole(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
-  let read;
+  let read: ReadResult;
   try {
     const stat = await ctx.storage.stat(path);
     if (stat === null) return notFound(ctx, path);
@@ -214,9 +213,7 @@ async function searchWhole(run: Run, path: string, notes: readonly string[]): Pr
     cap: MAX_SHOWN_MATCHES,
     more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine, end }),
   });
-  const where = ranged
-    ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}`
-    : `${shownPath(path)} (${plural(index.count, "line")})`;
+  const where = ranged ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}` : `${shownPath(path)} (${plural(index.count, "line")})`;
   return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file")));
 }
 
@@ -475,14 +472,7 @@ async function showFile(
 }
 
 /** One row: `N:hh|content`, marked when context is on; a long matching line is shown around its match. */
-function renderRow(
-  n: number,
-  content: string,
-  match: boolean,
-  marker: boolean,
-  searcher: Searcher | undefined,
-  maxChars: number,
-): string {
+function renderRow(n: number, content: string, match: boolean, marker: boolean, searcher: Searcher | undefined, maxChars: number): string {
   const h8 = lineHash(content);
   let row: string;
   const col = searcher && content.length > maxChars ? searcher.column(content) : -1;
@@ -498,13 +488,7 @@ function renderRow(
 }
 
 /** The search's findings as the model ./search-render.ts prints. */
-function model(
-  run: Run,
-  where: string,
-  notes: readonly string[],
-  notSearched: readonly string[],
-  kind: "file" | "directory",
-): SearchModel {
+function model(run: Run, where: string, notes: readonly string[], notSearched: readonly string[], kind: "file" | "directory"): SearchModel {
   const { args, searcher, tally, context } = run;
   return {
     kind,

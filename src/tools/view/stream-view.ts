@@ -63,9 +63,7 @@ export interface FileRows {
  * the same (a range that does not fit it, a file that is not text), as the
  * whole-document path records it.
  */
-export type StreamedView =
-  | { readonly ok: true; readonly rows: FileRows }
-  | { readonly ok: false; readonly result: ToolResult; readonly version?: Version };
+export type StreamedView = { readonly ok: true; readonly rows: FileRows } | { readonly ok: false; readonly result: ToolResult; readonly version?: Version };
 
 type Bounds = { readonly start?: string | number; readonly end?: string | number };
 
@@ -111,7 +109,7 @@ class LiveRows {
     });
     if (r.to >= this.next) {
       // Concatenation, not join: runtimes keep the pieces as a rope instead of copying megabytes.
-      this.text = first ? r.text : this.text + "\n" + r.text;
+      this.text = first ? r.text : `${this.text}\n${r.text}`;
       this.bytes += first ? r.bytes : r.bytes + 1;
       this.truncated += r.truncatedLines;
       this.next = r.to + 1;
@@ -370,4 +368,3 @@ export async function streamView(ctx: ToolContext, path: string, bounds: Bounds,
     return { ok: true, rows: { total, endings: { crlf, lf, unterminatedLast }, bom, range, rendered, version } };
   }
 }
-

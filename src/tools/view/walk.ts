@@ -91,12 +91,7 @@ async function ancestorLayers(storage: Storage, root: string): Promise<IgnoreLay
  * tree order; `stats` counts what was left out. Storage errors below the
  * root (a directory removed mid-walk) skip that directory.
  */
-export async function* walkTree(
-  storage: Storage,
-  root: string,
-  options: WalkOptions,
-  stats: WalkStats,
-): AsyncGenerator<WalkEntry> {
+export async function* walkTree(storage: Storage, root: string, options: WalkOptions, stats: WalkStats): AsyncGenerator<WalkEntry> {
   const layers = options.gitignore ? await ancestorLayers(storage, root) : [];
 
   /** One directory being walked: its entries, the next one's index, and whether it added an ignore layer. */

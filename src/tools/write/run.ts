@@ -189,11 +189,7 @@ async function casWrite(
   return refuse(ctx, path, decision);
 }
 
-async function refuse(
-  ctx: ToolContext,
-  path: string,
-  decision: WriteDecision,
-): Promise<ToolResult> {
+async function refuse(ctx: ToolContext, path: string, decision: WriteDecision): Promise<ToolResult> {
   if (decision.kind !== "refuse") return staleChanged(path);
   const p = `\`${shownPath(path)}\``;
   switch (decision.reason) {
@@ -224,9 +220,10 @@ function partlySeen(path: string, total: number, unseen: readonly LineSpan[]): T
   const p = JSON.stringify(shownPath(path));
   const range = ([a, b]: LineSpan) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
   const count = unseen.reduce((n, [a, b]) => n + b - a + 1, 0);
-  const listed = unseen.length <= MAX_VIEW_CALLS
-    ? unseen
-    : [...unseen.slice(0, MAX_VIEW_CALLS - 1), [unseen[MAX_VIEW_CALLS - 1][0], unseen[unseen.length - 1][1]] as LineSpan];
+  const listed =
+    unseen.length <= MAX_VIEW_CALLS
+      ? unseen
+      : [...unseen.slice(0, MAX_VIEW_CALLS - 1), [unseen[MAX_VIEW_CALLS - 1][0], unseen[unseen.length - 1][1]] as LineSpan];
   const calls = listed.map(([a, b]) => `  view {"path": ${p}, "start": ${a}, "end": ${b}}`);
   return fail(
     "FS_NOT_OBSERVED",
@@ -248,13 +245,13 @@ function staleChanged(path: string): ToolResult {
 }
 
 function alreadyExists(path: string, decision: WriteDecision): ToolResult {
-  const when = decision.kind === "refuse" && decision.reason === "created"
-    ? " (it did not exist when you last looked)"
-    : " (another writer created it while this write was on its way)";
+  const when =
+    decision.kind === "refuse" && decision.reason === "created"
+      ? " (it did not exist when you last looked)"
+      : " (another writer created it while this write was on its way)";
   return fail(
     "FS_ALREADY_EXISTS",
-    `\`${shownPath(path)}\` already exists${when}; nothing was written and that file is intact.` +
-      remedyFor("FS_ALREADY_EXISTS", path),
+    `\`${shownPath(path)}\` already exists${when}; nothing was written and that file is intact.${remedyFor("FS_ALREADY_EXISTS", path)}`,
   );
 }
 
@@ -271,7 +268,13 @@ function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | u
 
 /** A new file as one changed range: every line added, with its id (a BOM and "\r" before "\n" are not part of a line). */
 function createdRange(content: string): ChangedRange {
-  const lines = content === "" ? [] : content.replace(/^\uFEFF/, "").split("\n").map((l) => l.replace(/\r$/, ""));
+  const lines =
+    content === ""
+      ? []
+      : content
+          .replace(/^\uFEFF/, "")
+          .split("\n")
+          .map((l) => l.replace(/\r$/, ""));
   if (content.endsWith("\n")) lines.pop();
   return changedRuns(diffLines([], lines), MAX_DIFF_LINES)[0] ?? { oldStart: 1, oldCount: 0, newStart: 1, newCount: 0, ids: [], complete: true };
 }

@@ -3,12 +3,14 @@ import * as v from "valibot";
 import { FILE_PATH_RULE } from "../support/paths.ts";
 
 export const WriteSchema = v.strictObject({
-  path: v.pipe(v.string(), v.minLength(1), v.description("Workspace-relative file path, e.g. \"src/app.ts\".")),
+  path: v.pipe(v.string(), v.minLength(1), v.description('Workspace-relative file path, e.g. "src/app.ts".')),
   content: v.pipe(v.string(), v.description("The whole new content of the file.")),
   verbatim: v.optional(
     v.pipe(
       v.boolean(),
-      v.description('Write content exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (which are otherwise refused as pasted view artifacts). Default false.'),
+      v.description(
+        'Write content exactly as sent, even lines starting with a view prefix "N:hh|" or a markdown code fence around it (which are otherwise refused as pasted view artifacts). Default false.',
+      ),
     ),
   ),
 });

@@ -38,11 +38,7 @@ export function contentLines(content: string, old: Pick<TextDocument, "bom">): S
  * Terminators for `content` (already split) replacing `old`, aligned by
  * `hunks` = `diffLines(old.lines, content.lines)` (rules in the module comment).
  */
-export function styleLike(
-  old: Pick<TextDocument, "eols">,
-  content: SplitLines & { bom: boolean },
-  hunks: readonly DiffHunk[],
-): StyledContent {
+export function styleLike(old: Pick<TextDocument, "eols">, content: SplitLines & { bom: boolean }, hunks: readonly DiffHunk[]): StyledContent {
   const n = content.lines.length;
   if (!old.eols.some((e) => e !== "")) return { ...content };
   const eol = dominantEol(old.eols);

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { formatHash } from "../../../src/hash/fnv.ts";
-import { jsonAt, suggestedCalls } from "../suggested-calls.ts";
+import { suggestedCalls } from "../suggested-calls.ts";
 import { defaultFollowUp, type FollowUp, type Row, type Step, type Task, type TaskEnv } from "./catalogue.ts";
 
 // --- reading the file ---------------------------------------------------------
@@ -97,7 +97,10 @@ function swapAll(s: string, swaps: ReadonlyArray<[string, string]>): string {
 }
 
 /** The retry of `step` after the view a refusal asked for. */
-const retrySame = (step: (t: TaskEnv) => Step): FollowUp["then"] => (t) => step(t);
+const retrySame =
+  (step: (t: TaskEnv) => Step): FollowUp["afterView"] =>
+  (t) =>
+    step(t);
 
 // --- the tasks ------------------------------------------------------------------
 
@@ -177,7 +180,7 @@ function emptyReplaceWrongId(source: string): Task {
 }
 
 function reversedRange(source: string): Task {
-  const r = (t: TaskEnv) => pick(t, 0.5, (row, i) => i + 1 < t.rows.length && isPlain(t.rows[i + 1], t.rows));
+  const r = (t: TaskEnv) => pick(t, 0.5, (_row, i) => i + 1 < t.rows.length && isPlain(t.rows[i + 1], t.rows));
   return {
     name: `reversed delete range (${source})`,
     mistake: "reversed range",
@@ -189,7 +192,10 @@ function reversedRange(source: string): Task {
 
 /** A segment of a line holding ", " whose whitespace-free form occurs once in the file. */
 function driftSegment(t: TaskEnv, at: number): { row: Row; segment: string } {
-  const flat = t.rows.map((r) => r.text).join("\n").replace(/\s+/g, "");
+  const flat = t.rows
+    .map((r) => r.text)
+    .join("\n")
+    .replace(/\s+/g, "");
   const find = (row: Row): string | undefined => {
     const i = row.text.indexOf(", ");
     if (i < 4) return undefined;
@@ -244,7 +250,7 @@ function smartQuotes(source: string, at: number): Task {
 
 function spacesForTabs(source: string, at: number): Task {
   const r = (t: TaskEnv) =>
-    pick(t, at, (row, i) => i + 2 < t.rows.length && [0, 1, 2].every((k) => t.rows[i + k].text.startsWith("\t") && t.rows[i + k].text.trim().length > 3));
+    pick(t, at, (_row, i) => i + 2 < t.rows.length && [0, 1, 2].every((k) => t.rows[i + k].text.startsWith("\t") && t.rows[i + k].text.trim().length > 3));
   const block = (t: TaskEnv) => [0, 1, 2].map((k) => rowAt(t, r(t).line + k).text);
   const spaces = (s: string) => s.replace(/^\t+/, (tabs) => "    ".repeat(tabs.length));
   return {
@@ -373,7 +379,12 @@ function unseenEdit(source: string): Task {
     },
     call: (t) => editCall(t.path, r(t).text.trim(), edited(r(t).text.trim())),
     intended: (t) => ({ [t.path]: replaceLine(t.original, r(t).line, edited(r(t).text)) }),
-    followUp: (text, t) => defaultFollowUp(text, t, retrySame((t2) => editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim())))),
+    followUp: (text, t) =>
+      defaultFollowUp(
+        text,
+        t,
+        retrySame((t2) => editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim()))),
+      ),
   };
 }
 
@@ -407,7 +418,7 @@ function staleWrite(source: string): Task {
 }
 
 function duplicatedContext(source: string): Task {
-  const r = (t: TaskEnv) => pick(t, 0.5, (row, i) => i > 0 && t.rows[i - 1].text.trim().length > 8 && !/^[)\]}]/.test(t.rows[i - 1].text.trim()));
+  const r = (t: TaskEnv) => pick(t, 0.5, (_row, i) => i > 0 && t.rows[i - 1].text.trim().length > 8 && !/^[)\]}]/.test(t.rows[i - 1].text.trim()));
   return {
     name: `replace content repeats the line above the range (${source})`,
     mistake: "context line in content",
@@ -428,12 +439,13 @@ function editDirectory(source: string): Task {
     source,
     call: (t) => editCall(t.dir, r(t).text.trim(), edited(r(t).text.trim())),
     intended: (t) => ({ [t.path]: replaceLine(t.original, r(t).line, edited(r(t).text)) }),
-    followUp: (text, t) => defaultFollowUp(text, t, (t2, listing) => (listing.text.includes(t2.path) ? editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim())) : undefined)),
+    followUp: (text, t) =>
+      defaultFollowUp(text, t, (t2, listing) => (listing.text.includes(t2.path) ? editCall(t2.path, r(t2).text.trim(), edited(r(t2).text.trim())) : undefined)),
   };
 }
 
 function crlfEdit(source: string): Task {
-  const r = (t: TaskEnv) => pick(t, 0.5, (row, i) => i + 1 < t.rows.length && t.rows[i + 1].text.trim().length > 3);
+  const r = (t: TaskEnv) => pick(t, 0.5, (_row, i) => i + 1 < t.rows.length && t.rows[i + 1].text.trim().length > 3);
   return {
     name: `LF old_string spanning 2 lines of a CRLF file (${source})`,
     mistake: "line endings",
@@ -489,7 +501,7 @@ function bomEdit(source: string): Task {
 }
 
 function pastedPrefixOld(source: string): Task {
-  const r = (t: TaskEnv) => pick(t, 0.5, (row, i) => i + 1 < t.rows.length);
+  const r = (t: TaskEnv) => pick(t, 0.5, (_row, i) => i + 1 < t.rows.length);
   return {
     name: `old_string and new_string pasted with N:hh| prefixes (${source})`,
     mistake: "pasted view prefixes",
@@ -541,17 +553,17 @@ function partialViewWrite(source: string): Task {
       t.rows = await t.agent.view(t.path, 10, 12);
     },
     // It writes what it knows, believing that is the file: the 3 lines it saw, one changed.
-    call: (t) => ({ tool: "write", args: { path: t.path, content: t.rows.map((row) => (row.line === 11 ? edited(row.text) : row.text)).join("\n") + "\n" } }),
+    call: (t) => ({ tool: "write", args: { path: t.path, content: `${t.rows.map((row) => (row.line === 11 ? edited(row.text) : row.text)).join("\n")}\n` } }),
     intended: (t) => ({ [t.path]: replaceLine(t.original, 11, edited(r(t).text)) }),
     // The refusal names the unseen ranges as view calls; the model views them all, then writes again.
-    followUp: (text, t) => {
+    followUp: (text, _t) => {
       const views = suggestedCalls(text).filter((c) => c.tool === "view");
       if (views.length === 0) return undefined;
       return {
         first: { tool: "view", args: views[0].args },
-        then: async (t2) => {
+        afterView: async (t2) => {
           for (const v of views.slice(1)) await t2.agent.call({ tool: "view", args: v.args });
-          return { tool: "write", args: { path: t2.path, content: full.map((row) => (row.line === 11 ? edited(row.text) : row.text)).join("\n") + "\n" } };
+          return { tool: "write", args: { path: t2.path, content: `${full.map((row) => (row.line === 11 ? edited(row.text) : row.text)).join("\n")}\n` } };
         },
       };
     },
@@ -567,7 +579,8 @@ function trailingSlash(source: string): Task {
     call: (t) => ({ tool: "write", args: { path: `${t.dir}/helpers/`, content: "export {};\n" } }),
     intended: (t) => ({ [`${t.dir}/helpers/index.js`]: "export {};\n" }),
     // The model names the file it meant inside the directory.
-    followUp: (text, t) => (/director/.test(text) ? { first: { tool: "write", args: { path: `${t.dir}/helpers/index.js`, content: "export {};\n" } } } : undefined),
+    followUp: (text, t) =>
+      /director/.test(text) ? { first: { tool: "write", args: { path: `${t.dir}/helpers/index.js`, content: "export {};\n" } } } : undefined,
   };
 }
 
@@ -621,7 +634,7 @@ function pastedPrefixWrite(source: string): Task {
     owner: "agent-bytes",
     call: (t) => ({
       tool: "write",
-      args: { path: t.path, content: t.rows.map((row) => `${row.id}|${row.line === r(t).line ? edited(row.text) : row.text}`).join("\n") + "\n" },
+      args: { path: t.path, content: `${t.rows.map((row) => `${row.id}|${row.line === r(t).line ? edited(row.text) : row.text}`).join("\n")}\n` },
     }),
     intended: (t) => ({ [t.path]: replaceLine(t.original, r(t).line, edited(r(t).text)) }),
   };

@@ -87,10 +87,10 @@ export interface Task {
   readonly followUp?: (text: string, t: TaskEnv) => FollowUp | undefined;
 }
 
-/** Steps after a failure; `then` builds the next step after a view (fresh ids), when the text said view first. */
+/** Steps after a failure; `afterView` builds the next step after a view (fresh ids), when the text said view first. */
 export interface FollowUp {
   readonly first: Step;
-  readonly then?: (t: TaskEnv, firstOutcome: Outcome) => Promise<Step | undefined> | Step | undefined;
+  readonly afterView?: (t: TaskEnv, firstOutcome: Outcome) => Promise<Step | undefined> | Step | undefined;
 }
 
 /** How one task ended. */
@@ -216,7 +216,7 @@ function sameTree(a: Map<string, string>, b: Map<string, string>): string | unde
  * operation it offers, wrapped in a batch for the same path, else the
  * `view` it asks for (the task's retry comes after).
  */
-export function defaultFollowUp(text: string, t: TaskEnv, retry?: FollowUp["then"]): FollowUp | undefined {
+export function defaultFollowUp(text: string, t: TaskEnv, retry?: FollowUp["afterView"]): FollowUp | undefined {
   const calls = suggestedCalls(text);
   const ready = calls.find((c) => c.tool !== "view" && !JSON.stringify(c.args).includes('"..."'));
   if (ready) return { first: { tool: ready.tool, args: ready.args } };
@@ -229,7 +229,7 @@ export function defaultFollowUp(text: string, t: TaskEnv, retry?: FollowUp["then
     }
   }
   const view = calls.find((c) => c.tool === "view");
-  if (view) return { first: { tool: "view", args: view.args }, then: retry };
+  if (view) return { first: { tool: "view", args: view.args }, afterView: retry };
   return undefined;
 }
 
@@ -299,11 +299,17 @@ async function runTask(task: Task, t: TaskEnv): Promise<TaskResult> {
   const follow = task.followUp ? task.followUp(first.text, t) : defaultFollowUp(first.text, t);
   if (!follow) return { task, verdict: "unrecovered", code: first.code, detail: `no next call in:\n${first.text}` };
   const second = await t.agent.call(follow.first);
-  if (second.isError) return { task, verdict: "unrecovered", code: first.code, detail: `next call ${JSON.stringify(follow.first)} failed: ${second.code}\n${second.text}\n--- first text:\n${first.text}` };
-  if (follow.then) {
+  if (second.isError)
+    return {
+      task,
+      verdict: "unrecovered",
+      code: first.code,
+      detail: `next call ${JSON.stringify(follow.first)} failed: ${second.code}\n${second.text}\n--- first text:\n${first.text}`,
+    };
+  if (follow.afterView) {
     const shown = rowsOf(second.text);
     if (shown.length > 0) t.rows = shown;
-    const retry = await follow.then(t, second);
+    const retry = await follow.afterView(t, second);
     if (!retry) return { task, verdict: "unrecovered", code: first.code, detail: "no retry after the view" };
     const third = await t.agent.call(retry);
     const wrong = third.isError ? `${third.code}: ${third.text}` : sameTree(snapshot(t.root, t.dir), intended);

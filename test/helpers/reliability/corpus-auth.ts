@@ -92,7 +92,13 @@ export const SCOPE_CASES: readonly ScopeCase[] = [
   // The other workspace's token reaches only its own directory: the owner's file is simply not there.
   { name: "another workspace's token viewing the owner's file", as: "other", tool: "view", code: "FS_NOT_FOUND", phrase: /does not exist/ },
   { name: "another workspace's token editing the owner's file", as: "other", tool: "edit", code: "FS_NOT_FOUND", phrase: /To create it, use write/ },
-  { name: "another workspace's token batch-editing the owner's file", as: "other", tool: "batch_edit", code: "FS_NOT_FOUND", phrase: /To create it, use write/ },
+  {
+    name: "another workspace's token batch-editing the owner's file",
+    as: "other",
+    tool: "batch_edit",
+    code: "FS_NOT_FOUND",
+    phrase: /To create it, use write/,
+  },
   ...(["view", "write", "edit", "batch_edit"] as const).map(
     (tool): ScopeCase => ({
       name: `another workspace's token calling ${tool} on ../ws/notes.txt`,

@@ -125,12 +125,17 @@ export async function runCounter(caller: RestCaller, options: CounterOptions): P
       if (view.isError) throw new Error(`view: ${view.code}: ${resultText(view)}`);
       const { value, ids } = readCounter(resultText(view));
       const next = value + 1;
-      const result = (index + done) % 2 === 0
-        ? await send("write", { path, content: counterContent(next) }, session)
-        : await send("batch_edit", {
-            path,
-            operations: ids.map((id, i) => ({ operation: "replace", start: id, content: `count ${next} (${TAGS[i]})` })),
-          }, session);
+      const result =
+        (index + done) % 2 === 0
+          ? await send("write", { path, content: counterContent(next) }, session)
+          : await send(
+              "batch_edit",
+              {
+                path,
+                operations: ids.map((id, i) => ({ operation: "replace", start: id, content: `count ${next} (${TAGS[i]})` })),
+              },
+              session,
+            );
       if (!result.isError) {
         written.push(next);
         done++;

@@ -253,7 +253,10 @@ export async function runKills(
     }
   } finally {
     for (const trial of pool) {
-      void trial.victim.then((v) => v.kill(), () => {});
+      void trial.victim.then(
+        (v) => v.kill(),
+        () => {},
+      );
       trial.remove();
     }
   }

@@ -93,8 +93,7 @@ export function snapshotTree(dir: string, skip: readonly string[] = []): Map<str
         // Big files by inode and change time (any write updates ctime; a replacement changes the inode), small ones by bytes too.
         const bytes = st.size <= BIG_FILE ? `:${Bun.hash(readFileSync(full))}` : `:${st.ctimeMs}:${st.mtimeMs}`;
         out.set(rel, `file:${st.ino}:${st.size}${bytes}`);
-      }
-      else out.set(rel, `special:${st.ino}:${st.mode}`);
+      } else out.set(rel, `special:${st.ino}:${st.mode}`);
     }
   };
   walk(dir);

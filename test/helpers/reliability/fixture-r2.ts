@@ -18,8 +18,9 @@ export interface BucketHandle {
   put(key: string, value: string | Uint8Array): Promise<unknown>;
   get(key: string): Promise<{ text(): Promise<string> } | null>;
   delete(keys: string | string[]): Promise<void>;
-  list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{
+  list(options?: { prefix?: string; cursor?: string; limit?: number; delimiter?: string }): Promise<{
     objects: Array<{ key: string; etag: string; size: number }>;
+    delimitedPrefixes?: string[];
     truncated: boolean;
     cursor?: string;
   }>;
@@ -73,14 +74,24 @@ export async function startR2Worker(grants: readonly WorkerGrant[]): Promise<R2W
   };
 }
 
-/** Every key in the bucket with its ETag (key -> etag). */
-export async function snapshotBucket(bucket: BucketHandle): Promise<Map<string, string>> {
+/**
+ * Every key in the bucket with its ETag and size (key -> "etag:size"),
+ * except below the prefixes in `skip` (each ending in "/"): listed one
+ * "directory" at a time, so a large skipped part (an audit log that grows
+ * with every call) costs nothing.
+ */
+export async function snapshotBucket(bucket: BucketHandle, skip: readonly string[] = []): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
-    for (const object of page.objects) out.set(object.key, `${object.etag}:${object.size}`);
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
+  const pending = [""];
+  while (pending.length > 0) {
+    const prefix = pending.pop()!;
+    let cursor: string | undefined;
+    do {
+      const page = await bucket.list({ prefix, delimiter: "/", limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const object of page.objects) out.set(object.key, `${object.etag}:${object.size}`);
+      for (const below of page.delimitedPrefixes ?? []) if (!skip.includes(below)) pending.push(below);
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+  }
   return out;
 }

@@ -71,11 +71,11 @@ function seed(dir: string, clients: number): void {
     const lines = Array.from({ length: SOURCE_LINES }, (_, i) =>
       i % 25 === 0 ? `export function handler${f}_${i}(input: string): string {` : `  const value${i} = compute(${f}, ${i}); // TODO check ${i % 7}`,
     );
-    writeFileSync(join(sub, `file${f}.ts`), lines.join("\n") + "\n");
+    writeFileSync(join(sub, `file${f}.ts`), `${lines.join("\n")}\n`);
   }
   mkdirSync(join(dir, "work"), { recursive: true });
-  for (let c = 0; c < clients; c++) writeFileSync(join(dir, "work", `client${c}.txt`), ownLines(c).join("\n") + "\n");
-  writeFileSync(join(dir, "shared.txt"), Array.from({ length: clients }, (_, c) => sharedLine(c, 0)).join("\n") + "\n");
+  for (let c = 0; c < clients; c++) writeFileSync(join(dir, "work", `client${c}.txt`), `${ownLines(c).join("\n")}\n`);
+  writeFileSync(join(dir, "shared.txt"), `${Array.from({ length: clients }, (_, c) => sharedLine(c, 0)).join("\n")}\n`);
 }
 
 const OWN_LINES = 40;
@@ -206,9 +206,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
             const line = 1 + Math.floor(Math.random() * OWN_LINES);
             const before = ownModel[c][line - 1];
             const after = `client ${c} line ${line} value ${++edits}`;
-            const outcome = edits % 2 === 0
-              ? await caller.call("edit", { path: own, old_string: before, new_string: after }, session)
-              : await caller.call("batch_edit", { path: own, operations: [{ operation: "replace", start: idOf(line, before), content: after }] }, session);
+            const outcome =
+              edits % 2 === 0
+                ? await caller.call("edit", { path: own, old_string: before, new_string: after }, session)
+                : await caller.call("batch_edit", { path: own, operations: [{ operation: "replace", start: idOf(line, before), content: after }] }, session);
             if (record(kind, outcome)) ownModel[c][line - 1] = after;
             break;
           }
@@ -237,9 +238,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
 
     const inconsistent: string[] = [];
     for (let c = 0; c < options.clients; c++) {
-      if (readFileSync(join(dir.path, "work", `client${c}.txt`), "utf8") !== ownModel[c].join("\n") + "\n") inconsistent.push(`work/client${c}.txt`);
+      if (readFileSync(join(dir.path, "work", `client${c}.txt`), "utf8") !== `${ownModel[c].join("\n")}\n`) inconsistent.push(`work/client${c}.txt`);
     }
-    const shared = Array.from({ length: options.clients }, (_, c) => sharedLine(c, sharedModel[c])).join("\n") + "\n";
+    const shared = `${Array.from({ length: options.clients }, (_, c) => sharedLine(c, sharedModel[c])).join("\n")}\n`;
     if (readFileSync(join(dir.path, "shared.txt"), "utf8") !== shared) inconsistent.push("shared.txt");
 
     return {
@@ -272,10 +273,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
 export function loadTable(report: LoadReport): string {
   const ms = (n: number) => `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`;
   const mib = (n: number) => `${Math.round(n)} MiB`;
-  const codes = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${v} ${k}`).join(", ") || "none";
+  const codes = (r: Record<string, number>) =>
+    Object.entries(r)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(", ") || "none";
   const rows = [
     ["duration, clients", `${report.seconds.toFixed(0)} s, ${report.clients} clients over HTTP (Bun, local storage)`],
-    ["requests", `${report.requests} (${Math.round(report.requests / report.seconds)}/s): ${Object.entries(report.byKind).map(([k, v]) => `${k} ${v}`).join(", ")}`],
+    [
+      "requests",
+      `${report.requests} (${Math.round(report.requests / report.seconds)}/s): ${Object.entries(report.byKind)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+    ],
     ["5xx responses", String(report.status5xx)],
     ["failed requests", String(report.failedRequests + Object.values(report.unexpectedToolErrors).reduce((a, b) => a + b, 0))],
     ["expected tool errors", codes(report.expectedToolErrors)],

@@ -69,8 +69,7 @@ export function modelId(n: number, content: string): string {
 /** Whether every op leaves its lines exactly as they are (then a batch changes nothing). */
 export function changesNothing(file: ModelFile, ops: readonly ModelOp[]): boolean {
   return ops.every(
-    (op) =>
-      op.kind === "replace" && op.lines.length === op.to - op.from && op.lines.every((line, k) => line === file.lines[op.from + k].content),
+    (op) => op.kind === "replace" && op.lines.length === op.to - op.from && op.lines.every((line, k) => line === file.lines[op.from + k].content),
   );
 }
 
@@ -99,7 +98,9 @@ export function applyModel(file: ModelFile, ops: readonly ModelOp[]): { bom: boo
     if (b === old.length) break;
     const range = rangeAt.get(b);
     if (range) {
-      range.lines.forEach((content, k) => out.push({ content, eol: b + k < range.to ? old[b + k].eol : dominant }));
+      range.lines.forEach((content, k) => {
+        out.push({ content, eol: b + k < range.to ? old[b + k].eol : dominant });
+      });
       b = range.to;
     } else {
       out.push({ ...old[b], kept: b });

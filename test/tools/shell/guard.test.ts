@@ -227,7 +227,34 @@ function shellQuote(text: string): string {
 
 describe("properties", () => {
   test("never throws, and every refusal carries its worked example", () => {
-    const token = fc.constantFrom("cat", "ls", "grep", "x", " ", "$(", "(", ")", "`", "'", '"', "\\", "|", "&", ";", "<", "<<", ">", "{", "}", "\n", "#", "=", "-n", "bash -c ", "EOF");
+    const token = fc.constantFrom(
+      "cat",
+      "ls",
+      "grep",
+      "x",
+      " ",
+      "$(",
+      "(",
+      ")",
+      "`",
+      "'",
+      '"',
+      "\\",
+      "|",
+      "&",
+      ";",
+      "<",
+      "<<",
+      ">",
+      "{",
+      "}",
+      "\n",
+      "#",
+      "=",
+      "-n",
+      "bash -c ",
+      "EOF",
+    );
     const shellish = fc.array(token, { maxLength: 40 }).map((parts) => parts.join(""));
     fc.assert(
       fc.property(fc.oneof(fc.string(), shellish), (command) => {
@@ -240,9 +267,12 @@ describe("properties", () => {
 
   test("nothing inside single quotes runs: echo '<anything>' is allowed", () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !s.includes("'")), (text) => {
-        expect(checkShellCommand(`echo '${text}'`).allowed).toBe(true);
-      }),
+      fc.property(
+        fc.string().filter((s) => !s.includes("'")),
+        (text) => {
+          expect(checkShellCommand(`echo '${text}'`).allowed).toBe(true);
+        },
+      ),
     );
   });
 

@@ -106,4 +106,3 @@ describe("redirections that feed a group", () => {
     expect(parseCommands("(cat); < f").commands.every((c) => c.groupFrom === undefined)).toBe(true);
   });
 });
-

@@ -34,7 +34,12 @@ const ROWS: Array<[string, Finding, string | undefined, { reason: string; tool: 
     "a command too long to check",
     { kind: "too-long" },
     undefined,
-    { reason: "too-long", tool: "write", suggestion: 'write {"path": "scripts/task.sh"', says: [`longer than ${MAX_COMMAND_BYTES} bytes`, "bash scripts/task.sh"] },
+    {
+      reason: "too-long",
+      tool: "write",
+      suggestion: 'write {"path": "scripts/task.sh"',
+      says: [`longer than ${MAX_COMMAND_BYTES} bytes`, "bash scripts/task.sh"],
+    },
   ],
   [
     "shells nested too deep",
