@@ -41,10 +41,14 @@ beforeAll(async () => {
   server = await startServe([ws, "--port", "0", "--no-auth", "--quiet"]);
 });
 
-afterAll(() => {
-  server?.kill();
-  rmSync(base, { recursive: true, force: true });
-});
+// Removing the thousands of files the race created took over the 5 s default once on a loaded machine.
+afterAll(
+  () => {
+    server?.kill();
+    rmSync(base, { recursive: true, force: true });
+  },
+  { timeout: 60_000 },
+);
 
 /** Every temp file name (`.<name>.tw-<random>.tmp`) under `dir`, not following symlinks. */
 function tempFiles(dir: string): string[] {
