@@ -17,7 +17,7 @@
  *   at whole-text speed.
  */
 
-import { compileNeedle, containsBytes } from "../../text/bytes-find.ts";
+import { type BytesNeedle, compileNeedle, containsBytes } from "../../text/bytes-find.ts";
 import { RE2JS } from "re2js";
 
 /** Where each line of a normalised text starts. */
@@ -90,6 +90,11 @@ export interface Searcher {
   matchLines(text: string, index: LineIndex): number[];
   /** UTF-16 column of the first match inside one line, or -1 (for showing a long line around its match). */
   column(line: string): number;
+  /**
+   * The literal as UTF-8 bytes, when its matches can be found in a file's
+   * bytes exactly as in its text (case-sensitive, no line break in it).
+   */
+  readonly bytesNeedle?: BytesNeedle;
 }
 
 /** What a search looks for. */
@@ -114,6 +119,7 @@ function literalSearcher(spec: SearchSpec): Searcher {
   const inBytes = fold || multiline || needle.includes("\r") ? undefined : compileNeedle(new TextEncoder().encode(needle));
   return {
     label: `literal, ${fold ? "case-insensitive" : "case-sensitive"}`,
+    ...(inBytes && inBytes.bytes.length > 0 ? { bytesNeedle: inBytes } : {}),
     mayMatchBytes: (bytes) => (inBytes ? containsBytes(bytes, inBytes) : true),
     mayMatch: (text) => (fold ? text.toLowerCase().includes(lowNeedle) : text.includes(needle)),
     matchLines(text, index) {

@@ -319,7 +319,8 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     stats,
     (entry) => entry.kind === "file" && !entry.unaddressable && (!filter || filter.test(entry.path)),
     (entry) => entry.size <= run.sizeLimit,
-    (entry) => searchRead(ctx.storage, entry.path, entry.size, searcher, run.sizeLimit),
+    // A large file matched in its bytes keeps the lines the most this file can show (PER_FILE_MATCHES).
+    (entry) => searchRead(ctx.storage, entry.path, entry.size, searcher, run.sizeLimit, { context: run.context, matches: PER_FILE_MATCHES + 1 }),
   );
   for await (const { entry, mark, read: reading } of files) {
     const stopAt = (reason: string) => {
@@ -358,6 +359,22 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     if (read.kind === "too-large") tally.tooLarge++;
     else if (read.kind === "not-text") tally.notText++;
     else tally.filesSearched++;
+    if (read.kind === "lines") {
+      const { kept } = read;
+      const lines: FileLines = {
+        count: read.count,
+        at: (i) => {
+          const line = kept.get(i);
+          // Only the lines a file can show were decoded: asking for another is a bug, never a blank row.
+          if (line === undefined) throw new Error(`internal: line ${i + 1} of ${entry.path} was not kept`);
+          return line;
+        },
+      };
+      await showFile(run, entry.path, await read.version, lines, read.matches, {
+        cap: PER_FILE_MATCHES,
+        more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
+      });
+    }
     if (read.kind === "text") {
       const { text } = read;
       const index = indexLines(text);
