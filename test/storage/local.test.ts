@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { guardStorage } from "../../src/storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../../src/storage/local/mod.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
+import { fdsUnder, settledFdsUnder } from "../helpers/fds.ts";
 import { HOSTILE_PATHS, storageConformance } from "../helpers/storage-conformance.ts";
 
 const encoder = new TextEncoder();
@@ -267,9 +268,8 @@ describe("local: files on disk", () => {
 
   // Replaced and deleted files are held open and closed later, off the write's path: none may leak.
   test.skipIf(process.platform !== "linux")("replacing and deleting files leaves no descriptor open", async () => {
-    const open = async () => (await fs.readdir("/proc/self/fd")).length;
     await storage.write("leak/a", text("0"));
-    const before = await open();
+    const before = fdsUnder(root);
     let { version } = await storage.write("leak/a", text("1"));
     for (let i = 0; i < 100; i++) {
       ({ version } = await storage.write("leak/a", text(`${i}`), Cond.ifVersion(version)));
@@ -277,8 +277,7 @@ describe("local: files on disk", () => {
       await codeOf(storage.write("leak/a", text("stale"), Cond.ifVersion("0".repeat(32))));
       await storage.delete("leak/b");
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await open()).toBeLessThanOrEqual(before + 2);
+    expect(await settledFdsUnder(root, before)).toBe(before);
     expect(decoder.decode((await storage.read("leak/a")).bytes)).toBe("99");
   });
 
@@ -393,12 +392,8 @@ describe("local: descriptors", () => {
     const root = await tempBase();
     try {
       const storage = guardStorage(await createLocalStorage(root));
-      const { readdirSync } = await import("node:fs");
-      const openFds = () => readdirSync("/proc/self/fd").length;
-      const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
       await storage.write("warm/up.txt", text("x"));
-      await settle();
-      const before = openFds();
+      const before = fdsUnder(root);
       await fs.writeFile(join(root, "blocker"), "a file where a directory is wanted");
       for (let i = 0; i < 50; i++) {
         await storage.write(`a/b${i % 5}/c${i}.txt`, text(`v${i}`), Cond.ifAbsent);
@@ -410,8 +405,7 @@ describe("local: descriptors", () => {
         await expect(storage.write("warm/up.txt", text("no"), Cond.ifAbsent)).rejects.toThrow();
         await storage.delete(`a/b${i % 5}/c${i}.txt`);
       }
-      await settle();
-      expect(openFds()).toBe(before);
+      expect(await settledFdsUnder(root, before)).toBe(before);
     } finally {
       await fs.rm(root, { recursive: true, force: true });
     }
