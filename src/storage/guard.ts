@@ -55,11 +55,13 @@ export function guardStorage(inner: Storage): Storage {
   // Present only when the provider has it: callers test for the method to choose how to read.
   const streaming = inner.readStream ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) } : {};
   const scanning = inner.scanFile ? { scanFile: async <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(guardedPath(path), options) } : {};
+  const ending = inner.endScan ? { endScan: () => inner.endScan!() } : {};
   return {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: inner.root }),
     ...streaming,
     ...scanning,
+    ...ending,
     async stat(path: string) {
       return inner.stat(guardedPath(path));
     },

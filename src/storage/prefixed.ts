@@ -15,6 +15,7 @@ export function prefixedStorage(inner: Storage, prefix: string): Storage {
     ...(inner.root === undefined ? {} : { root: base === "" ? inner.root : `${inner.root.replace(/\/+$/, "")}/${base}` }),
     ...(inner.readStream ? { readStream: (path: string) => inner.readStream!(at(path)) } : {}),
     ...(inner.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(at(path), options) } : {}),
+    ...(inner.endScan ? { endScan: () => inner.endScan!() } : {}),
     async stat(path: string) {
       const s = await inner.stat(at(path));
       return s && { ...s, path: strip(s.path) };

@@ -177,6 +177,13 @@ export interface Storage {
    * provider without it is searched through `read`/`readStream`.
    */
   scanFile?<T>(path: string, options: ScanFileOptions<T>): Promise<T>;
+  /**
+   * Optional, with `scanFile`: a search is done with its scans and its
+   * listings without sizes; the provider lets go what it kept for them
+   * (local storage: directory descriptors, so a directory renamed after the
+   * search is never read through a descriptor kept from it).
+   */
+  endScan?(): void;
   write(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
   list(path: string, options?: ListOptions): Promise<ListResult>;
   delete(path: string, options?: { ifVersion?: Version }): Promise<void>;

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalStorage } from "../../src/storage/local/mod.ts";
+import { fdsUnder } from "../helpers/fds.ts";
 import type { ScanFileOptions, Storage } from "../../src/storage/types.ts";
 
 const MiB = 1024 * 1024;
@@ -124,6 +125,17 @@ describe("local scanFile", () => {
     expect(await codeOf(storage.scanFile!("out.txt", recorder().options))).toBe(await codeOf(storage.read("out.txt")));
     expect(await codeOf(storage.scanFile!("out.txt", recorder().options))).toBe("FS_ACCESS_DENIED");
   });
+});
+
+test("endScan lets go of every directory descriptor the scans and listings without sizes kept", async () => {
+  const ws = join(base, "ws");
+  storage.endScan!();
+  const before = fdsUnder(ws);
+  await storage.list("d", { sizes: false });
+  await storage.scanFile!("d/e/f.txt", recorder().options);
+  expect(fdsUnder(ws)).toBeGreaterThan(before);
+  storage.endScan!();
+  expect(fdsUnder(ws)).toBe(before);
 });
 
 describe("local list without sizes", () => {

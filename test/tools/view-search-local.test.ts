@@ -14,6 +14,7 @@ import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import type { Storage } from "../../src/storage/types.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext } from "../helpers/tool-context.ts";
+import { fdsUnder } from "../helpers/fds.ts";
 import { view } from "../helpers/tool-view.ts";
 
 /** The same storage without `scanFile`: a search then lists with sizes and reads as it always did. */
@@ -114,6 +115,13 @@ describe("directory search on local storage: the fast way answers as the plain w
     expect(text.split("\n")[0]).toMatch(/^\[search "needle" \(literal, case-sensitive\) in \.\/: \d+ matching lines in \d+ files; \d+ files searched\]$/);
     // utf16.txt, small.bin, big/binary.dat and late-bad-match.txt; big/over.txt.
     expect(text).toContain("[skipped: 4 binary or non-UTF-8 files, 1 file too large to search]");
+  });
+
+  test("a search keeps no directory descriptor once it has answered", async () => {
+    const ws = join(base, "ws");
+    const before = fdsUnder(ws);
+    await view(fast, CASES.everything);
+    expect(fdsUnder(ws)).toBe(before);
   });
 
   test("the files whose lines were shown are observed at the same versions", async () => {

@@ -96,6 +96,7 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
     read: (path, readOptions) => raw.read(path, readOptions),
     ...(raw.readStream ? { readStream: (path: string) => raw.readStream!(path) } : {}),
     ...(raw.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => raw.scanFile!(path, options) } : {}),
+    ...(raw.endScan ? { endScan: () => raw.endScan!() } : {}),
     list: (path, listOptions) => raw.list(path, listOptions),
     async write(path, bytes, condition = Cond.none) {
       if (condition.kind !== "none") return conditionalWrite(path, bytes, condition);

@@ -8,9 +8,10 @@
  * one lookup instead of lstat, open and the kernel's name of the open file.
  *
  * Bounded: at most {@link MAX_HELD} descriptors (least recently used first
- * out), all closed once no read asked for one for {@link IDLE_MS}, so a
- * directory renamed or swapped meanwhile is not read through an old
- * descriptor for long (even then, it is the directory that was inside).
+ * out), all closed when the search ends (`endScan`) or, failing that, once
+ * no read asked for one for {@link IDLE_MS}, so a directory renamed or
+ * swapped meanwhile is not read through an old descriptor after the search
+ * (during it, the one read is the directory that was inside).
  */
 import { clearTimeout, setTimeout } from "node:timers";
 import { closeDir, openChildDir } from "./dirfd.ts";

@@ -70,7 +70,7 @@ import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
 import { createDirCache, openThroughCache } from "./dir-cache.ts";
-import { scanLocalFile } from "./scan.ts";
+import { releaseLargeBuffer, scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
 
@@ -168,6 +168,11 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       return handleStream(opened.handle, path, opened.held.size);
     },
 
+    endScan(): void {
+      dirs.clear();
+      releaseLargeBuffer();
+    },
+
     async scanFile<T>(path: string, options: ScanFileOptions<T>): Promise<T> {
       checkPath(path);
       await pace();
@@ -209,9 +214,10 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async list(path: string, options?: ListOptions): Promise<ListResult> {
       checkPath(path);
       checkListOptions(options);
-      // A walk lists directory after directory: open this one through its parent's cached
-      // descriptor (one lookup), else resolve it (symlinks followed inside) and open it from the root.
-      let dirFd = openThroughCache(dirs, path);
+      // A search's walk (listing without sizes) lists directory after directory: open this one through
+      // its parent's cached descriptor (one lookup; the search lets them go when it ends, see endScan),
+      // else resolve it (symlinks followed inside) and open it from the root.
+      let dirFd = options?.sizes === false ? openThroughCache(dirs, path) : undefined;
       if (dirFd === undefined) {
         const resolved = resolve(ctx, path);
         if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });

@@ -108,6 +108,11 @@ async function readLarge(fd: number, size: number): Promise<{ bytes: Uint8Array;
   return { bytes: await readAll(fd, size), lent: false };
 }
 
+/** Let go of the large buffer now unless a scan holds it (a search ended). */
+export function releaseLargeBuffer(): void {
+  if (!large.busy) large.buffer = undefined;
+}
+
 /** Give the large buffer back once `settled` (a version still being hashed from it) is done. */
 function returnLarge(settled: Promise<unknown> | undefined): void {
   const free = () => {

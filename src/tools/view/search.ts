@@ -292,6 +292,16 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
 
 /** Search every text file the walk reaches, one at a time, until done or a cap stops it. */
 async function searchDirectory(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
+  try {
+    return await searchTree(run, path, notes);
+  } finally {
+    // What the storage kept for this search's reads (local: directory descriptors) is let go.
+    run.ctx.storage.endScan?.();
+  }
+}
+
+/** {@link searchDirectory}'s walk and reads. */
+async function searchTree(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
   const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
   if (filter && !filter.ok) return invalidArgument(filter.message);
