@@ -17,7 +17,8 @@ export interface ToolLimits {
   readonly maxLineChars: number;
   /**
    * How long a content-proven edit keeps retrying a compare-and-swap that
-   * other writers keep winning, after its first rounds (default 5000 ms).
+   * other writers keep winning, after its first 24 rounds (default: no time
+   * limit; rounds stop at 200, or at the call's timeout).
    */
   readonly casRetryMs?: number;
 }
