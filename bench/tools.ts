@@ -115,6 +115,33 @@ export async function runTools(options: SectionOptions): Promise<Section> {
           );
         }
 
+        // Where the HTTP time goes: the same call with the body only received (bytes), not parsed.
+        const received = await alternate(
+          [
+            { name: "view.whole.http-parsed", run: async () => expectOk(await rest("view", { path: "big.txt" }), "view") },
+            {
+              name: "view.whole.http-received",
+              run: async () => {
+                const response = await fetch(`${server.url}/v1/tools/view`, {
+                  method: "POST",
+                  headers: { "content-type": "application/json", "x-session-id": "bench-http" },
+                  body: JSON.stringify({ path: "big.txt" }),
+                });
+                if (response.status !== 200) throw new Error(`view: HTTP ${response.status}`);
+                await response.arrayBuffer();
+              },
+            },
+          ],
+          { rounds: rounds(15), warmup: 2 },
+        );
+        for (const [key, label] of [
+          ["http-parsed", "client parses the JSON"],
+          ["http-received", "body received, not parsed"],
+        ] as const) {
+          const mbps = received[`view.whole.${key}`].map((ms) => bigBytes / MB / (ms / 1000));
+          rows.push(row(`view.whole.${key}.mbps`, `view whole file throughput, HTTP (Bun), ${label}`, "MB/s", summarise(mbps)));
+        }
+
         const ascii = await alternate(
           contenders("view.whole-ascii", (call) => async () => expectOk(await call("view", { path: "big-ascii.txt" }), "view")),
           { rounds: rounds(15), warmup: 2 },

@@ -24,18 +24,8 @@ export interface ServerProcess {
 
 function command(runtime: Runtime): string[] {
   if (runtime === "bun") return [process.execPath, join(ROOT, "src", "cli.ts"), "serve"];
-  return [
-    DENO,
-    "run",
-    "--unstable-no-legacy-abort",
-    "--allow-net",
-    "--allow-read",
-    "--allow-write",
-    "--allow-env",
-    "--allow-run",
-    "--allow-sys",
-    join(ROOT, "src", "deno.ts"),
-  ];
+  // --allow-all, as `deno task serve`: local storage acts through /proc/self/fd, which Deno permits only with it.
+  return [DENO, "run", "--unstable-no-legacy-abort", "--allow-all", join(ROOT, "src", "deno.ts")];
 }
 
 /** Start `serve DIR` on `runtime` with `limits` (and `extra` flags); resolves once the banner names the URL. */

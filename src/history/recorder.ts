@@ -8,7 +8,7 @@
  * the host can do it after the reply.
  */
 import { isCodedError } from "../errors.ts";
-import type { ReadOptions, Storage, Version, WriteCondition } from "../storage/types.ts";
+import type { ReadOptions, ScanFileOptions, Storage, Version, WriteCondition } from "../storage/types.ts";
 import type { FileChange, FileState, HistoryStore } from "./types.ts";
 
 /** A storage that records changes, and what it recorded. */
@@ -59,6 +59,9 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
     ...(storage.root === undefined ? {} : { root: storage.root }),
     stat: (path) => storage.stat(path),
     ...(storage.readStream ? { readStream: (path: string) => storage.readStream!(path) } : {}),
+    // A search's reads are not recorded, like streamed ones: nothing is written from them.
+    ...(storage.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => storage.scanFile!(path, options) } : {}),
+    ...(storage.endScan ? { endScan: () => storage.endScan!() } : {}),
     async read(path: string, options?: ReadOptions) {
       const result = await storage.read(path, options);
       seen.set(path, { version: result.version, bytes: result.bytes });

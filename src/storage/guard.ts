@@ -5,7 +5,7 @@
 import { CodedError } from "../errors.ts";
 import { checkListOptions } from "./listing.ts";
 import { normalizeWorkspacePath } from "./path.ts";
-import type { ListOptions, ReadOptions, Storage, Version, WriteCondition } from "./types.ts";
+import type { ListOptions, ReadOptions, ScanFileOptions, Storage, Version, WriteCondition } from "./types.ts";
 
 function checkCondition(condition: WriteCondition): void {
   const kind = (condition as { kind?: unknown } | null)?.kind;
@@ -57,10 +57,14 @@ function checkVersionOption(options: { ifVersion?: Version } | undefined): void 
 export function guardStorage(inner: Storage): Storage {
   // Present only when the provider has it: callers test for the method to choose how to read.
   const streaming = inner.readStream ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) } : {};
+  const scanning = inner.scanFile ? { scanFile: async <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(guardedPath(path), options) } : {};
+  const ending = inner.endScan ? { endScan: () => inner.endScan!() } : {};
   return {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: inner.root }),
     ...streaming,
+    ...scanning,
+    ...ending,
     async stat(path: string) {
       return inner.stat(guardedPath(path));
     },

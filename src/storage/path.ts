@@ -56,6 +56,12 @@ function refuse(reason: string, input: string): never {
  */
 export function normalizeWorkspacePath(input: string): string {
   if (typeof input !== "string") refuse("path must be a string", String(input));
+  if (isPlainNormalized(input)) return input;
+  return normalizeFully(input);
+}
+
+/** {@link normalizeWorkspacePath} without its shortcut for plain paths (exported for tests). */
+export function normalizeFully(input: string): string {
   if (encoder.encode(input).length > MAX_PATH_BYTES) refuse(`longer than ${MAX_PATH_BYTES} bytes`, input);
   if (CONTROL.test(input)) refuse("contains a NUL or control character", input);
   if (DECEPTIVE.test(input)) {
@@ -80,6 +86,23 @@ export function normalizeWorkspacePath(input: string): string {
     }
   }
   return segments.join("/");
+}
+
+// Printable ASCII but "/", ":" and "\\": segments of such characters need no encoding checks (one byte each).
+const PLAIN = /^[\x20-\x2e\x30-\x39\x3b-\x5b\x5d-\x7e]+(?:\/[\x20-\x2e\x30-\x39\x3b-\x5b\x5d-\x7e]+)*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+/**
+ * Whether `input` is already normalised and acceptable as it stands: plain
+ * ASCII segments (no ":" so no drive letter), none "." or "..", none empty,
+ * within the byte limits. Such a path (nearly every path a walk produces)
+ * skips the full normalisation; anything else takes it.
+ */
+export function isPlainNormalized(input: string): boolean {
+  if (input.length > MAX_PATH_BYTES || !PLAIN.test(input) || DOT_SEGMENT.test(input)) return false;
+  if (input.length <= MAX_SEGMENT_BYTES) return true;
+  for (const segment of input.split("/")) if (segment.length > MAX_SEGMENT_BYTES) return false;
+  return true;
 }
 
 /** The parent of a normalised path ("" for a top-level entry and for the root). */

@@ -4,7 +4,7 @@
  * `a/b`. For toolwarden's own state kept inside a workspace's storage
  * (under the reserved segment the guard refuses to tools).
  */
-import type { ListOptions, ReadOptions, Storage, Version, WriteCondition } from "./types.ts";
+import type { ListOptions, ReadOptions, ScanFileOptions, Storage, Version, WriteCondition } from "./types.ts";
 
 export function prefixedStorage(inner: Storage, prefix: string): Storage {
   const base = prefix.replace(/\/+$/, "");
@@ -14,6 +14,8 @@ export function prefixedStorage(inner: Storage, prefix: string): Storage {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: base === "" ? inner.root : `${inner.root.replace(/\/+$/, "")}/${base}` }),
     ...(inner.readStream ? { readStream: (path: string) => inner.readStream!(at(path)) } : {}),
+    ...(inner.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(at(path), options) } : {}),
+    ...(inner.endScan ? { endScan: () => inner.endScan!() } : {}),
     async stat(path: string) {
       const s = await inner.stat(at(path));
       return s && { ...s, path: strip(s.path) };

@@ -74,6 +74,12 @@ export interface ListOptions {
   readonly limit?: number;
   /** With `recursive`: how many levels below the directory (1 = its children only). */
   readonly depth?: number;
+  /**
+   * False when the caller needs names and kinds only (a search opens each
+   * file anyway): a provider that would have to look up every file for its
+   * size (local storage) may then report a file's `size` as -1. Default true.
+   */
+  readonly sizes?: boolean;
 }
 
 export interface ListResult {
@@ -118,6 +124,28 @@ export interface ReadStreamResult {
   readonly version: Promise<Version>;
 }
 
+/** How {@link Storage.scanFile} hands a file over. */
+export interface ScanFileOptions<T> {
+  /** A larger file is refused with FS_TOO_LARGE ({@link FileTooLargeError}) before its bytes are read. */
+  readonly maxBytes: number;
+  /** How many first bytes `head` needs. */
+  readonly headBytes: number;
+  /**
+   * Called first with the file's first `headBytes` bytes (all of them when
+   * the file is shorter). A result other than undefined ends the scan: the
+   * rest of the file is never read, and that result is the scan's.
+   */
+  readonly head: (bytes: Uint8Array) => T | undefined;
+  /**
+   * Called with the whole file. The bytes are lent: the provider may reuse
+   * their buffer once `whole` returns, so keep a copy or a decoding, never
+   * the array. `version()` is the version of exactly these bytes, computed
+   * when asked (a provider whose versions are content hashes skips the hash
+   * for a file nobody needs the version of); call it inside `whole`.
+   */
+  readonly whole: (bytes: Uint8Array, version: () => Version | Promise<Version>) => T;
+}
+
 export interface WriteResult {
   readonly version: Version;
   /** True when the path did not exist before this write. */
@@ -135,6 +163,7 @@ export interface WriteResult {
  *   FS_ALREADY_EXISTS (`ifAbsent`), with nothing written.
  * - `list` of a file: FS_NOT_DIRECTORY; of a missing path: FS_NOT_FOUND.
  * - `delete` removes a file; with `ifVersion` only if it is still that version.
+ * - `scanFile` (optional) is `read` for a search: see {@link ScanFileOptions}.
  * - `readStream` (optional) is `read` in chunks, with the same refusals
  *   (FS_NOT_FOUND, FS_IS_DIRECTORY, ...) raised before any byte is
  *   delivered. Tools use it to view or search a file without holding it
@@ -154,6 +183,20 @@ export interface Storage {
   read(path: string, options?: ReadOptions): Promise<ReadResult>;
   /** The file at `path` as a stream of chunks (optional; see the interface comment). */
   readStream?(path: string): Promise<ReadStreamResult>;
+  /**
+   * Optional: read `path` for a search, as `read` does (same refusals), but
+   * judged from its first bytes before the rest is read, in a buffer the
+   * provider may reuse, with the version computed only when asked for. A
+   * provider without it is searched through `read`/`readStream`.
+   */
+  scanFile?<T>(path: string, options: ScanFileOptions<T>): Promise<T>;
+  /**
+   * Optional, with `scanFile`: a search is done with its scans and its
+   * listings without sizes; the provider lets go what it kept for them
+   * (local storage: directory descriptors, so a directory renamed after the
+   * search is never read through a descriptor kept from it).
+   */
+  endScan?(): void;
   write(path: string, bytes: Uint8Array, condition?: WriteCondition): Promise<WriteResult>;
   list(path: string, options?: ListOptions): Promise<ListResult>;
   delete(path: string, options?: { ifVersion?: Version }): Promise<void>;

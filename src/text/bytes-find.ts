@@ -30,18 +30,23 @@ export function compileNeedle(bytes: Uint8Array): BytesNeedle {
 
 /** True when `needle` occurs in `hay`. An empty needle occurs everywhere. */
 export function containsBytes(hay: Uint8Array, needle: BytesNeedle): boolean {
+  return indexOfBytes(hay, needle, 0) !== -1;
+}
+
+/** Where `needle` first occurs in `hay` at or after `from`, or -1. An empty needle occurs at `from`. */
+export function indexOfBytes(hay: Uint8Array, needle: BytesNeedle, from: number): number {
   const n = needle.bytes;
-  if (n.length === 0) return true;
+  if (n.length === 0) return from <= hay.length ? from : -1;
   const a = needle.anchor;
   const key = n[a]!;
   const last = hay.length - n.length + a;
-  let at = hay.indexOf(key, a);
+  let at = hay.indexOf(key, from + a);
   while (at !== -1 && at <= last) {
     const start = at - a;
     let i = 0;
     while (i < n.length && hay[start + i] === n[i]) i++;
-    if (i === n.length) return true;
+    if (i === n.length) return start;
     at = hay.indexOf(key, at + 1);
   }
-  return false;
+  return -1;
 }

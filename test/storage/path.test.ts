@@ -1,7 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { FsError } from "../../src/storage/errors.ts";
-import { baseName, childPath, escapeName, normalizeWorkspacePath, parentPath } from "../../src/storage/path.ts";
+import {
+  baseName,
+  childPath,
+  escapeName,
+  isPlainNormalized,
+  MAX_SEGMENT_BYTES,
+  normalizeFully,
+  normalizeWorkspacePath,
+  parentPath,
+} from "../../src/storage/path.ts";
 
 function refusal(input: string): string {
   try {
@@ -87,6 +96,26 @@ describe("normalizeWorkspacePath", () => {
     const longest = `${"a".repeat(255)}/`.repeat(16);
     expect(new TextEncoder().encode(longest).length).toBe(4096);
     expect(normalizeWorkspacePath(longest)).toBe(longest.slice(0, -1));
+  });
+
+  test("the shortcut for plain paths answers exactly as the full normalisation", () => {
+    const piece = fc.constantFrom("a", "B", ".", "..", "...", "", " ", "x y", "C:", "c:", ":", "\\", "é", "\u0007", "\u202e", "~", "-", ".git", "%2e");
+    const path = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join("/"));
+    fc.assert(
+      fc.property(fc.oneof(path, fc.string({ unit: "binary-ascii", maxLength: 30 })), (input) => {
+        if (!isPlainNormalized(input)) return;
+        expect(normalizeFully(input)).toBe(input);
+      }),
+      { numRuns: 5000 },
+    );
+    // Segment and path lengths on the limits.
+    const long = "a".repeat(MAX_SEGMENT_BYTES);
+    expect(isPlainNormalized(`${long}/${long}`)).toBe(true);
+    expect(isPlainNormalized(`b/${long}a`)).toBe(false);
+    expect(() => normalizeWorkspacePath(`b/${long}a`)).toThrow(FsError);
+    expect(isPlainNormalized(Array(20).fill(long).join("/"))).toBe(false);
+    for (const refused of ["C:/x", "a\\b", "/a", "a/", "a//b", "a/./b", "../a", "a\u0000"]) expect(isPlainNormalized(refused)).toBe(false);
+    expect(isPlainNormalized("node_modules/.bin/x y.js")).toBe(true);
   });
 
   test("a non-string is refused", () => {

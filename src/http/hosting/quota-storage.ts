@@ -14,7 +14,7 @@
  */
 import { CodedError } from "../../errors.ts";
 import { FsError } from "../../storage/errors.ts";
-import { Cond, type Storage, type WriteCondition, type WriteResult } from "../../storage/types.ts";
+import { Cond, type ScanFileOptions, type Storage, type WriteCondition, type WriteResult } from "../../storage/types.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
 
 /** What {@link quotaStorage} needs. */
@@ -95,6 +95,8 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
     stat: (path) => raw.stat(path),
     read: (path, readOptions) => raw.read(path, readOptions),
     ...(raw.readStream ? { readStream: (path: string) => raw.readStream!(path) } : {}),
+    ...(raw.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => raw.scanFile!(path, options) } : {}),
+    ...(raw.endScan ? { endScan: () => raw.endScan!() } : {}),
     list: (path, listOptions) => raw.list(path, listOptions),
     async write(path, bytes, condition = Cond.none) {
       if (condition.kind !== "none") return conditionalWrite(path, bytes, condition);

@@ -46,7 +46,7 @@ function scratch(size: number): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-function readAsync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+export function readAsync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
   return new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
 }
 

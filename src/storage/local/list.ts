@@ -25,15 +25,35 @@ function unreadable(path: string, cause: unknown): FsError {
   });
 }
 
+/** What the directory's own listing says of an entry: a plain file or directory, or look closer. */
+type Kind = "file" | "directory" | undefined;
+
+/**
+ * Names of the directory held open as `dirFd`, each with its kind when the
+ * listing tells it and `kinds` asks for it (a symlink, or a filesystem that
+ * does not say, is looked at closer by {@link step}).
+ */
+function readNames(dirFd: number, kinds: boolean): { names: string[]; kinds?: Kind[] } {
+  if (!kinds) return { names: fsSync.readdirSync(at(dirFd)) };
+  const dirents = fsSync.readdirSync(at(dirFd), { withFileTypes: true });
+  return {
+    names: dirents.map((d) => d.name),
+    kinds: dirents.map((d) => (d.isFile() ? "file" : d.isDirectory() ? "directory" : undefined)),
+  };
+}
+
 /**
  * Append the entries of the directory held open as `dirFd` (workspace path
  * `dirPath`), and below it to `maxDepth`, to `out`. The caller closes `dirFd`.
+ * Without `sizes`, a plain file or directory is taken from the listing as
+ * it is (a file's size is then -1): no lookup per entry.
  */
-export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, depth: number, maxDepth: number, out: ListEntry[]): Promise<void> {
+export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, depth: number, maxDepth: number, out: ListEntry[], sizes = true): Promise<void> {
   await pace();
   let names: string[];
+  let kinds: Kind[] | undefined;
   try {
-    names = fsSync.readdirSync(at(dirFd));
+    ({ names, kinds } = readNames(dirFd, !sizes));
   } catch (error) {
     if (depth > 1 && nodeErrorCode(error) === "ENOENT") return;
     const code = nodeErrorCode(error);
@@ -45,11 +65,19 @@ export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, de
     throw fsErrorFromNode(error, "readdir", dirPath);
   }
   const here = at(dirFd);
-  const found = [];
-  for (const name of names) {
+  const found: { name: string; path: string; kind: "file" | "directory"; size?: number; symlink?: boolean; addressable: boolean }[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     await pace();
     if (isTempName(name)) continue;
     const path = childPath(dirPath, name);
+    const kind = kinds?.[i];
+    // The first entry is always looked up: without `x` on the directory that fails, and the
+    // directory is reported unreadable exactly as with sizes.
+    if (kind !== undefined && found.length > 0) {
+      found.push({ name, path, kind, addressable: isAddressable(path) });
+      continue;
+    }
     let entry: Found | null;
     try {
       entry = step(ctx, here, name, path);
@@ -64,17 +92,22 @@ export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, de
       if (error instanceof FsError && error.code === "FS_ACCESS_DENIED") continue;
       throw error;
     }
-    if (entry) found.push({ name, path, ...entry, addressable: isAddressable(path) });
+    if (!entry) continue;
+    const { stats } = entry;
+    const looked = stats.isDirectory() ? "directory" : stats.isFile() ? "file" : undefined;
+    if (looked === undefined) continue;
+    const symlink = entry.real !== entry.entry;
+    found.push({ name, path, kind: looked, size: looked === "file" ? stats.size : 0, symlink, addressable: isAddressable(path) });
   }
   for (const item of found) {
-    const symlink = item.real !== item.entry;
+    const symlink = item.symlink === true;
     const flags = { ...(symlink ? { symlink } : {}), ...(item.addressable ? {} : { unaddressable: true }) };
-    if (item.stats.isDirectory()) {
+    if (item.kind === "directory") {
       out.push({ path: item.path, name: item.name, kind: "directory", size: 0, ...flags });
       // A symlinked directory is listed but not entered: that avoids cycles and duplicates.
-      if (!symlink && item.addressable && depth < maxDepth) await walkChild(ctx, dirFd, item, depth + 1, maxDepth, out);
-    } else if (item.stats.isFile()) {
-      out.push({ path: item.path, name: item.name, kind: "file", size: item.stats.size, ...flags });
+      if (!symlink && item.addressable && depth < maxDepth) await walkChild(ctx, dirFd, item, depth + 1, maxDepth, out, sizes);
+    } else {
+      out.push({ path: item.path, name: item.name, kind: "file", size: item.size ?? -1, ...flags });
     }
   }
 }
@@ -87,6 +120,7 @@ async function walkChild(
   depth: number,
   maxDepth: number,
   out: ListEntry[],
+  sizes: boolean,
 ): Promise<void> {
   let child: number;
   try {
@@ -99,7 +133,7 @@ async function walkChild(
     throw fsErrorFromNode(error, "open", item.path);
   }
   try {
-    await walk(ctx, child, item.path, depth, maxDepth, out);
+    await walk(ctx, child, item.path, depth, maxDepth, out, sizes);
   } finally {
     closeDir(child);
   }

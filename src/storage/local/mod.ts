@@ -2,7 +2,7 @@
  * Local-directory storage (Bun and Deno, through node:fs), Linux only.
  * This file is the thin provider object; the work is split by job:
  * ./resolve.ts (path resolution), ./dirfd.ts (acting inside a proven
- * directory), ./read.ts (opening with proof), ./write.ts (temp file and
+ * directory), ./read.ts (opening with proof), ./scan.ts (reads for a search), ./write.ts (temp file and
  * rename/link, owner and mode), ./list.ts (listing), ./clean.ts (start-up
  * sweep), ./io.ts (blocking vs thread-pool I/O), ./stream.ts (readStream).
  *
@@ -57,6 +57,7 @@ import type {
   ReadOptions,
   ReadResult,
   ReadStreamResult,
+  ScanFileOptions,
   StatResult,
   Storage,
   Version,
@@ -68,6 +69,8 @@ import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, fileEquals, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
+import { createDirCache, openThroughCache } from "./dir-cache.ts";
+import { releaseLargeBuffer, scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
 
@@ -97,6 +100,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   const realRoot = await realDirectory(root);
   const ctx: LocalContext = { realRoot, rootFd: probeDirFds(realRoot), fsync: options.fsync ?? true };
   const lock = createKeyedLock();
+  const dirs = createDirCache(ctx.rootFd);
 
   /**
    * Run `fn` holding the lock of the path's target (its real path, so
@@ -189,6 +193,17 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       return handleStream(opened.handle, path, opened.held.size);
     },
 
+    endScan(): void {
+      dirs.clear();
+      releaseLargeBuffer();
+    },
+
+    async scanFile<T>(path: string, options: ScanFileOptions<T>): Promise<T> {
+      checkPath(path);
+      await pace();
+      return scanLocalFile(ctx, dirs, path, options);
+    },
+
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       checkPath(path);
       await pace();
@@ -225,13 +240,19 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async list(path: string, options?: ListOptions): Promise<ListResult> {
       checkPath(path);
       checkListOptions(options);
-      const resolved = resolve(ctx, path);
-      if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
-      if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+      // A search's walk (listing without sizes) lists directory after directory: open this one through
+      // its parent's cached descriptor (one lookup; the search lets them go when it ends, see endScan),
+      // else resolve it (symlinks followed inside) and open it from the root.
+      let dirFd = options?.sizes === false ? openThroughCache(dirs, path) : undefined;
+      if (dirFd === undefined) {
+        const resolved = resolve(ctx, path);
+        if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+        if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+        dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
+      }
       const entries: ListEntry[] = [];
-      const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
       try {
-        await walk(ctx, dirFd, path, 1, listDepth(options), entries);
+        await walk(ctx, dirFd, path, 1, listDepth(options), entries, options?.sizes !== false);
       } finally {
         closeDir(dirFd);
       }

@@ -53,7 +53,7 @@ function openInDir<T>(ctx: LocalContext, resolved: Resolved, path: string, open:
 }
 
 /** Open a resolved file (see {@link openInDir}) and check it is a regular file; null means retry. */
-function openVerified(ctx: LocalContext, resolved: Resolved, path: string): Held | null {
+export function openVerified(ctx: LocalContext, resolved: Resolved, path: string): Held | null {
   const fd = openInDir(ctx, resolved, path, (full) => fsSync.openSync(full, READ_FLAGS));
   if (fd === null) return null;
   try {
@@ -95,7 +95,7 @@ function provenAt(fd: number, held: Stats, full: string): boolean {
  * way, a race, an error, no /proc): the careful walk then decides, with
  * its precise refusals.
  */
-function openDirect(ctx: LocalContext, path: string): Held | null {
+export function openDirect(ctx: LocalContext, path: string): Held | null {
   const full = directCandidate(ctx, path);
   if (full === undefined) return null;
   let fd: number;

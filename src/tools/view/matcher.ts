@@ -17,7 +17,7 @@
  *   at whole-text speed.
  */
 
-import { compileNeedle, containsBytes } from "../../text/bytes-find.ts";
+import { type BytesNeedle, compileNeedle, containsBytes } from "../../text/bytes-find.ts";
 import { RE2JS } from "re2js";
 
 /** Where each line of a normalised text starts. */
@@ -36,14 +36,19 @@ export function normalizeEndings(text: string): string {
 
 /** Index the lines of a normalised text (split on "\n"; a final "\n" opens no extra line). */
 export function indexLines(text: string): LineIndex {
-  let count = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
-  const finalNewline = text.endsWith("\n");
-  if (!finalNewline && text.length > 0) count++;
-  const starts = new Uint32Array(count);
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && line < count; i = text.indexOf("\n", i + 1)) starts[line++] = i + 1;
-  return { starts, count, end: finalNewline ? text.length - 1 : text.length };
+  // One pass, into an array grown as needed (a guess of one line per 32 characters to start).
+  const length = text.length;
+  let starts = new Uint32Array(Math.max(16, (length >>> 5) + 1));
+  let count = length > 0 ? 1 : 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i + 1 < length; i = text.indexOf("\n", i + 1)) {
+    if (count === starts.length) {
+      const grown = new Uint32Array(starts.length * 2);
+      grown.set(starts);
+      starts = grown;
+    }
+    starts[count++] = i + 1;
+  }
+  return { starts: starts.subarray(0, count), count, end: text.endsWith("\n") ? length - 1 : length };
 }
 
 /** Content of line `i` (0-based) of an indexed text. */
@@ -85,6 +90,11 @@ export interface Searcher {
   matchLines(text: string, index: LineIndex): number[];
   /** UTF-16 column of the first match inside one line, or -1 (for showing a long line around its match). */
   column(line: string): number;
+  /**
+   * The literal as UTF-8 bytes, when its matches can be found in a file's
+   * bytes exactly as in its text (case-sensitive, no line break in it).
+   */
+  readonly bytesNeedle?: BytesNeedle;
 }
 
 /** What a search looks for. */
@@ -109,6 +119,7 @@ function literalSearcher(spec: SearchSpec): Searcher {
   const inBytes = fold || multiline || needle.includes("\r") ? undefined : compileNeedle(new TextEncoder().encode(needle));
   return {
     label: `literal, ${fold ? "case-insensitive" : "case-sensitive"}`,
+    ...(inBytes && inBytes.bytes.length > 0 ? { bytesNeedle: inBytes } : {}),
     mayMatchBytes: (bytes) => (inBytes ? containsBytes(bytes, inBytes) : true),
     mayMatch: (text) => (fold ? text.toLowerCase().includes(lowNeedle) : text.includes(needle)),
     matchLines(text, index) {

@@ -19,6 +19,16 @@ export const READ_AHEAD_FILES = 16;
 /** Most bytes (by listed size) in flight; one file is always allowed, whatever its size. */
 export const READ_AHEAD_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Bytes a read is counted as while in flight: its listed size, or the whole
+ * window when the listing gave none (-1), so a file of unknown size is read
+ * alone. (Storage that lists without sizes, local, reads small files in
+ * blocking calls anyway: there is nothing to overlap.)
+ */
+export function inFlightBytes(size: number): number {
+  return size >= 0 ? size : READ_AHEAD_BYTES;
+}
+
 /** A walk's counts at one moment. */
 export interface WalkMark {
   readonly visited: number;
@@ -89,12 +99,12 @@ export async function* readAhead<T = ReadResult>(
         const started = shouldRead(entry);
         // The failure is kept as a value: a read nobody awaits must not become an unhandled rejection.
         const pending = started ? read(entry).catch((failed: unknown) => ({ failed })) : undefined;
-        if (started) bytesInFlight += entry.size;
+        if (started) bytesInFlight += inFlightBytes(entry.size);
         queue.push({ entry, mark: markWalk(stats), read: pending });
       }
       const item = queue.shift();
       if (item === undefined) return;
-      if (item.read) bytesInFlight -= item.entry.size;
+      if (item.read) bytesInFlight -= inFlightBytes(item.entry.size);
       yield item;
     }
   } finally {

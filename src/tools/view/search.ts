@@ -13,7 +13,8 @@
  * This module collects a {@link SearchModel}; ./search-render.ts prints it.
  *
  * Files are searched one at a time, in walk order, while the next few are
- * read ahead (see ./read-ahead.ts: at most 16 files and 8 MiB in flight).
+ * read ahead (see ./read-ahead.ts: at most 16 files and 8 MiB in flight),
+ * each reduced as it is read to what the search needs (./search-read.ts).
  * After the shown bound is reached the search keeps counting (to
  * {@link COUNT_CAP} matching lines), then says "at least".
  *
@@ -40,7 +41,7 @@ import { formatSize, plural, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
 import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
-import { binaryStart, readForSearch } from "./search-read.ts";
+import { searchRead } from "./search-read.ts";
 import { streamMatches } from "./stream-search.ts";
 import { readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
@@ -291,6 +292,16 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
 
 /** Search every text file the walk reaches, one at a time, until done or a cap stops it. */
 async function searchDirectory(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
+  try {
+    return await searchTree(run, path, notes);
+  } finally {
+    // What the storage kept for this search's reads (local: directory descriptors) is let go.
+    run.ctx.storage.endScan?.();
+  }
+}
+
+/** {@link searchDirectory}'s walk and reads. */
+async function searchTree(run: Run, path: string, notes: readonly string[]): Promise<ToolResult> {
   const { ctx, args, searcher, tally } = run;
   const filter = args.pattern !== undefined ? entryFilter(args.pattern, path) : undefined;
   if (filter && !filter.ok) return invalidArgument(filter.message);
@@ -304,6 +315,8 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
       gitignore: args.gitignore ?? true,
       maxVisited: SEARCH_WALK_ENTRIES,
       signal: ctx.signal,
+      // Storage that scans files learns each size when it opens the file: the walk need not look.
+      sizes: ctx.storage.scanFile === undefined,
     },
     stats,
   );
@@ -316,7 +329,8 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     stats,
     (entry) => entry.kind === "file" && !entry.unaddressable && (!filter || filter.test(entry.path)),
     (entry) => entry.size <= run.sizeLimit,
-    (entry) => readForSearch(ctx.storage, entry.path, entry.size),
+    // A large file matched in its bytes keeps the lines the most this file can show (PER_FILE_MATCHES).
+    (entry) => searchRead(ctx.storage, entry.path, entry.size, searcher, run.sizeLimit, { context: run.context, matches: PER_FILE_MATCHES + 1 }),
   );
   for await (const { entry, mark, read: reading } of files) {
     const stopAt = (reason: string) => {
@@ -342,34 +356,39 @@ async function searchDirectory(run: Run, path: string, notes: readonly string[])
     }
     const read = await reading;
     if ("failed" in read) {
-      tally.unreadable++;
+      if ((read.failed as { code?: string }).code === "FS_TOO_LARGE") tally.tooLarge++;
+      else tally.unreadable++;
       continue;
     }
     // A binary is judged from its first bytes and costs nothing of the read budget: that is for text searched.
-    if ("binary" in read || binaryStart(read.bytes)) {
+    if (read.kind === "binary") {
       tally.notText++;
       continue;
     }
-    tally.bytesRead += read.bytes.length;
-    if (read.bytes.length > run.sizeLimit) {
-      tally.tooLarge++;
-      continue;
+    tally.bytesRead += read.size;
+    if (read.kind === "too-large") tally.tooLarge++;
+    else if (read.kind === "not-text") tally.notText++;
+    else tally.filesSearched++;
+    if (read.kind === "lines") {
+      const { kept } = read;
+      const lines: FileLines = {
+        count: read.count,
+        at: (i) => {
+          const line = kept.get(i);
+          // Only the lines a file can show were decoded: asking for another is a bug, never a blank row.
+          if (line === undefined) throw new Error(`internal: line ${i + 1} of ${entry.path} was not kept`);
+          return line;
+        },
+      };
+      await showFile(run, entry.path, await read.version, lines, read.matches, {
+        cap: PER_FILE_MATCHES,
+        more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
+      });
     }
-    if (!searcher.mayMatchBytes(read.bytes)) {
-      // Cannot match: not worth decoding (so invalid UTF-8 past the first bytes goes unnoticed, as in ripgrep).
-      tally.filesSearched++;
-      continue;
-    }
-    const decoded = decodeText(read.bytes);
-    if (!decoded.ok) {
-      tally.notText++;
-      continue;
-    }
-    tally.filesSearched++;
-    const text = normalizeEndings(decoded.text);
-    if (searcher.mayMatch(text)) {
+    if (read.kind === "text") {
+      const { text } = read;
       const index = indexLines(text);
-      await showFile(run, entry.path, read.version, textLines(text, index), searcher.matchLines(text, index), {
+      await showFile(run, entry.path, await read.version, textLines(text, index), searcher.matchLines(text, index), {
         cap: PER_FILE_MATCHES,
         more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
       });

@@ -27,6 +27,8 @@ export interface WalkOptions {
   /** Stop after looking at this many entries (shown or not). */
   readonly maxVisited: number;
   readonly signal?: AbortSignal;
+  /** False when file sizes are not needed (see `ListOptions.sizes`: a file's size may then be -1). */
+  readonly sizes?: boolean;
 }
 
 /** One entry the walk reached. */
@@ -92,19 +94,29 @@ async function ancestorLayers(storage: Storage, root: string): Promise<IgnoreLay
 export async function* walkTree(storage: Storage, root: string, options: WalkOptions, stats: WalkStats): AsyncGenerator<WalkEntry> {
   const layers = options.gitignore ? await ancestorLayers(storage, root) : [];
 
-  async function* visit(dir: string, depth: number): AsyncGenerator<WalkEntry> {
+  /** One directory being walked: its entries, the next one's index, and whether it added an ignore layer. */
+  interface Frame {
+    readonly entries: ListEntry[];
+    next: number;
+    readonly depth: number;
+    readonly pushed: boolean;
+  }
+
+  /** List `dir` (and take its .gitignore); undefined when there is nothing to walk there. */
+  async function open(dir: string, depth: number): Promise<Frame | undefined> {
     if (options.signal?.aborted) {
       stats.complete = false;
-      return;
+      return undefined;
     }
     let entries: ListEntry[];
     try {
-      ({ entries } = await storage.list(dir, { limit: Math.max(1, options.maxVisited - stats.visited + 1) }));
+      const limit = Math.max(1, options.maxVisited - stats.visited + 1);
+      ({ entries } = await storage.list(dir, options.sizes === false ? { limit, sizes: false } : { limit }));
     } catch (error) {
       if (dir === root) throw error;
       // Unreadable is not empty: the listing says so. Anything else (removed mid-walk) is skipped.
       if ((error as { permission?: boolean }).permission) stats.unreadable.push(dir);
-      return;
+      return undefined;
     }
     let pushed = false;
     if (options.gitignore && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
@@ -114,37 +126,52 @@ export async function* walkTree(storage: Storage, root: string, options: WalkOpt
         pushed = true;
       }
     }
-    try {
-      for (const entry of entries) {
-        if (stats.visited >= options.maxVisited) {
-          stats.complete = false;
-          return;
-        }
-        stats.visited++;
-        if (!options.hidden && entry.name.startsWith(".")) {
-          stats.hidden++;
-          continue;
-        }
-        const isDir = entry.kind === "directory";
-        if (options.gitignore && isIgnored(layers, entry.path, isDir)) {
-          stats.ignored++;
-          continue;
-        }
-        // A symlinked directory is listed, never entered (as ripgrep does): `l -> .` would repeat
-        // the tree without end. A name no call can address is listed (escaped), never entered.
-        // Any provider may hold such a name (a key another client wrote): flag it here too.
-        const unaddressable = entry.unaddressable === true || needsEscape(entry.name);
-        const enter = isDir && depth < options.depth && !entry.symlink && !unaddressable;
-        const unexpanded = enter && options.gitignore && UNEXPANDED_DIRS.has(entry.name);
-        if (unexpanded) stats.unexpanded.push(entry.path);
-        yield { ...entry, depth, unexpanded, ...(unaddressable ? { unaddressable } : {}) };
-        if (enter && !unexpanded) yield* visit(entry.path, depth + 1);
-        if (!stats.complete) return;
-      }
-    } finally {
-      if (pushed) layers.pop();
-    }
+    return { entries, next: 0, depth, pushed };
   }
 
-  yield* visit(root, 1);
+  // Depth first with an explicit stack rather than nested generators: each level of `yield*`
+  // costs every entry below it another hop (a walk of node_modules is 5-10 levels deep).
+  const stack: Frame[] = [];
+  const first = await open(root, 1);
+  if (first) stack.push(first);
+  try {
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.next >= frame.entries.length) {
+        stack.pop();
+        if (frame.pushed) layers.pop();
+        continue;
+      }
+      const entry = frame.entries[frame.next++]!;
+      if (stats.visited >= options.maxVisited) {
+        stats.complete = false;
+        return;
+      }
+      stats.visited++;
+      if (!options.hidden && entry.name.startsWith(".")) {
+        stats.hidden++;
+        continue;
+      }
+      const isDir = entry.kind === "directory";
+      if (options.gitignore && isIgnored(layers, entry.path, isDir)) {
+        stats.ignored++;
+        continue;
+      }
+      // A symlinked directory is listed, never entered (as ripgrep does): `l -> .` would repeat
+      // the tree without end. A name no call can address is listed (escaped), never entered.
+      // Any provider may hold such a name (a key another client wrote): flag it here too.
+      const unaddressable = entry.unaddressable === true || needsEscape(entry.name);
+      const enter = isDir && frame.depth < options.depth && !entry.symlink && !unaddressable;
+      const unexpanded = enter && options.gitignore && UNEXPANDED_DIRS.has(entry.name);
+      if (unexpanded) stats.unexpanded.push(entry.path);
+      yield { ...entry, depth: frame.depth, unexpanded, ...(unaddressable ? { unaddressable } : {}) };
+      if (enter && !unexpanded) {
+        const child = await open(entry.path, frame.depth + 1);
+        if (child) stack.push(child);
+      }
+      if (!stats.complete) return;
+    }
+  } finally {
+    for (const frame of stack) if (frame.pushed) layers.pop();
+  }
 }
