@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { LoggingMessageNotificationSchema, type LoggingMessageNotification, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, LoggingMessageNotificationSchema, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, cleanEnv, tempDir } from "../helpers/cli.ts";
@@ -25,6 +25,12 @@ describe("toolwarden mcp: progress, logging, cancellation", () => {
   const dir = tempDir();
   let client: Client;
   const messages: LoggingMessageNotification["params"][] = [];
+  // Every message as it comes off the pipe. The SDK client runs notification handlers a microtask
+  // later but drops a call's progress handler at once when its result is read: when a report and the
+  // result arrive in one read, `onprogress` never sees the report. What the server sent is read here.
+  const wire: JSONRPCMessage[] = [];
+  const progressSent = () =>
+    wire.flatMap((m) => ("method" in m && m.method === "notifications/progress" ? [m.params as { progress: number; message?: string }] : []));
 
   beforeAll(async () => {
     mkdirSync(join(dir.path, "many"));
@@ -35,6 +41,8 @@ describe("toolwarden mcp: progress, logging, cancellation", () => {
       env: cleanEnv(),
       stderr: "pipe",
     });
+    // connect() keeps an onmessage already set and calls it first, for every message, in order.
+    transport.onmessage = (message) => void wire.push(message);
     client = new Client({ name: "notify-test", version: "1.0.0" });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
     await client.connect(transport);
@@ -49,21 +57,19 @@ describe("toolwarden mcp: progress, logging, cancellation", () => {
   });
 
   test("a search over many files reports progress that only grows", async () => {
-    const reports: Progress[] = [];
-    const result = await client.callTool({ name: "view", arguments: { path: "many", content: "needle" } }, undefined, {
-      onprogress: (p) => void reports.push(p),
-    });
+    wire.length = 0;
+    const result = await client.callTool({ name: "view", arguments: { path: "many", content: "needle" } }, undefined, { onprogress: () => {} });
     expect(result.isError).toBe(false);
+    const reports = progressSent();
     expect(reports.map((r) => r.progress)).toEqual([25, 50]);
     expect(reports[1].message).toBe("50 files searched, 50 matching lines so far");
   });
 
   test("bash reports its output as progress", async () => {
-    const reports: Progress[] = [];
-    const result = await client.callTool({ name: "bash", arguments: { command: "printf 'a%.0s' $(seq 1 5000)" } }, undefined, {
-      onprogress: (p) => void reports.push(p),
-    });
+    wire.length = 0;
+    const result = await client.callTool({ name: "bash", arguments: { command: "printf 'a%.0s' $(seq 1 5000)" } }, undefined, { onprogress: () => {} });
     expect(textOf(result)).toContain("aaaa");
+    const reports = progressSent();
     expect(reports.length).toBeGreaterThanOrEqual(1);
     const values = reports.map((r) => r.progress);
     expect(values).toEqual([...values].sort((a, b) => a - b));
