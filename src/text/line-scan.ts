@@ -105,3 +105,27 @@ export function indexOfBytesJs(hay: Uint8Array, needle: BytesNeedle, from = 0): 
   }
   return -1;
 }
+
+/**
+ * The 0-based line holding offset `at`, given each line's start offset
+ * (`starts`, ascending, `count` of them), searching forward from line
+ * `from`: matches come in order, so the answer is usually near `from`;
+ * gallop, then bisect.
+ */
+export function lineHolding(starts: ArrayLike<number>, count: number, at: number, from: number): number {
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < count && starts[hi]! <= at) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  hi = Math.min(hi, count);
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -9,6 +9,7 @@ import {
   indexOfBytes,
   indexOfBytesJs,
   lineEndAfter,
+  lineHolding,
   lineStart,
   lineStartBefore,
 } from "../../src/text/line-scan.ts";
@@ -71,6 +72,21 @@ describe("line scanning on bytes agrees with splitLines", () => {
         expect(indexOfBytesJs(encoder.encode(hay), compileNeedle(encoder.encode(needle)), start)).toBe(expected);
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe("lineHolding", () => {
+  test("is the last line starting at or before the offset, from any earlier line (property)", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat({ max: 500 }), { minLength: 1, maxLength: 60 }), fc.nat({ max: 520 }), fc.nat(), (raw, at, pick) => {
+        const starts = Uint32Array.from([0, ...raw.filter((n) => n > 0)].sort((a, b) => a - b));
+        let expected = 0;
+        while (expected + 1 < starts.length && starts[expected + 1]! <= at) expected++;
+        const from = pick % (expected + 1);
+        expect(lineHolding(starts, starts.length, at, from)).toBe(expected);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

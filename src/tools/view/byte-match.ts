@@ -11,6 +11,7 @@
  */
 
 import { type BytesNeedle, indexOfBytes } from "../../text/bytes-find.ts";
+import { lineHolding } from "../../text/line-scan.ts";
 
 /** What {@link matchInBytes} found. */
 export interface ByteMatches {
@@ -54,7 +55,7 @@ export function matchInBytes(bytes: Uint8Array, bodyStart: number, needle: Bytes
   const matches: number[] = [];
   let line = 0;
   for (let at = indexOfBytes(bytes, needle, bodyStart); at !== -1; ) {
-    line = lineOf(starts, count, at, line);
+    line = lineHolding(starts, count, at, line);
     matches.push(line);
     // One hit marks the line; go on from the next line.
     if (line + 1 >= count) break;
@@ -68,23 +69,4 @@ export function matchInBytes(bytes: Uint8Array, bodyStart: number, needle: Bytes
     }
   }
   return { count, matches, kept };
-}
-
-/** The 0-based line holding byte `at`, searching forward from line `from` (gallop, then bisect). */
-function lineOf(starts: Uint32Array, count: number, at: number, from: number): number {
-  let lo = from;
-  let step = 1;
-  let hi = from + 1;
-  while (hi < count && starts[hi]! <= at) {
-    lo = hi;
-    step *= 2;
-    hi = lo + step;
-  }
-  hi = Math.min(hi, count);
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }

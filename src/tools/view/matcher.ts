@@ -19,6 +19,7 @@
 
 import { type BytesNeedle, compileNeedle, containsBytes } from "../../text/bytes-find.ts";
 import { RE2JS } from "re2js";
+import { lineHolding } from "../../text/line-scan.ts";
 
 /** Where each line of a normalised text starts. */
 export interface LineIndex {
@@ -55,27 +56,6 @@ export function indexLines(text: string): LineIndex {
 export function lineAt(text: string, index: LineIndex, i: number): string {
   const stop = i + 1 < index.count ? index.starts[i + 1] - 1 : index.end;
   return text.slice(index.starts[i], stop);
-}
-
-/** The 0-based line containing offset `at`, searching forward from line `from`. */
-function lineOf(index: LineIndex, at: number, from: number): number {
-  const { starts, count } = index;
-  // Matches come in order, so the answer is usually near `from`; gallop, then bisect.
-  let lo = from;
-  let step = 1;
-  let hi = from + 1;
-  while (hi < count && starts[hi] <= at) {
-    lo = hi;
-    step *= 2;
-    hi = lo + step;
-  }
-  hi = Math.min(hi, count);
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[mid] <= at) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** How a search finds matching lines. */
@@ -144,13 +124,13 @@ function scanLiteral(text: string, needle: string, index: LineIndex, multiline: 
   let line = 0;
   let at = text.indexOf(needle);
   while (at !== -1) {
-    line = lineOf(index, at, line);
+    line = lineHolding(index.starts, index.count, at, line);
     let first = line;
     let last = line;
     if (multiline) {
       // A match that starts on a line's "\n" does not touch that line's content.
       if (text.charCodeAt(at) === 10) first = line + 1;
-      last = lineOf(index, at + needle.length - 1, line);
+      last = lineHolding(index.starts, index.count, at + needle.length - 1, line);
     }
     const previous = out.length > 0 ? out[out.length - 1] : -1;
     for (let i = Math.max(first, previous + 1); i <= last; i++) out.push(i);
