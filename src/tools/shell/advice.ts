@@ -38,6 +38,27 @@ export const FILE_PROGRAMS: ReadonlyMap<string, FileFamily> = new Map<string, Fi
   ["nawk", "edit"],
 ]);
 
+const BAT_OPTIONS: OptionSpec = {
+  withArg: "lrHmp",
+  longWithArg: [
+    "language",
+    "line-range",
+    "highlight-line",
+    "map-syntax",
+    "style",
+    "theme",
+    "tabs",
+    "terminal-width",
+    "wrap",
+    "paging",
+    "pager",
+    "color",
+    "decorations",
+    "italic-text",
+    "file-name",
+  ],
+};
+
 /** Options that take an argument, for the programs whose operands matter. */
 export const READ_SPECS: Readonly<Record<string, OptionSpec>> = {
   cat: {},
@@ -69,46 +90,8 @@ export const READ_SPECS: Readonly<Record<string, OptionSpec>> = {
   hd: { withArg: "efns", longWithArg: ["format", "format-file", "length", "skip", "color"] },
   base64: { withArg: "w", longWithArg: ["wrap"] },
   base32: { withArg: "w", longWithArg: ["wrap"] },
-  bat: {
-    withArg: "lrHmp",
-    longWithArg: [
-      "language",
-      "line-range",
-      "highlight-line",
-      "map-syntax",
-      "style",
-      "theme",
-      "tabs",
-      "terminal-width",
-      "wrap",
-      "paging",
-      "pager",
-      "color",
-      "decorations",
-      "italic-text",
-      "file-name",
-    ],
-  },
-  batcat: {
-    withArg: "lrHmp",
-    longWithArg: [
-      "language",
-      "line-range",
-      "highlight-line",
-      "map-syntax",
-      "style",
-      "theme",
-      "tabs",
-      "terminal-width",
-      "wrap",
-      "paging",
-      "pager",
-      "color",
-      "decorations",
-      "italic-text",
-      "file-name",
-    ],
-  },
+  bat: BAT_OPTIONS,
+  batcat: BAT_OPTIONS, // the Debian name of bat
 };
 
 const GREP_SPEC: OptionSpec = {
