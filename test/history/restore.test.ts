@@ -1,24 +1,14 @@
 /** Reverting one file to a version of its history, as a compare-and-swap (`POST /v1/revert {path, version, expect}`), and what an entry keeps of a call. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+import { auditEntry, fileState } from "../helpers/audit-entry.ts";
 import { startHistoryApp } from "../helpers/history-app.ts";
-import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, type FileState, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
+import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
 import type { HistoryVersion } from "../helpers/api-replies.ts";
 import { api, type HistoryTarget, ok, utf8 } from "../helpers/history-flow.ts";
 
-const s = (blob: string): FileState => ({ version: `v-${blob}`, blob, size: 1 });
-const entry = (id: string, changes: AuditEntry["changes"]): AuditEntry => ({
-  id,
-  time: "2026-12-01T10:00:00.000Z",
-  principal: "p",
-  session: "s",
-  tool: "edit",
-  paths: changes.map((c) => c.path),
-  code: "OK",
-  changes,
-  bytes: 0,
-  ms: 1,
-});
+const s = (blob: string) => fileState(blob, 1);
+const entry = (id: string, changes: AuditEntry["changes"]) => auditEntry(id, changes);
 
 describe("restoreStep (pure)", () => {
   const log = [entry("1", [{ path: "a", before: s("a0"), after: s("a1") }]), entry("2", [{ path: "a", before: s("a1"), after: s("a2") }])];

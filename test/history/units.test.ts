@@ -1,25 +1,11 @@
 /** The pure parts of history: what a revert restores, what a prune drops, which entries a query matches. */
 import { describe, expect, test } from "bun:test";
-import { auditEntryOf, type AuditEntry, createStorageHistory, type FileState, matchesQuery, pageLimit, planPrune, planRevert } from "../../src/history/mod.ts";
+import { auditEntryOf, createStorageHistory, matchesQuery, pageLimit, planPrune, planRevert } from "../../src/history/mod.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+import { auditEntry, fileState } from "../helpers/audit-entry.ts";
 
-const s = (blob: string, size = 10): FileState => ({ version: `v-${blob}`, blob, size });
-
-function entry(id: string, changes: AuditEntry["changes"], extra: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    id,
-    time: "2026-12-01T10:00:00.000Z",
-    principal: "p",
-    session: "s",
-    tool: "edit",
-    paths: changes.map((c) => c.path),
-    code: "OK",
-    changes,
-    bytes: 0,
-    ms: 1,
-    ...extra,
-  };
-}
+const s = fileState;
+const entry = auditEntry;
 
 describe("planRevert", () => {
   test("per path: the state before the earliest change, expected as after the latest, whatever order the entries come in", () => {

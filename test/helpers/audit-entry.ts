@@ -1,0 +1,22 @@
+/** Audit entries and file states built by hand, for the pure history tests. */
+import type { AuditEntry, FileState } from "../../src/history/mod.ts";
+
+/** A file state whose version and blob are named after `blob`. */
+export const fileState = (blob: string, size = 10): FileState => ({ version: `v-${blob}`, blob, size });
+
+/** An `edit` entry of principal "p", session "s", with `changes` (and anything in `extra`). */
+export function auditEntry(id: string, changes: AuditEntry["changes"], extra: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    id,
+    time: "2026-12-01T10:00:00.000Z",
+    principal: "p",
+    session: "s",
+    tool: "edit",
+    paths: changes.map((c) => c.path),
+    code: "OK",
+    changes,
+    bytes: 0,
+    ms: 1,
+    ...extra,
+  };
+}
