@@ -9,12 +9,14 @@ import { dirname, join } from "node:path";
 import { jsHasher } from "../../src/hash/js.ts";
 import { createStorageHistory } from "../../src/history/mod.ts";
 import { createApp } from "../../src/http/app.ts";
+import type { TokenGrant } from "../../src/http/auth.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { RESERVED_SEGMENT } from "../../src/storage/guard.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
 import { prefixedStorage } from "../../src/storage/prefixed.ts";
 import { fileTools } from "../../src/tools/mod.ts";
 import type { HistoryTarget } from "./history-flow.ts";
+import type { RunningWorker } from "./worker-e2e.ts";
 
 export const AGENT_TOKEN = "agent-token-0123456789";
 export const ADMIN_TOKEN = "admin-token-0123456789";
@@ -28,11 +30,7 @@ export function startHistoryApp() {
     tools: fileTools,
     auth: {
       mode: "bearer",
-      tokens: [
-        { token: AGENT_TOKEN, workspace: "ws", scopes: ["read", "write"], label: "agent" },
-        { token: ADMIN_TOKEN, workspace: "ws", scopes: ["admin"], label: "admin" },
-        { token: AUDIT_TOKEN, workspace: "ws", scopes: ["audit"], label: "auditor" },
-      ],
+      tokens: historyGrants("ws"),
     },
     storageFor: () => storage,
     historyFor: () => history,
@@ -53,15 +51,18 @@ export function startHistoryApp() {
   return { storage, history, url, target, stop: () => server.stop(true) };
 }
 
-/** A `--config` file's text granting the agent, admin and auditor tokens on the directory `root`. */
+/** Grants of the agent, admin and auditor tokens on `workspace` (a directory, or a hosted name). */
+export function historyGrants(workspace: string): TokenGrant[] {
+  return [
+    { token: AGENT_TOKEN, workspace, scopes: ["read", "write"], label: "agent" },
+    { token: ADMIN_TOKEN, workspace, scopes: ["admin"], label: "admin" },
+    { token: AUDIT_TOKEN, workspace, scopes: ["audit"], label: "auditor" },
+  ];
+}
+
+/** A `--config` file's text granting {@link historyGrants} on the directory `root`. */
 export function historyTokensConfig(root: string): string {
-  return JSON.stringify({
-    tokens: [
-      { token: AGENT_TOKEN, scopes: ["read", "write"], label: "agent", workspace: root },
-      { token: ADMIN_TOKEN, scopes: ["admin"], label: "admin", workspace: root },
-      { token: AUDIT_TOKEN, scopes: ["audit"], label: "auditor", workspace: root },
-    ],
-  });
+  return JSON.stringify({ tokens: historyGrants(root) });
 }
 
 /** The target of a server at `url` serving the directory `root` with {@link historyTokensConfig}'s tokens. */
@@ -76,5 +77,17 @@ export function directoryTarget(url: string, root: string): HistoryTarget {
       writeFileSync(join(root, path), bytes);
     },
     bytes: async (path) => (existsSync(join(root, path)) ? new Uint8Array(readFileSync(join(root, path))) : undefined),
+  };
+}
+
+/** The target of a Worker serving workspace "ws" from R2 with {@link historyGrants}' tokens ("" for an admin it was not given). */
+export function workerTarget(worker: RunningWorker, adminToken = ADMIN_TOKEN): HistoryTarget {
+  return {
+    url: worker.url.origin,
+    agentToken: AGENT_TOKEN,
+    adminToken,
+    auditToken: AUDIT_TOKEN,
+    seed: (path, bytes) => worker.putObject(`ws/${path}`, bytes),
+    bytes: (path) => worker.getObject(`ws/${path}`),
   };
 }

@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { expectDiff, expectLiveCall, expectSignedOut, launchBrowser, signIn, type WatchedPage, watchedPage } from "../helpers/browser.ts";
 import { type HistoryTarget, utf8 } from "../helpers/history-flow.ts";
+import { historyGrants, workerTarget } from "../helpers/history-app.ts";
 import { buildWorkerBundle, startWorker, type RunningWorker, type WorkerBundle } from "../helpers/worker-e2e.ts";
 
-const GRANTS = JSON.stringify([
-  { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-  { token: "audit-token-0123456789", workspace: "ws", scopes: ["audit"], label: "auditor" },
-]);
+// The agent and the auditor only: no admin token on this Worker.
+const GRANTS = JSON.stringify(historyGrants("ws").filter((grant) => grant.label !== "admin"));
 
 let bundle: WorkerBundle;
 let worker: RunningWorker;
@@ -24,14 +23,7 @@ let watched: WatchedPage;
 beforeAll(async () => {
   bundle = await buildWorkerBundle();
   worker = await startWorker(bundle, { vars: { TOOLWARDEN_TOKENS: GRANTS } });
-  target = {
-    url: worker.url.origin,
-    agentToken: "agent-token-0123456789",
-    adminToken: "",
-    auditToken: "audit-token-0123456789",
-    seed: (path, bytes) => worker.putObject(`ws/${path}`, bytes),
-    bytes: (path) => worker.getObject(`ws/${path}`),
-  };
+  target = workerTarget(worker, "");
   await target.seed("src/app.ts", utf8("export const port = 3000;\nexport const host = 'localhost';\n"));
   browser = await launchBrowser();
   watched = await watchedPage(browser);

@@ -10,13 +10,10 @@ import {
   type HistoryTarget,
   ORIGINALS,
 } from "../helpers/history-flow.ts";
+import { historyGrants, workerTarget } from "../helpers/history-app.ts";
 import { buildWorkerBundle, startWorker, type RunningWorker, type WorkerBundle } from "../helpers/worker-e2e.ts";
 
-const GRANTS = JSON.stringify([
-  { token: "agent-token-0123456789", workspace: "ws", scopes: ["read", "write"], label: "agent" },
-  { token: "admin-token-0123456789", workspace: "ws", scopes: ["admin"], label: "admin" },
-  { token: "audit-token-0123456789", workspace: "ws", scopes: ["audit"], label: "auditor" },
-]);
+const GRANTS = JSON.stringify(historyGrants("ws"));
 
 let bundle: WorkerBundle;
 let worker: RunningWorker;
@@ -25,14 +22,7 @@ let target: HistoryTarget;
 beforeAll(async () => {
   bundle = await buildWorkerBundle();
   worker = await startWorker(bundle, { vars: { TOOLWARDEN_TOKENS: GRANTS } });
-  target = {
-    url: worker.url.origin,
-    agentToken: "agent-token-0123456789",
-    adminToken: "admin-token-0123456789",
-    auditToken: "audit-token-0123456789",
-    seed: (path, bytes) => worker.putObject(`ws/${path}`, bytes),
-    bytes: (path) => worker.getObject(`ws/${path}`),
-  };
+  target = workerTarget(worker);
 }, 120_000);
 afterAll(async () => {
   await worker?.dispose();
