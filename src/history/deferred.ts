@@ -73,7 +73,7 @@ export function deferRecording(store: HistoryStore, options: DeferOptions = {}):
       await settled();
       return store.get(id);
     },
-    putBlob: (bytes) => store.putBlob(bytes),
+    putBlob: (bytes, known) => store.putBlob(bytes, known),
     async getBlob(hash: string): Promise<Uint8Array | undefined> {
       await settled();
       return store.getBlob(hash);

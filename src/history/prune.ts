@@ -6,6 +6,9 @@
  */
 import type { AuditEntry, HistoryBounds } from "./types.ts";
 
+/** What planning reads of an entry. */
+export type PruneEntry = Pick<AuditEntry, "id" | "time" | "changes">;
+
 export interface PrunePlan {
   /** Entry ids to delete (older than the age bound). */
   readonly dropEntries: string[];
@@ -16,10 +19,10 @@ export interface PrunePlan {
 }
 
 /** Plan a prune of `entries` (oldest first) at time `nowMs`. */
-export function planPrune(entries: readonly AuditEntry[], bounds: HistoryBounds, nowMs: number): PrunePlan {
+export function planPrune(entries: readonly PruneEntry[], bounds: HistoryBounds, nowMs: number): PrunePlan {
   const cutoff = nowMs - bounds.maxAgeMs;
   const dropEntries: string[] = [];
-  const live: AuditEntry[] = [];
+  const live: PruneEntry[] = [];
   for (const entry of entries) {
     if (Date.parse(entry.time) < cutoff) dropEntries.push(entry.id);
     else live.push(entry);

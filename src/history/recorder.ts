@@ -44,8 +44,13 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
     }
   }
 
-  async function state(s: Seen | null): Promise<FileState | null> {
-    return s && { version: s.version, blob: await history.putBlob(s.bytes), size: s.bytes.byteLength };
+  // Where a version names one content for good (a content hash, or a fresh id per write), the store may reuse
+  // the hash it took under that name; an ETag (MD5) can be made to collide, so object stores hash every time.
+  const versionsNameContent = storage.kind === "local" || storage.kind === "memory";
+  async function state(path: string, s: Seen | null): Promise<FileState | null> {
+    if (!s) return null;
+    const known = versionsNameContent ? `${s.bytes.byteLength}:${path}:${s.version}` : undefined;
+    return { version: s.version, blob: await history.putBlob(s.bytes, known), size: s.bytes.byteLength };
   }
 
   function note(path: string, before: Seen | null, after: Seen | null): void {
@@ -89,7 +94,7 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
     storage: recording,
     async changes() {
       const out: FileChange[] = [];
-      for (const [path, change] of changes) out.push({ path, before: await state(change.before), after: await state(change.after) });
+      for (const [path, change] of changes) out.push({ path, before: await state(path, change.before), after: await state(path, change.after) });
       return out;
     },
     bytesWritten: () => written,

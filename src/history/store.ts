@@ -8,7 +8,7 @@
 import { isCodedError } from "../errors.ts";
 import type { Storage } from "../storage/types.ts";
 import { Cond } from "../storage/types.ts";
-import { planPrune } from "./prune.ts";
+import { planPrune, type PruneEntry } from "./prune.ts";
 import { matchesQuery, pageLimit } from "./query.ts";
 import {
   type AuditEntry,
@@ -64,6 +64,12 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     stored.add(hash);
     if (stored.size > KNOWN_BLOBS) stored.delete(stored.values().next().value!);
   };
+  // Hashes by the name a caller knows the bytes by: a change's "before" is nearly always the "after" of the change before it.
+  const named = new Map<string, string>();
+  const name = (known: string, hash: string) => {
+    named.set(known, hash);
+    if (named.size > KNOWN_BLOBS) named.delete(named.keys().next().value!);
+  };
 
   /** A sortable id: the time (made strictly increasing in this process) and a random tail for other instances. */
   function nextId(): string {
@@ -101,11 +107,27 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       .filter(isEntryId);
   }
 
-  async function allEntries(): Promise<AuditEntry[]> {
-    const out: AuditEntry[] = [];
-    for (const id of await entryIds()) {
-      const entry = await readEntry(id);
-      if (entry) out.push(entry);
+  // Entries never change once written, so a prune reads each one once and keeps what planning needs:
+  // reading the whole log at every prune made each prune cost the log's size (every call adds an entry).
+  const summaries = new Map<string, PruneEntry>();
+  const NO_CHANGES: AuditEntry["changes"] = [];
+
+  /** Every entry of the log, oldest first, as planning needs it: one listing, and a read of each entry not seen before. */
+  async function pruneEntries(): Promise<PruneEntry[]> {
+    const ids = await entryIds();
+    // Entries another instance's prune removed leave the cache too.
+    const listed = new Set(ids);
+    for (const id of summaries.keys()) if (!listed.has(id)) summaries.delete(id);
+    const out: PruneEntry[] = [];
+    for (const id of ids) {
+      let summary = summaries.get(id);
+      if (!summary) {
+        const entry = await readEntry(id);
+        if (!entry) continue;
+        summary = { id: entry.id, time: entry.time, changes: entry.changes.length ? entry.changes : NO_CHANGES };
+        summaries.set(id, summary);
+      }
+      out.push(summary);
     }
     return out;
   }
@@ -154,8 +176,11 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     // An id from a request names a file of the store: only the shape nextId makes may reach it (no "../").
     get: (id: string) => (/^[0-9]{15}-[0-9a-f]{8}$/.test(id) ? readEntry(id) : Promise.resolve(undefined)),
 
-    async putBlob(bytes: Uint8Array): Promise<string> {
+    async putBlob(bytes: Uint8Array, known?: string): Promise<string> {
+      const earlier = known === undefined ? undefined : named.get(known);
+      if (earlier !== undefined && stored.has(earlier)) return earlier;
       const hash = await sha256Hex(bytes);
+      if (known !== undefined) name(known, hash);
       // The version a change replaces is nearly always one this store kept as the change before's result.
       if (stored.has(hash)) return hash;
       try {
@@ -180,8 +205,11 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
 
     /** Apply the bounds now: drop what is too old, then the oldest versions over the byte budget. */
     async prune(): Promise<void> {
-      const plan = planPrune(await allEntries(), bounds, now());
-      for (const id of plan.dropEntries) await storage.delete(`${ENTRIES}/${id}.json`).catch(() => undefined);
+      const plan = planPrune(await pruneEntries(), bounds, now());
+      for (const id of plan.dropEntries) {
+        await storage.delete(`${ENTRIES}/${id}.json`).catch(() => undefined);
+        summaries.delete(id);
+      }
       // Only blobs that dropped entries referenced: a blob stored for a call still running is referenced by no entry yet.
       for (const blob of plan.dropBlobs) {
         stored.delete(blob);

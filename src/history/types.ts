@@ -97,8 +97,13 @@ export interface HistoryStore {
   append(entry: NewAuditEntry): Promise<AuditEntry>;
   query(query: AuditQuery): Promise<AuditPage>;
   get(id: string): Promise<AuditEntry | undefined>;
-  /** Store bytes under their SHA-256 (a no-op when already there); returns the hash. */
-  putBlob(bytes: Uint8Array): Promise<string>;
+  /**
+   * Store bytes under their SHA-256 (a no-op when already there); returns the hash.
+   * `known` names these exact bytes for the store's lifetime (a path and a
+   * version that only ever means one content): a store may then answer from
+   * what it hashed under that name before instead of hashing again.
+   */
+  putBlob(bytes: Uint8Array, known?: string): Promise<string>;
   /** The bytes of a blob, or undefined when it was never kept or has been dropped. */
   getBlob(hash: string): Promise<Uint8Array | undefined>;
 }

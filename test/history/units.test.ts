@@ -138,3 +138,66 @@ describe("the store's bound", () => {
     expect([...ids].sort()).toEqual(ids);
   });
 });
+
+describe("the store's prune reads each entry once", () => {
+  /** A memory storage that counts reads of audit entries. */
+  function counting() {
+    const raw = createMemoryStorage();
+    let entryReads = 0;
+    const storage = {
+      ...raw,
+      read: (path: string, options?: Parameters<typeof raw.read>[1]) => {
+        if (path.startsWith("audit/")) entryReads++;
+        return raw.read(path, options);
+      },
+    };
+    return { raw, storage, reads: () => entryReads };
+  }
+  const entryAt = (i: number, blob: string) => ({
+    time: new Date(1_000 + i).toISOString(),
+    principal: "p",
+    session: "s",
+    tool: "edit",
+    paths: ["a"],
+    code: "OK",
+    bytes: 20,
+    ms: 1,
+    changes: [{ path: "a", before: null, after: { version: `v${i}`, blob, size: 20 } }],
+  });
+
+  test("a later prune reads only the entries added since, and still drops by the bound over all of them", async () => {
+    const { storage, reads } = counting();
+    let clock = 2_000;
+    const history = createStorageHistory(storage, { bounds: { maxBytes: 1_000_000, maxAgeMs: 5_000 }, pruneEvery: 1_000_000, now: () => clock });
+    const blob = await history.putBlob(new TextEncoder().encode("x".repeat(20)));
+    for (let i = 0; i < 10; i++) await history.append(entryAt(i, blob));
+    await history.prune();
+    expect(reads()).toBe(10);
+    for (let i = 10; i < 13; i++) await history.append(entryAt(i, blob));
+    await history.prune();
+    expect(reads()).toBe(13);
+    expect((await history.query({})).entries.length).toBe(13);
+    const afterQuery = reads();
+    // Every entry is from about 1 s; past 6.013 s they are all older than the 5 s bound, with no new read.
+    clock = 1_000 + 13 + 5_001;
+    await history.prune();
+    expect(reads()).toBe(afterQuery);
+    expect((await history.query({})).entries).toEqual([]);
+  });
+
+  test("entries another instance adds are read, and ones it removes are forgotten", async () => {
+    const { raw, storage, reads } = counting();
+    const history = createStorageHistory(storage, { bounds: { maxBytes: 1_000_000, maxAgeMs: 1e12 }, pruneEvery: 1_000_000, now: () => 50_000 });
+    const other = createStorageHistory(raw, { now: () => 60_000 });
+    const blob = await history.putBlob(new TextEncoder().encode("y".repeat(20)));
+    const mine = await history.append(entryAt(0, blob));
+    await history.prune();
+    const theirs = await other.append(entryAt(1, blob));
+    await history.prune();
+    expect(reads()).toBe(2);
+    await raw.delete(`audit/${mine.id}.json`);
+    await history.prune();
+    expect(reads()).toBe(2);
+    expect((await history.query({})).entries.map((e) => e.id)).toEqual([theirs.id]);
+  });
+});
