@@ -17,6 +17,19 @@ function gate(): { wait: Promise<void>; open(): void } {
 }
 
 describe("deferRecording", () => {
+  test("a recording starts only on a later turn of the event loop, after the reply of the turn that queued it", async () => {
+    const history = deferRecording(createStorageHistory(createMemoryStorage()));
+    let started = false;
+    await history.later(async () => {
+      started = true;
+    });
+    // Everything the call's own turn still does (returning, the server writing the reply) runs first.
+    for (let i = 0; i < 100; i++) await Promise.resolve();
+    expect(started).toBe(false);
+    await history.settled();
+    expect(started).toBe(true);
+  });
+
   test("later returns before the recording runs; query, get and getBlob wait for it", async () => {
     const history = deferRecording(createStorageHistory(createMemoryStorage()));
     const held = gate();
