@@ -30,6 +30,24 @@ describe("deferRecording", () => {
     expect(started).toBe(true);
   });
 
+  test("the turn is waited for with setImmediate, not a timer: setTimeout(0) waits 1-2 ms, which capped a server at ~800 calls a second", async () => {
+    const history = deferRecording(createStorageHistory(createMemoryStorage()));
+    const realSetTimeout = globalThis.setTimeout;
+    let timers = 0;
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      timers++;
+      return realSetTimeout(...args);
+    }) as typeof setTimeout;
+    try {
+      for (let i = 0; i < 50; i++) await history.later((store) => store.append(entry(`t${i}`)).then(() => {}));
+      await history.settled();
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+    expect(timers).toBe(0);
+    expect((await history.query({})).entries.length).toBe(50);
+  });
+
   test("later returns before the recording runs; query, get and getBlob wait for it", async () => {
     const history = deferRecording(createStorageHistory(createMemoryStorage()));
     const held = gate();
