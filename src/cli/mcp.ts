@@ -23,7 +23,7 @@ import { formatCallLine } from "./log.ts";
 import { localScopes, resolveToolSettings } from "./settings.ts";
 import { buildPipeline, callTimeoutFor, toolLimits } from "./toolset.ts";
 import { MCP_USAGE } from "./usage.ts";
-import { openHistories } from "./state.ts";
+import { openDeferredHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspace } from "./workspaces.ts";
 import { gateRequests } from "./stdio-gate.ts";
@@ -68,8 +68,9 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   const callTimeoutMs = callTimeoutFor(settings);
   const pipeline = buildPipeline(settings, workspace.localRoot ?? workspace.name, callTimeoutMs);
   const [hasher, version] = await Promise.all([loadHasher(), readVersion()]);
-  // The same audit log and file history as serve keeps, unless --no-history.
-  const history = (await openHistories(flags, io, new Map([[settings.root, workspace]])))?.get(settings.root);
+  // The same audit log and file history as serve keeps, unless --no-history, recorded after each reply as serve does.
+  const recordingFailed = (error: unknown) => io.err(`toolwarden: recording a call failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  const history = (await openDeferredHistories(flags, io, new Map([[settings.root, workspace]]), recordingFailed))?.get(settings.root);
   const inflight = createInflight();
   const quiet = flags.quiet === true;
 
@@ -82,7 +83,7 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
     callTimeoutMs,
     onCall: quiet ? undefined : (info) => io.err(`${formatCallLine(info, new Date())}\n`),
     historyFor: () => history,
-    onError: (error) => io.err(`toolwarden: recording a call failed: ${error instanceof Error ? error.message : String(error)}\n`),
+    onError: recordingFailed,
   });
   const tracked: ToolHost = { ...host, call: (...args) => inflight.track(() => host.call(...args)) };
   const principal: Principal = {
@@ -112,6 +113,8 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
       if (!quiet || failed || inflight.size > 0)
         io.err(`toolwarden: ${why}: closing the session${inflight.size ? `, waiting for ${inflight.size} call(s)` : ""}\n`);
       const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
+      // Calls answered before the close are recorded in full before the process exits.
+      if (history) await Promise.race([history.settled(), new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS))]);
       await server.close().catch(() => {});
       resolve(finished && !failed ? 0 : 1);
     };

@@ -19,8 +19,7 @@ import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings }
 import { generateToken } from "./token.ts";
 import { buildPipeline, callTimeoutFor } from "./toolset.ts";
 import { SERVE_USAGE } from "./usage.ts";
-import { deferRecording, type DeferringHistory } from "../history/mod.ts";
-import { openHistories } from "./state.ts";
+import { openDeferredHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces, type Workspace } from "./workspaces.ts";
 import { hostedStorage, openRegistry, renderHostingBanner } from "./hosting.ts";
@@ -113,7 +112,9 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     // Hosting: owners are also the signed tokens' principals, which no table lists: the store's default bound.
     maxOwners: settings.auth.mode === "bearer" ? (settings.hosting ? HOSTED_OBSERVATION_OWNERS + settings.auth.grants.length : settings.auth.grants.length) : 1,
   });
-  const histories = await openDeferredHistories(flags, io, workspaces);
+  const histories = await openDeferredHistories(flags, io, workspaces, (error) =>
+    io.err(`${new Date().toISOString()} internal error: recording a call: ${describeError(error)}\n`),
+  );
   const inflight = createInflight();
   // Hosting: many agents (signed tokens) share the server, so every line says who (the token's sub) and where.
   const showPrincipal = settings.auth.mode === "bearer" && (settings.auth.grants.length > 1 || settings.hosting !== undefined);
@@ -276,20 +277,4 @@ function unavailable(): Response {
     JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
     { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
   );
-}
-
-/**
- * Each workspace's history (see state.ts), recorded after the reply (see
- * src/history/deferred.ts): this process outlives its replies, and its
- * shutdown waits for what is queued.
- */
-async function openDeferredHistories(
-  flags: Readonly<Record<string, unknown>>,
-  io: CliIO,
-  workspaces: ReadonlyMap<string, Workspace>,
-): Promise<Map<string, DeferringHistory> | undefined> {
-  const opened = await openHistories(flags, io, workspaces);
-  if (!opened) return undefined;
-  const onError = (error: unknown) => io.err(`${new Date().toISOString()} internal error: recording a call: ${describeError(error)}\n`);
-  return new Map([...opened].map(([key, history]) => [key, deferRecording(history, { onError })]));
 }

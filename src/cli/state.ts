@@ -8,9 +8,10 @@
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
+import { setImmediate } from "node:timers";
 import { join, resolve, sep } from "node:path";
 import { createStateDirStorage } from "../history/state-dir.ts";
-import { createStorageHistory, type HistoryStore } from "../history/mod.ts";
+import { createStorageHistory, type DeferringHistory, deferRecording, type HistoryStore } from "../history/mod.ts";
 import { StartupError } from "./errors.ts";
 import type { CliIO } from "./io.ts";
 import type { Workspace } from "./workspaces.ts";
@@ -61,4 +62,22 @@ export async function openHistories(
     else if (workspace.history) histories.set(key, createStorageHistory(workspace.history));
   }
   return histories;
+}
+
+/**
+ * Each workspace's history (see {@link openHistories}), recorded after the
+ * reply (see src/history/deferred.ts): for a process that outlives its
+ * replies (`serve`, stdio `mcp`), whose shutdown waits for what is queued.
+ */
+export async function openDeferredHistories(
+  flags: Readonly<Record<string, unknown>>,
+  io: CliIO,
+  workspaces: ReadonlyMap<string, Workspace>,
+  onError: (error: unknown) => void,
+): Promise<Map<string, DeferringHistory> | undefined> {
+  const opened = await openHistories(flags, io, workspaces);
+  if (!opened) return undefined;
+  // node:timers' setImmediate: Deno has no global one, and setTimeout(0) waits 2 ms there.
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return new Map([...opened].map(([key, history]) => [key, deferRecording(history, { onError, nextTurn })]));
 }

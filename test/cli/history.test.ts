@@ -16,7 +16,9 @@ import {
   fiveEdits,
   type HistoryTarget,
 } from "../helpers/history-flow.ts";
-import { runCli, type ServeProcess, startServe, tempDir } from "../helpers/cli.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CLI, cleanEnv, runCli, type ServeProcess, startServe, tempDir } from "../helpers/cli.ts";
 
 const work = tempDir("tw-history-");
 const root = join(work.path, "ws");
@@ -102,6 +104,34 @@ describe("recording after the reply", () => {
       const r = await runCli(["log", ws, "--state", stateDir]);
       expect(r.code).toBe(0);
       for (const k of [1, 2, 3]) expect(r.stdout).toContain(`write f${k}.txt  OK`);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("stdio mcp: calls answered just before the client closes stdin are in the log once the process has exited", async () => {
+    const dir = tempDir("tw-history-stdio-");
+    try {
+      const ws = join(dir.path, "ws");
+      const stateDir = join(dir.path, "state");
+      mkdirSync(ws);
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", ws, "--state", stateDir, "--quiet"], env: cleanEnv() });
+      const client = new Client({ name: "history-stdio", version: "1" });
+      await client.connect(transport);
+      try {
+        for (const k of [1, 2, 3]) {
+          // Large enough that recording the last one (hashing and storing its bytes) is still under way when stdin closes.
+          const content = `stdio ${k}\n${"x".repeat(63)}\n`.repeat(k === 3 ? 40_000 : 1);
+          const written = await client.callTool({ name: "write", arguments: { path: `s${k}.txt`, content } });
+          expect(written.isError).toBe(false);
+        }
+      } finally {
+        // Ends stdin, then waits for the process to exit.
+        await client.close();
+      }
+      const r = await runCli(["log", ws, "--state", stateDir]);
+      expect(r.code).toBe(0);
+      for (const k of [1, 2, 3]) expect(r.stdout).toContain(`write s${k}.txt  OK`);
     } finally {
       dir.remove();
     }
