@@ -8,7 +8,9 @@
  *     and after it (as `serve` now does);
  *   - MCP HTTP: a `toolwarden serve` process (Bun), Streamable HTTP, the
  *     SDK client, audit log on (state directory in the bench's temp dir),
- *     and the same with `--no-history`.
+ *     and the same with `--no-history`;
+ *   - MCP stdio: a `toolwarden mcp` process (Bun), the SDK client, audit
+ *     log on.
  * The in-process contenders are measured before the servers start, so no
  * server's after-reply work lands on them; the MCP contenders beside their
  * own floor. Each round runs every contender once, as a block of calls
@@ -20,6 +22,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { buildPipeline } from "../src/cli/toolset.ts";
 import { loadHasher } from "../src/cli/hasher.ts";
 import { openHistory } from "../src/cli/state.ts";
@@ -35,7 +38,9 @@ import { floorWrite } from "./lib/floor.ts";
 import { expectOk, inProcess } from "./lib/inproc.ts";
 import { alternate } from "./lib/measure.ts";
 import { row, type Row, type Section, renderTable } from "./lib/report.ts";
+import { ROOT } from "./lib/machine.ts";
 import { startServer } from "./lib/server.ts";
+import { BunStdioTransport } from "./lib/stdio-transport.ts";
 import { summarise } from "./lib/stats.ts";
 import { batchEditCalls, type CallTool, editCalls, writeEditFile } from "./lib/workloads.ts";
 import type { SectionOptions } from "./tools.ts";
@@ -44,9 +49,9 @@ const STEADY_WARMUP = 50;
 /** Least time one sample's block of calls takes (see `measure`). */
 const BLOCK_MS = 15;
 
-async function mcpClient(url: string): Promise<{ call: CallTool; close(): Promise<void> }> {
+async function mcpClient(transport: Transport): Promise<{ call: CallTool; close(): Promise<void> }> {
   const client = new Client({ name: "toolwarden-bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.connect(transport);
   return { call: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult, close: () => client.close() };
 }
 
@@ -59,7 +64,7 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
   mkdirSync(work, { recursive: true });
   const rows: Row[] = [];
   const notes: string[] = [];
-  const names = ["inproc", "audit", "deferred", "mcp", "mcpbare"] as const;
+  const names = ["inproc", "audit", "deferred", "mcp", "mcpbare", "stdio"] as const;
   const files = Object.fromEntries(names.map((n) => [n, writeEditFile(work, `e1k-${n}.txt`, 1_000)]));
   const floorDir = join(dir.path, "floor");
   mkdirSync(floorDir);
@@ -94,6 +99,7 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
     deferred: "in-process + audit log recorded after the reply",
     mcp: "MCP over HTTP (serve, Bun, audit log)",
     mcpbare: "MCP over HTTP (serve --no-history)",
+    stdio: "MCP over stdio (toolwarden mcp, Bun, audit log)",
   };
   const measured: Record<string, Row[]> = { edit: [], batch_edit: [] };
   /** Time `group` against the floor, per call, for edit then batch_edit. */
@@ -117,7 +123,8 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
       for (const n of group) {
         out.push(row(`${kind}.${n}`, `${kind}, 1k-line file, ${label[n]}`, "ms", summarise(samples[n])));
         const over = samples[n].map((ms, i) => ms - samples.floor[i]!);
-        const target = n.startsWith("mcp") ? 1 : 0.5;
+        // Issue 20: in-process floor + 0.5 ms, MCP over HTTP + 1 ms, stdio in between.
+        const target = n.startsWith("mcp") ? 1 : n === "stdio" ? 0.75 : 0.5;
         out.push(
           row(`${kind}.${n}.over`, `  ${kind} ${label[n]} minus the floor (same round)`, "ms", summarise(over), { target: { kind: "max", value: target } }),
         );
@@ -129,13 +136,17 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
   await measure(["inproc", "audit", "deferred"], { inproc: (tool, args) => local.call(tool, args), audit: viaHost("audit"), deferred: viaHost("deferred") });
   const server = await startServer("bun", work, {}, ["--state", join(dir.path, "server-state")]);
   const bare = await startServer("bun", work, {}, ["--no-history"]);
-  const mcp = await mcpClient(server.url);
-  const mcpBare = await mcpClient(bare.url);
+  const mcp = await mcpClient(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  const mcpBare = await mcpClient(new StreamableHTTPClientTransport(new URL(`${bare.url}/mcp`)));
+  const stdio = await mcpClient(
+    new BunStdioTransport([process.execPath, join(ROOT, "src", "cli.ts"), "mcp", work, "--quiet", "--state", join(dir.path, "stdio-state")]),
+  );
   try {
-    await measure(["mcp", "mcpbare"], { mcp: mcp.call, mcpbare: mcpBare.call });
+    await measure(["mcp", "mcpbare", "stdio"], { mcp: mcp.call, mcpbare: mcpBare.call, stdio: stdio.call });
   } finally {
     await mcp.close();
     await mcpBare.close();
+    await stdio.close();
     await server.stop();
     await bare.stop();
     dir.remove();
