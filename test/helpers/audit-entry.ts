@@ -1,5 +1,5 @@
 /** Audit entries and file states built by hand, for the pure history tests. */
-import type { AuditEntry, FileState } from "../../src/history/mod.ts";
+import type { AuditEntry, FileState, NewAuditEntry } from "../../src/history/mod.ts";
 
 /** A file state whose version and blob are named after `blob`. */
 export const fileState = (blob: string, size = 10): FileState => ({ version: `v-${blob}`, blob, size });
@@ -19,4 +19,10 @@ export function auditEntry(id: string, changes: AuditEntry["changes"], extra: Pa
     ms: 1,
     ...extra,
   };
+}
+
+/** The same entry without its id, as a store's `append` takes it: 20 bytes written to "a" at `time`. */
+export function newEntry(changes: AuditEntry["changes"], time = new Date()): NewAuditEntry {
+  const { id: _, ...entry } = auditEntry("", changes, { time: time.toISOString(), paths: ["a"], bytes: 20 });
+  return entry;
 }

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { auditEntryOf, createStorageHistory, matchesQuery, pageLimit, planPrune, planRevert } from "../../src/history/mod.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { auditEntry, fileState } from "../helpers/audit-entry.ts";
+import { auditEntry, fileState, newEntry } from "../helpers/audit-entry.ts";
 
 const s = fileState;
 const entry = auditEntry;
@@ -97,17 +97,9 @@ describe("the store's bound", () => {
     const blobs: string[] = [];
     for (let i = 0; i < 6; i++) blobs.push(await history.putBlob(new TextEncoder().encode(`version ${i} `.padEnd(20, "."))));
     for (let i = 1; i < 6; i++) {
-      await history.append({
-        time: new Date().toISOString(),
-        principal: "p",
-        session: "s",
-        tool: "edit",
-        paths: ["a"],
-        code: "OK",
-        bytes: 20,
-        ms: 1,
-        changes: [{ path: "a", before: { version: `v${i - 1}`, blob: blobs[i - 1]!, size: 20 }, after: { version: `v${i}`, blob: blobs[i]!, size: 20 } }],
-      });
+      await history.append(
+        newEntry([{ path: "a", before: { version: `v${i - 1}`, blob: blobs[i - 1]!, size: 20 }, after: { version: `v${i}`, blob: blobs[i]!, size: 20 } }]),
+      );
     }
     // 64 bytes hold three 20-byte versions: 5, 4, 3. Versions 0..2 are gone.
     const kept = await Promise.all(blobs.map(async (b) => (await history.getBlob(b)) !== undefined));
@@ -153,17 +145,7 @@ describe("the store's prune reads each entry once", () => {
     };
     return { raw, storage, reads: () => entryReads };
   }
-  const entryAt = (i: number, blob: string) => ({
-    time: new Date(1_000 + i).toISOString(),
-    principal: "p",
-    session: "s",
-    tool: "edit",
-    paths: ["a"],
-    code: "OK",
-    bytes: 20,
-    ms: 1,
-    changes: [{ path: "a", before: null, after: { version: `v${i}`, blob, size: 20 } }],
-  });
+  const entryAt = (i: number, blob: string) => newEntry([{ path: "a", before: null, after: { version: `v${i}`, blob, size: 20 } }], new Date(1_000 + i));
 
   test("a later prune reads only the entries added since, and still drops by the bound over all of them", async () => {
     const { storage, reads } = counting();
