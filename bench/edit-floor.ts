@@ -11,9 +11,10 @@
  *     and the same with `--no-history`;
  *   - MCP stdio: a `toolwarden mcp` process (Bun), the SDK client, audit
  *     log on.
- * The in-process contenders are measured before the servers start, so no
- * server's after-reply work lands on them; the MCP contenders beside their
- * own floor. Each round runs every contender once, as a block of calls
+ * Each contender alternates with the floor alone, the in-process ones
+ * before the servers start, so no other contender's work (a server's after
+ * its reply, an audit log's file creations) lands on its calls. Each round
+ * runs the floor and the contender once each, as blocks of calls
  * (BLOCK_MS); "over floor" rows are the differences within a round.
  *
  *   bun bench/edit-floor.ts [--quick] [--json out.json]
@@ -132,8 +133,11 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
     }
   };
 
-  // In-process first, with no server alive: a server's work after each reply would land on these calls.
-  await measure(["inproc", "audit", "deferred"], { inproc: (tool, args) => local.call(tool, args), audit: viaHost("audit"), deferred: viaHost("deferred") });
+  // Each contender beside the floor alone, in-process first with no server alive: another contender's
+  // work (a server's after its reply, an audit log's file creations) landed on the calls measured next.
+  await measure(["inproc"], { inproc: (tool, args) => local.call(tool, args) });
+  await measure(["audit"], { audit: viaHost("audit") });
+  await measure(["deferred"], { deferred: viaHost("deferred") });
   const server = await startServer("bun", work, {}, ["--state", join(dir.path, "server-state")]);
   const bare = await startServer("bun", work, {}, ["--no-history"]);
   const mcp = await mcpClient(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
@@ -142,7 +146,9 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
     new BunStdioTransport([process.execPath, join(ROOT, "src", "cli.ts"), "mcp", work, "--quiet", "--state", join(dir.path, "stdio-state")]),
   );
   try {
-    await measure(["mcp", "mcpbare", "stdio"], { mcp: mcp.call, mcpbare: mcpBare.call, stdio: stdio.call });
+    await measure(["mcp"], { mcp: mcp.call });
+    await measure(["mcpbare"], { mcpbare: mcpBare.call });
+    await measure(["stdio"], { stdio: stdio.call });
   } finally {
     await mcp.close();
     await mcpBare.close();
@@ -153,7 +159,7 @@ export async function runEditFloor(options: SectionOptions): Promise<Section> {
   }
   rows.push(...measured.edit!, ...measured.batch_edit!);
   notes.push(
-    `the in-process contenders and the floor alternate before any server starts, the MCP ones beside their own floor; each sample is a block of ${BLOCK_MS} ms or more of one contender's calls, and 'minus the floor' is taken within each round`,
+    `each contender alternates with the floor alone (the in-process ones before any server starts); each sample is a block of ${BLOCK_MS} ms or more of one contender's calls, and 'minus the floor' is taken within each round`,
   );
   return { name: "edit-floor", rows, notes };
 }
