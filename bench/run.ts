@@ -17,6 +17,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { HashBenchRow } from "./hash/run.ts";
 import { machineInfo, ROOT } from "./lib/machine.ts";
 import { renderMarkdown, renderTable, row, type Section } from "./lib/report.ts";
 
@@ -49,22 +50,7 @@ function runChild(script: string, args: string[], out: string): { ok: true; json
 
 /** The hash entry's rows as table rows (its JSON stays whole in results.json). */
 function hashSection(json: unknown): Section {
-  const rows =
-    (
-      json as {
-        rows?: {
-          runtime: string;
-          backend: string;
-          sizeMB: number;
-          medianMBps: number;
-          p25MBps: number;
-          p75MBps: number;
-          minMBps: number;
-          maxMBps: number;
-          runs: number;
-        }[];
-      }
-    ).rows ?? [];
+  const rows = (json as { rows?: HashBenchRow[] }).rows ?? [];
   return {
     name: "hash",
     rows: rows.map((r) =>

@@ -21,8 +21,8 @@ export function auditEntry(id: string, changes: AuditEntry["changes"], extra: Pa
   };
 }
 
-/** The same entry without its id, as a store's `append` takes it: 20 bytes written to "a" at `time`. */
-export function newEntry(changes: AuditEntry["changes"], time = new Date()): NewAuditEntry {
-  const { id: _, ...entry } = auditEntry("", changes, { time: time.toISOString(), paths: ["a"], bytes: 20 });
+/** The same entry without its id, as a store's `append` takes it: 20 bytes written to "a" at `time` (and anything in `extra`). */
+export function newEntry(changes: AuditEntry["changes"], time = new Date(), extra: Partial<NewAuditEntry> = {}): NewAuditEntry {
+  const { id: _, ...entry } = auditEntry("", changes, { time: time.toISOString(), paths: ["a"], bytes: 20, ...extra });
   return entry;
 }

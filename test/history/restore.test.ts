@@ -1,7 +1,7 @@
 /** Reverting one file to a version of its history, as a compare-and-swap (`POST /v1/revert {path, version, expect}`), and what an entry keeps of a call. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
-import { auditEntry, fileState } from "../helpers/audit-entry.ts";
+import { auditEntry, fileState, newEntry } from "../helpers/audit-entry.ts";
 import { startHistoryApp } from "../helpers/history-app.ts";
 import { auditEntryOf, type AuditEntry, bounded, createStorageHistory, MAX_ARGS_CHARS, restoreStep } from "../../src/history/mod.ts";
 import type { HistoryVersion } from "../helpers/api-replies.ts";
@@ -46,17 +46,7 @@ describe("the newest entries", () => {
   test("the last N that match, oldest first, reading from the end", async () => {
     const store = createStorageHistory(createMemoryStorage());
     for (let i = 0; i < 6; i++) {
-      await store.append({
-        time: new Date(i).toISOString(),
-        principal: "p",
-        session: i % 2 ? "odd" : "even",
-        tool: `t${i}`,
-        paths: [],
-        code: "OK",
-        changes: [],
-        bytes: 0,
-        ms: 0,
-      });
+      await store.append(newEntry([], new Date(i), { session: i % 2 ? "odd" : "even", tool: `t${i}` }));
     }
     expect((await store.query({ newest: true, limit: 2 })).entries.map((e) => e.tool)).toEqual(["t4", "t5"]);
     expect((await store.query({ newest: true, limit: 2, session: "even" })).entries.map((e) => e.tool)).toEqual(["t2", "t4"]);

@@ -110,22 +110,7 @@ describe("the store's bound", () => {
   test("entries of one process sort in the order they were appended, even within one millisecond", async () => {
     const history = createStorageHistory(createMemoryStorage(), { now: () => 1_000 });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++)
-      ids.push(
-        (
-          await history.append({
-            time: new Date(1000).toISOString(),
-            principal: "p",
-            session: "s",
-            tool: `t${i}`,
-            paths: [],
-            code: "OK",
-            changes: [],
-            bytes: 0,
-            ms: 0,
-          })
-        ).id,
-      );
+    for (let i = 0; i < 5; i++) ids.push((await history.append(newEntry([], new Date(1000), { tool: `t${i}` }))).id);
     expect((await history.query({})).entries.map((e) => e.tool)).toEqual(["t0", "t1", "t2", "t3", "t4"]);
     expect([...ids].sort()).toEqual(ids);
   });

@@ -36,13 +36,19 @@ const providers: [string, () => Promise<Storage>][] = [
   ["local", localStorage],
 ];
 
+/** A shared file seeded in fresh storage from `make`, and SESSIONS sessions that have each viewed it. */
+async function viewedBySessions(make: () => Promise<Storage>) {
+  const base = makeContext({ storage: await make() });
+  await seed(base.storage, { "shared.txt": ORIGINAL });
+  const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
+  for (const ctx of sessions) await markViewed(ctx, "shared.txt");
+  return { base, sessions };
+}
+
 for (const [name, make] of providers)
   describe(`16 concurrent edits of one file (${name} storage)`, () => {
     test("batch_edit: every session's line lands, none lost or duplicated", async () => {
-      const base = makeContext({ storage: await make() });
-      await seed(base.storage, { "shared.txt": ORIGINAL });
-      const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
-      for (const ctx of sessions) await markViewed(ctx, "shared.txt");
+      const { base, sessions } = await viewedBySessions(make);
 
       const results = await Promise.all(
         sessions.map((ctx, i) =>
@@ -61,10 +67,7 @@ for (const [name, make] of providers)
     });
 
     test("edit: every session's replacement lands", async () => {
-      const base = makeContext({ storage: await make() });
-      await seed(base.storage, { "shared.txt": ORIGINAL });
-      const sessions = Array.from({ length: SESSIONS }, (_, i) => asSession(base, `s${i + 1}`));
-      for (const ctx of sessions) await markViewed(ctx, "shared.txt");
+      const { base, sessions } = await viewedBySessions(make);
 
       const results = await Promise.all(
         sessions.map((ctx, i) =>
