@@ -98,21 +98,21 @@ export function spliceLineEdits(src: SplitLines, edits: readonly LineEdit[], opt
 /**
  * `edits` changed to also remove the last line of their result. That line is
  * new or moved up by deletions (the original last line is never an empty
- * unterminated one), so the last edit reaches the end of the file.
+ * unterminated one), so the last edit reaches the end of the file. Only the
+ * edits that line comes from are merged: the rest stay as given, so the diff
+ * reads the same as when the file is edited in windows (line-windows.ts).
  */
 function dropLastLine(edits: readonly LineEdit[], lineCount: number): LineEdit[] {
-  const merged: LineEdit[] = [];
-  for (const edit of edits) {
-    const prev = merged[merged.length - 1];
-    if (prev !== undefined && prev.end === edit.start) {
-      merged[merged.length - 1] = { start: prev.start, end: edit.end, lines: prev.lines.concat(edit.lines) };
-    } else merged.push(edit);
-  }
-  const tail = merged[merged.length - 1];
+  const kept = edits.slice();
+  let tail = kept.pop();
   if (tail === undefined || tail.end !== lineCount) throw new RangeError("the dropped last line is not an edited one");
-  merged[merged.length - 1] =
-    tail.lines.length > 0 ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) } : { start: tail.start - 1, end: tail.end, lines: [] };
-  return merged;
+  // A tail that adds no lines drops a line before it: take in the edits it touches until one adds lines.
+  for (let prev = kept.at(-1); tail.lines.length === 0 && prev !== undefined && prev.end === tail.start; prev = kept.at(-1)) {
+    kept.pop();
+    tail = { start: prev.start, end: tail.end, lines: prev.lines };
+  }
+  kept.push(tail.lines.length > 0 ? { start: tail.start, end: tail.end, lines: tail.lines.slice(0, -1) } : { start: tail.start - 1, end: tail.end, lines: [] });
+  return kept;
 }
 
 /** True when applying `edits` to `lines` would change nothing. */

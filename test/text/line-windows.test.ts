@@ -17,18 +17,25 @@ function load(text: string, bom: boolean): TextDocument {
   return doc;
 }
 
-/** Sorted, non-overlapping edits from random picks (at most one insert per place, none inside a range). */
-function editsFrom(picks: readonly { at: number; len: number; lines: string[] }[], lineCount: number): LineEdit[] {
+/**
+ * Sorted, non-overlapping edits from random picks (at most one insert per
+ * place, none inside a range), and when `last` is given one more that
+ * reaches the end of the file (where an empty unterminated line is dropped).
+ */
+function editsFrom(picks: readonly { at: number; len: number; lines: string[] }[], lineCount: number, last?: { len: number; lines: string[] }): LineEdit[] {
   const edits: LineEdit[] = [];
   let pos = 0;
   for (const p of picks) {
-    const start = pos + (p.at % 6);
+    // Gaps of 0 (touching edits) to 11 lines (edits a window apart).
+    const start = pos + p.at;
     if (start > lineCount) break;
     const end = Math.min(lineCount, start + p.len);
     if (edits.length > 0 && end === start && edits[edits.length - 1].end === start && edits[edits.length - 1].start === start) break;
     edits.push({ start, end, lines: p.lines });
     pos = end === start ? end + 1 : end;
   }
+  const start = Math.max(pos, lineCount - (last?.len ?? 0));
+  if (last !== undefined && start < lineCount) edits.push({ start, end: lineCount, lines: last.lines });
   return edits;
 }
 
@@ -57,13 +64,15 @@ describe("windows of lines", () => {
     const line = fc.array(piece, { maxLength: 3 }).map((p) => p.join(""));
     fc.assert(
       fc.property(
-        fc.array(line, { maxLength: 40 }),
+        // Files long enough for edits in separate windows (fast-check's default size stays near 10 lines).
+        fc.array(line, { maxLength: 40, size: "max" }),
         fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
         fc.boolean(),
         fc.boolean(),
-        fc.array(fc.record({ at: fc.nat({ max: 20 }), len: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) }), { maxLength: 5 }),
+        fc.array(fc.record({ at: fc.constantFrom(0, 0, 1, 2, 5, 9, 11), len: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) }), { maxLength: 5 }),
         fc.boolean(),
-        (lines, crlf, final, bom, picks, given) => {
+        fc.option(fc.record({ len: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) })),
+        (lines, crlf, final, bom, picks, given, last) => {
           const text = lines.map((l, i) => l + (i === lines.length - 1 && !final ? "" : crlf[i] ? "\r\n" : "\n")).join("");
           let doc: TextDocument;
           try {
@@ -73,7 +82,7 @@ describe("windows of lines", () => {
           }
           const n = countLines(doc.body);
           expect(n).toBe(doc.lines.length);
-          const edits = editsFrom(picks, n);
+          const edits = editsFrom(picks, n, last ?? undefined);
           const full = spliceLineEdits(doc, edits);
           // The count is found by the scan, or given (it then only clips).
           const read = readWindows(doc.body, edits, given ? n : undefined)!;

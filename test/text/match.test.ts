@@ -466,6 +466,20 @@ describe("splicing the edits into the file's own line endings", () => {
     expect(moved.edits).toEqual([{ start: 1, end: 3, lines: [] }]);
   });
 
+  test("dropping that line merges only the edits it comes from; earlier touching edits stay as given", () => {
+    const src = splitLines("a\nb\nc\nd\ne");
+    const given: LineEdit[] = [
+      { start: 0, end: 1, lines: ["A1", "A2"] },
+      { start: 1, end: 2, lines: ["B"] },
+      { start: 3, end: 4, lines: ["D", ""] },
+      { start: 4, end: 5, lines: [] },
+    ];
+    const out = spliceLineEdits(src, given);
+    expect(joinLines(out.lines, out.eols)).toBe("A1\nA2\nB\nc\nD\n");
+    // The first two edits touch but feed nothing to the dropped line: the diff still shows them one by one.
+    expect(out.edits).toEqual([given[0], given[1], { start: 3, end: 5, lines: ["D"] }]);
+  });
+
   test("one edit splices exactly like spliceLines; several keep every untouched line byte-identical", () => {
     const eol = fc.constantFrom("\n", "\r\n");
     const text = fc.tuple(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), eol), { minLength: 1, maxLength: 8 }), fc.boolean()).map(([rows, final]) => {

@@ -62,6 +62,21 @@ describe("windowed edits answer exactly as whole-file ones, on real sources", ()
     );
   });
 
+  test("batch_edit: touching replaces, then a replace to the end of a file without a final newline (a case CI found)", async () => {
+    const file = variant(readFileSync(join(MODULES, SOURCES["hono-url"]!), "utf8"), 3);
+    const lines = splitLines(file).lines;
+    const id = (n: number) => `${n}:${formatHash(lineHash(lines[n - 1]!))}`;
+    const operations = [
+      { operation: "replace", start: id(174), content: "}\n}" },
+      { operation: "replace", start: id(175), content: "é" },
+      { operation: "replace", start: id(209), end: id(lines.length), content: "\n" },
+    ];
+    const windowed = await run(true, file, "batch_edit", { operations });
+    expect(windowed).toEqual(await run(false, file, "batch_edit", { operations }));
+    // Each replace reads as its own block: line 174's removal, its two lines, then line 175's.
+    expect(windowed.text).toMatch(/- 174:[0-9a-f]{2}\|[^\n]*\n\+ 174:[0-9a-f]{2}\|\}\n\+ 175:[0-9a-f]{2}\|\}\n- 175:/);
+  });
+
   test("batch_edit: real and stale ids anywhere in the file (property)", async () => {
     const op = fc.record({
       kind: fc.constantFrom("replace", "insert", "delete"),
