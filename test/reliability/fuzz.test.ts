@@ -65,7 +65,7 @@ const oldContent = fc.string({
 /** A random file: endings all LF, all CRLF or mixed; maybe a BOM; maybe no final newline. */
 const modelFile: fc.Arbitrary<ModelFile> = fc
   .record({
-    contents: fc.array(oldContent, { maxLength: 24 }),
+    contents: fc.array(oldContent, { maxLength: 24, size: "max" }),
     style: fc.constantFrom("lf", "crlf", "mixed"),
     picks: fc.array(fc.boolean(), { minLength: 24, maxLength: 24 }),
     bom: fc.boolean(),
