@@ -19,6 +19,7 @@ import { sep } from "node:path";
 import { isInside } from "../containment.ts";
 import { FsError } from "../errors.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
+import { openAtNow } from "./openat.ts";
 
 /** Linux O_PATH (the generic value; node:fs does not export it). */
 const O_PATH = 0o10000000;
@@ -29,9 +30,19 @@ export function at(dirFd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${dirFd}` : `/proc/self/fd/${dirFd}/${name}`;
 }
 
+/**
+ * Open the entry `name` of `dirFd` with `flags`: by openat(2) itself where
+ * the runtime can call it (./openat.ts); else, or when that fails, through
+ * /proc, which throws the Node-style error that says why.
+ */
+export function openEntry(dirFd: number, name: string, flags: number): number {
+  const direct = openAtNow()?.(dirFd, name, flags) ?? -1;
+  return direct >= 0 ? direct : fsSync.openSync(at(dirFd, name), flags);
+}
+
 /** Open the subdirectory `name` of `dirFd` without following a symlink. Node-style errors pass through. */
 export function openChildDir(dirFd: number, name: string): number {
-  return fsSync.openSync(at(dirFd, name), DIR_FLAGS);
+  return openEntry(dirFd, name, DIR_FLAGS);
 }
 
 /** Close a directory descriptor, ignoring failure (nothing was written through it). */

@@ -70,6 +70,7 @@ import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, fileEquals, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
 import { createDirCache, openThroughCache } from "./dir-cache.ts";
+import { loadOpenAt } from "./openat.ts";
 import { releaseLargeBuffer, scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
@@ -98,7 +99,9 @@ function stale(path: string): FsError {
  */
 export async function createLocalStorage(root: string, options: LocalStorageOptions = {}): Promise<Storage> {
   const realRoot = await realDirectory(root);
-  const ctx: LocalContext = { realRoot, rootFd: probeDirFds(realRoot), fsync: options.fsync ?? true };
+  const rootFd = probeDirFds(realRoot);
+  await loadOpenAt(rootFd);
+  const ctx: LocalContext = { realRoot, rootFd, fsync: options.fsync ?? true };
   const lock = createKeyedLock();
   const dirs = createDirCache(ctx.rootFd);
 

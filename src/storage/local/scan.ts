@@ -3,7 +3,8 @@
  * search needs of each of thousands of files, at the least cost per file.
  *
  * - Opened through its directory's descriptor, kept for the burst of reads
- *   (./dir-cache.ts), with O_NOFOLLOW: one lookup. Anything else (a symlink
+ *   (./dir-cache.ts), with O_NOFOLLOW: one lookup (openat(2) itself where
+ *   the runtime can call it, ./openat.ts). Anything else (a symlink
  *   on the way, a race, an error) takes `read`'s way and proof (./read.ts),
  *   and its precise refusals.
  * - A file up to {@link SYNC_IO_BYTES} is read in one blocking call into one
@@ -25,7 +26,7 @@ import { FileTooLargeError, FsError } from "../errors.ts";
 import type { ScanFileOptions } from "../types.ts";
 import { localVersion, readAll, readAsync, SYNC_IO_BYTES } from "./io.ts";
 import { fsErrorFromNode } from "./node-errors.ts";
-import { at } from "./dirfd.ts";
+import { openEntry } from "./dirfd.ts";
 import type { DirCache } from "./dir-cache.ts";
 import { ATTEMPTS, type Held, openDirect, openVerified, READ_FLAGS } from "./read.ts";
 import { type LocalContext, resolveFile } from "./resolve.ts";
@@ -147,7 +148,7 @@ function openCached(dirs: DirCache, path: string): Held | null {
   if (dirFd === undefined) return null;
   let fd: number;
   try {
-    fd = fsSync.openSync(at(dirFd, path.slice(slash + 1)), READ_FLAGS);
+    fd = openEntry(dirFd, path.slice(slash + 1), READ_FLAGS);
   } catch {
     return null;
   }
