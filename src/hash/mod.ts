@@ -7,6 +7,7 @@
 
 export { fnv1a32, fold8, lineHash, formatHash } from "./fnv.ts";
 export { jsHasher, hashLinesJs } from "./js.ts";
+export { lineHashBy } from "./one-line.ts";
 export { loadWasmHasher, createHasher } from "./loader.ts";
 export type { CreateHasherOptions, WasmHasherOptions } from "./loader.ts";
 export type { LineHasher, LineHashes } from "./types.ts";

@@ -27,6 +27,8 @@
  */
 
 import { formatHash, lineHash } from "../../hash/fnv.ts";
+import { lineHashBy } from "../../hash/one-line.ts";
+import type { LineHasher } from "../../hash/types.ts";
 import { fail, ok, type ToolResult } from "../../result.ts";
 import type { ReadResult, ReadStreamResult } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
@@ -472,7 +474,7 @@ async function showFile(
         // A match inside the window brings its own context, until the cap stops the window growing.
         if (shown + (k - next) < room) to = Math.max(to, Math.min(lines.count - 1, i + context));
       }
-      group.push(renderRow(i + 1, lines.at(i), match, marker, searcher, maxChars));
+      group.push(renderRow(i + 1, lines.at(i), match, marker, searcher, { maxChars, hasher: ctx.hasher }));
     }
     let groupBytes = 0;
     for (const row of group) groupBytes += utf8Length(row) + 1;
@@ -499,8 +501,15 @@ async function showFile(
 }
 
 /** One row: `N:hh|content`, marked when context is on; a long matching line is shown around its match. */
-function renderRow(n: number, content: string, match: boolean, marker: boolean, searcher: Searcher | undefined, maxChars: number): string {
-  const h8 = lineHash(content);
+function renderRow(
+  n: number,
+  content: string,
+  match: boolean,
+  marker: boolean,
+  searcher: Searcher | undefined,
+  { maxChars, hasher }: { readonly maxChars: number; readonly hasher: LineHasher },
+): string {
+  const h8 = lineHashBy(hasher, content);
   let row: string;
   const col = searcher && content.length > maxChars ? searcher.column(content) : -1;
   if (col > maxChars / 2) {
