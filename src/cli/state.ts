@@ -10,6 +10,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { setImmediate } from "node:timers";
 import { join, resolve, sep } from "node:path";
+import { objectEntryLog } from "../history/entry-log.ts";
+import { segmentEntryLog } from "../history/segment-log.ts";
 import { createStateDirStorage } from "../history/state-dir.ts";
 import { createStorageHistory, type DeferringHistory, deferRecording, type HistoryStore } from "../history/mod.ts";
 import { StartupError } from "./errors.ts";
@@ -41,7 +43,9 @@ export async function openHistory(stateDir: string, realRoot: string): Promise<H
   } catch (error) {
     throw new StartupError(`cannot use the state directory ${stateDir}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return createStorageHistory(createStateDirStorage(dir));
+  const storage = createStateDirStorage(dir);
+  // Entries are appended to segment files (audit-log/); those of the old layout (audit/<id>.json) are still read.
+  return createStorageHistory(storage, { entries: segmentEntryLog(join(dir, "audit-log"), objectEntryLog(storage)) });
 }
 
 /**

@@ -1,13 +1,15 @@
 /**
  * A workspace's audit log and blobs kept in a {@link Storage} that no tool
  * can reach: a local state directory, or a reserved prefix of the bucket
- * that holds the workspace (see `RESERVED_SEGMENT`). One object per entry
- * (`audit/<id>.json`) and per blob (`blobs/<sha256>`), so several server
- * instances append without contention, and listing order is time order.
+ * that holds the workspace (see `RESERVED_SEGMENT`). Entries go to an
+ * {@link EntryLog} (by default one object per entry, `audit/<id>.json`),
+ * blobs one object each (`blobs/<sha256>`), so several server instances
+ * append without contention.
  */
 import { isCodedError } from "../errors.ts";
 import type { Storage } from "../storage/types.ts";
 import { Cond } from "../storage/types.ts";
+import { type EntryLog, isEntryId, objectEntryLog } from "./entry-log.ts";
 import { planPrune, type PruneEntry } from "./prune.ts";
 import { matchesQuery, pageLimit } from "./query.ts";
 import {
@@ -20,29 +22,23 @@ import {
   type NewAuditEntry,
 } from "./types.ts";
 
+export { isEntryId } from "./entry-log.ts";
+
 /** Options of {@link createStorageHistory}. */
 export interface StorageHistoryOptions {
   readonly bounds?: HistoryBounds;
   /** Prune after this many recorded changes (default 1024; 1 prunes at every change), or sooner once new versions add up to an eighth of the byte bound. */
   readonly pruneEvery?: number;
   readonly now?: () => number;
+  /** Where entries go (default: one object per entry in the storage). */
+  readonly entries?: EntryLog;
 }
 
-const ENTRIES = "audit";
 /** Default of {@link StorageHistoryOptions.pruneEvery}. */
 const DEFAULT_PRUNE_EVERY = 1024;
-/** What {@link nextId} makes: 15 digits of time, "-", 8 hex digits. Nothing else names an entry. */
-const ENTRY_ID = /^\d{15}-[0-9a-f]{8}$/;
-
-/** True when `id` has the form of an entry id (so it is safe to turn into a key). */
-export function isEntryId(id: string): boolean {
-  return ENTRY_ID.test(id);
-}
 /** Blob hashes remembered as stored, per store. */
 const KNOWN_BLOBS = 4096;
 const BLOBS = "blobs";
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** Hex SHA-256 of bytes. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -78,34 +74,16 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     return `${String(lastTick).padStart(15, "0")}-${tail}`;
   }
 
-  async function names(dir: string): Promise<string[]> {
-    try {
-      const listing = await storage.list(dir);
-      return listing.entries.filter((e) => e.kind === "file").map((e) => e.name);
-    } catch (error) {
-      if (isCodedError(error) && error.code === "FS_NOT_FOUND") return [];
-      throw error;
-    }
-  }
+  const log = options.entries ?? objectEntryLog(storage);
 
   async function readEntry(id: string): Promise<AuditEntry | undefined> {
-    // A caller's id must never become a path: "../../ws/evil" would read any .json as an entry.
+    // A caller's id must never become a path or an offset: only the shape nextId makes reaches the log.
     if (!isEntryId(id)) return undefined;
-    try {
-      const { bytes } = await storage.read(`${ENTRIES}/${id}.json`);
-      return JSON.parse(decoder.decode(bytes)) as AuditEntry;
-    } catch (error) {
-      if (isCodedError(error) && error.code === "FS_NOT_FOUND") return undefined;
-      throw error;
-    }
+    const json = await log.read(id);
+    return json === undefined ? undefined : (JSON.parse(json) as AuditEntry);
   }
 
-  async function entryIds(): Promise<string[]> {
-    return (await names(ENTRIES))
-      .filter((n) => n.endsWith(".json"))
-      .map((n) => n.slice(0, -5))
-      .filter(isEntryId);
-  }
+  const entryIds = () => log.ids();
 
   // Entries never change once written, so a prune reads each one once and keeps what planning needs:
   // reading the whole log at every prune made each prune cost the log's size (every call adds an entry).
@@ -135,7 +113,7 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   const store = {
     async append(entry: NewAuditEntry): Promise<AuditEntry> {
       const full: AuditEntry = { id: nextId(), ...entry };
-      await storage.write(`${ENTRIES}/${full.id}.json`, encoder.encode(JSON.stringify(full)), Cond.ifAbsent);
+      await log.add(full.id, JSON.stringify(full));
       if (full.changes.length === 0) return full;
       bytesSincePrune += full.changes.reduce((n, c) => n + (c.after?.size ?? 0), 0);
       // A prune reads the whole log: run it after many changes, or once new versions could fill an eighth of the budget.
@@ -174,7 +152,7 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     },
 
     // An id from a request names a file of the store: only the shape nextId makes may reach it (no "../").
-    get: (id: string) => (/^[0-9]{15}-[0-9a-f]{8}$/.test(id) ? readEntry(id) : Promise.resolve(undefined)),
+    get: (id: string) => readEntry(id),
 
     async putBlob(bytes: Uint8Array, known?: string): Promise<string> {
       const earlier = known === undefined ? undefined : named.get(known);
@@ -206,10 +184,8 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     /** Apply the bounds now: drop what is too old, then the oldest versions over the byte budget. */
     async prune(): Promise<void> {
       const plan = planPrune(await pruneEntries(), bounds, now());
-      for (const id of plan.dropEntries) {
-        await storage.delete(`${ENTRIES}/${id}.json`).catch(() => undefined);
-        summaries.delete(id);
-      }
+      await log.remove(plan.dropEntries);
+      for (const id of plan.dropEntries) summaries.delete(id);
       // Only blobs that dropped entries referenced: a blob stored for a call still running is referenced by no entry yet.
       for (const blob of plan.dropBlobs) {
         stored.delete(blob);

@@ -5,7 +5,7 @@
  * whose file became a directory. Every check reads the bytes on disk.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createStorageHistory } from "../../src/history/mod.ts";
 import { createS3Storage } from "../../src/storage/s3/mod.ts";
@@ -104,11 +104,12 @@ describe("change ids are ids, never paths", () => {
     const written = await tool(AGENT_B, "write", { path: "b.txt", content: "bee\n" }, "b1");
     expect(written.isError).toBe(false);
     // The call is recorded after the reply; a read of B's log waits for what is queued before it.
-    expect((await fetch(`${server.url}/v1/audit`, { headers: { authorization: `Bearer ${AUDIT_B}` } })).status).toBe(200);
+    const logB = await fetch(`${server.url}/v1/audit`, { headers: { authorization: `Bearer ${AUDIT_B}` } });
+    expect(logB.status).toBe(200);
     const folders = readdirSync(join(state, "workspaces"));
     const hashB = folders.find((f) => readFileSync(join(state, "workspaces", f, "workspace.json"), "utf8").includes("wsB"));
     expect(hashB).toBeString();
-    const idB = readdirSync(join(state, "workspaces", hashB!, "audit"))[0]!.replace(/\.json$/, "");
+    const idB = ((await logB.json()) as HistoryReply).entries[0]!.id;
     // The same file exists in A with the same bytes, so B's entry would apply to it.
     expect((await tool(AGENT_A, "write", { path: "b.txt", content: "bee\n" }, "b1")).isError).toBe(false);
     const reply = await api("/v1/revert", { change: `../../${hashB}/audit/${idB}` });
@@ -170,7 +171,11 @@ describe("entry size", () => {
     expect(json.entries[0].paths).toEqual([`${huge.slice(0, 4096)}…`]);
     expect(json.entries[1].paths).toHaveLength(64);
     const folder = readdirSync(join(state, "workspaces")).find((f) => readFileSync(join(state, "workspaces", f, "workspace.json"), "utf8").includes("wsA"))!;
-    const sizes = json.entries.map((e) => statSync(join(state, "workspaces", folder, "audit", `${e.id}.json`)).size);
+    // As kept on disk: one line each in the workspace's audit segments.
+    const segments = join(state, "workspaces", folder, "audit-log");
+    const lines = readdirSync(segments).flatMap((name) => readFileSync(join(segments, name), "utf8").split("\n"));
+    const sizes = json.entries.map((e) => Buffer.byteLength(lines.find((line) => line.startsWith(`{"id":"${e.id}"`))!));
+    expect(Math.max(...sizes)).toBeGreaterThan(4096);
     expect(Math.max(...sizes)).toBeLessThan(300 * 1024);
   });
 });

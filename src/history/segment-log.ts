@@ -1,0 +1,317 @@
+/**
+ * A local state directory's audit entries, appended to segment files: each
+ * process appends its entries, one JSON line each, to a segment of its own
+ * (`<first id's time>-<random>.jsonl`, a new one past SEGMENT_BYTES). A new
+ * file per entry cost an inode allocation per call, 30-500 µs of kernel time
+ * on ext4 (more than the call); an append costs 2 µs.
+ *
+ * - Reading: every segment is scanned once per process, and after that only
+ *   the bytes appended since (by this process or another); a line not yet
+ *   ended by "\n" is left for the next scan. Lines are found by their
+ *   offsets; an entry is read back with one positioned read.
+ * - Dropping (a prune): a tombstone line `{"deleted":"<id>"}` in this
+ *   process's segment. A segment is unlinked once none of its entries is
+ *   live and none of its tombstones still hides an entry in another
+ *   segment (else that entry would come back), and once it has had no
+ *   append for COLLECT_IDLE_MS: a writer moves to a new segment after
+ *   WRITER_IDLE_MS without appending, so no writer appends to a segment
+ *   being unlinked. Should one anyway, it sees after its append that the
+ *   file has no link left, and appends the line again to a new segment.
+ * - Entries of the old layout (one file each, `audit/<id>.json`) are still
+ *   listed, read and dropped, through `legacy`.
+ * Synchronous I/O: each call is microseconds, and every tool call appends.
+ */
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { type EntryLog, isEntryId } from "./entry-log.ts";
+
+/** A segment is closed for appends past this size. */
+export const SEGMENT_BYTES = 8 * 1024 * 1024;
+const SEGMENT_NAME = /^\d{15}-[0-9a-f]{8}\.jsonl$/;
+/** An entry line starts with its id (the store's JSON puts it first). */
+const ENTRY_LINE = /^\{"id":"(\d{15}-[0-9a-f]{8})"/;
+const TOMBSTONE_LINE = /^\{"deleted":"(\d{15}-[0-9a-f]{8})"\}$/;
+const LF = 0x0a;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface Segment {
+  /** Bytes scanned (up to the end of the last complete line). */
+  scanned: number;
+  /** Entries in it not dropped. */
+  readonly live: Set<string>;
+  /** Ids it drops. */
+  readonly drops: Set<string>;
+}
+
+interface Place {
+  readonly segment: string;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** A writer starts a new segment after this long without appending (1 hour)... */
+export const WRITER_IDLE_MS = 3600 * 1000;
+/** ...so a segment untouched this long (1 day) has no writer left, and may be unlinked once it holds nothing needed. */
+export const COLLECT_IDLE_MS = 24 * 3600 * 1000;
+
+/** Options of {@link segmentEntryLog} (tests). */
+export interface SegmentLogOptions {
+  readonly segmentBytes?: number;
+  readonly writerIdleMs?: number;
+  readonly collectIdleMs?: number;
+  readonly now?: () => number;
+}
+
+function codeOf(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
+/** The segment log in directory `dir` (made on the first append), over the old layout's `legacy` log. */
+export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentLogOptions = {}): EntryLog {
+  const segmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
+  const writerIdleMs = options.writerIdleMs ?? WRITER_IDLE_MS;
+  const collectIdleMs = Math.max(options.collectIdleMs ?? COLLECT_IDLE_MS, writerIdleMs);
+  const now = options.now ?? Date.now;
+  const segments = new Map<string, Segment>();
+  /** Where each live entry's line is. */
+  const places = new Map<string, Place>();
+  /** The segment holding each entry line scanned, live or dropped. */
+  const homes = new Map<string, string>();
+  /** Dropped ids (by any segment's tombstone). */
+  const dropped = new Set<string>();
+  let own: { name: string; fd: number; size: number; last: number } | undefined;
+
+  const segmentOf = (name: string): Segment => {
+    let segment = segments.get(name);
+    if (!segment) segments.set(name, (segment = { scanned: 0, live: new Set(), drops: new Set() }));
+    return segment;
+  };
+
+  function take(name: string, line: string, offset: number, length: number): void {
+    const segment = segmentOf(name);
+    const tomb = TOMBSTONE_LINE.exec(line);
+    if (tomb) {
+      const id = tomb[1]!;
+      segment.drops.add(id);
+      dropped.add(id);
+      const place = places.get(id);
+      if (place) {
+        places.delete(id);
+        segments.get(place.segment)?.live.delete(id);
+      }
+      return;
+    }
+    const id = ENTRY_LINE.exec(line)?.[1];
+    // Anything else (a line cut by a crash, then not ended) is no entry.
+    if (id === undefined) return;
+    homes.set(id, name);
+    if (dropped.has(id)) return;
+    places.set(id, { segment: name, offset, length });
+    segment.live.add(id);
+  }
+
+  /** Read what `name` gained since its last scan. */
+  function scan(name: string): void {
+    const segment = segmentOf(name);
+    let fd: number;
+    try {
+      fd = openSync(join(dir, name), "r");
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") return;
+      throw error;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= segment.scanned) return;
+      const bytes = new Uint8Array(size - segment.scanned);
+      let filled = 0;
+      while (filled < bytes.length) {
+        const n = readSync(fd, bytes, filled, bytes.length - filled, segment.scanned + filled);
+        if (n === 0) break;
+        filled += n;
+      }
+      let start = 0;
+      for (let end = bytes.indexOf(LF); end !== -1 && end < filled; end = bytes.indexOf(LF, start)) {
+        take(name, decoder.decode(bytes.subarray(start, end)), segment.scanned + start, end - start);
+        start = end + 1;
+      }
+      segment.scanned += start;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Scan every segment there is now; forget those another process unlinked. */
+  function refresh(): void {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => SEGMENT_NAME.test(n));
+    } catch (error) {
+      if (codeOf(error) !== "ENOENT") throw error;
+      names = [];
+    }
+    const present = new Set(names);
+    for (const name of [...segments.keys()]) if (!present.has(name) && name !== own?.name) forget(name);
+    for (const name of names.sort()) if (name !== own?.name) scan(name);
+  }
+
+  function forget(name: string): void {
+    const segment = segments.get(name);
+    if (!segment) return;
+    for (const id of segment.live) places.delete(id);
+    for (const [id, home] of homes) if (home === name) homes.delete(id);
+    for (const id of segment.drops) dropped.delete(id);
+    segments.delete(name);
+  }
+
+  function append(json: string): Place {
+    for (;;) {
+      const place = appendOnce(json);
+      if (place) return place;
+    }
+  }
+
+  /**
+   * Append a line to this process's segment, or undefined when another
+   * process unlinked that segment meanwhile (it held nothing live when it
+   * looked): the line may be in the unlinked file only, so it goes again,
+   * to a new segment.
+   */
+  function appendOnce(json: string): Place | undefined {
+    if (own && now() - own.last >= writerIdleMs) {
+      closeSync(own.fd);
+      own = undefined;
+    }
+    if (!own) {
+      mkdirSync(dir, { recursive: true });
+      const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+      const name = `${String(now()).padStart(15, "0")}-${tail}.jsonl`;
+      own = { name, fd: openSync(join(dir, name), "a", 0o644), size: 0, last: now() };
+      segmentOf(name);
+    }
+    const bytes = encoder.encode(`${json}\n`);
+    const at = own;
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(at.fd, bytes, done);
+    } catch (error) {
+      // A line may be cut: never append after it (the next append starts a new segment).
+      closeSync(at.fd);
+      own = undefined;
+      throw error;
+    }
+    if (fstatSync(at.fd).nlink === 0) {
+      closeSync(at.fd);
+      segments.delete(at.name);
+      own = undefined;
+      return undefined;
+    }
+    const place = { segment: at.name, offset: at.size, length: bytes.length - 1 };
+    at.size += bytes.length;
+    at.last = now();
+    segmentOf(at.name).scanned = at.size;
+    if (at.size >= segmentBytes) {
+      closeSync(at.fd);
+      own = undefined;
+    }
+    return place;
+  }
+
+  /** Unlink every segment (not the one being appended to) that holds nothing needed any more. */
+  function collect(): void {
+    // Unlinking one segment may free another whose tombstones hid entries in it: go round until none goes.
+    while (collectOnce());
+  }
+
+  function collectOnce(): boolean {
+    let unlinked = false;
+    for (const [name, segment] of segments) {
+      if (name === own?.name || segment.live.size > 0) continue;
+      // Its tombstones must hide nothing that lies in another segment still there.
+      let needed = false;
+      for (const id of segment.drops) {
+        const home = homes.get(id);
+        if (home !== undefined && home !== name && segments.has(home)) {
+          needed = true;
+          break;
+        }
+      }
+      if (needed) continue;
+      try {
+        // Appended to lately: its writer may append again (writers move on after WRITER_IDLE_MS).
+        if (statSync(join(dir, name)).mtimeMs > now() - collectIdleMs) continue;
+        unlinkSync(join(dir, name));
+      } catch (error) {
+        if (codeOf(error) !== "ENOENT") throw error;
+      }
+      forget(name);
+      unlinked = true;
+    }
+    return unlinked;
+  }
+
+  return {
+    async add(id, json) {
+      if (!isEntryId(id) || json.includes("\n") || ENTRY_LINE.exec(json)?.[1] !== id) {
+        throw new Error(`internal: an audit entry must be one line of JSON starting with its id (${id})`);
+      }
+      const place = append(json);
+      places.set(id, place);
+      homes.set(id, place.segment);
+      segmentOf(place.segment).live.add(id);
+    },
+
+    async ids() {
+      refresh();
+      const fromSegments = [...places.keys()];
+      const old = (await legacy.ids()).filter((id) => !places.has(id));
+      return fromSegments.length === 0 ? old : [...fromSegments, ...old].sort();
+    },
+
+    async read(id) {
+      if (!isEntryId(id)) return undefined;
+      if (!places.has(id)) refresh();
+      const place = places.get(id);
+      if (!place) return legacy.read(id);
+      let fd: number;
+      try {
+        fd = openSync(join(dir, place.segment), "r");
+      } catch (error) {
+        if (codeOf(error) === "ENOENT") return undefined;
+        throw error;
+      }
+      try {
+        const bytes = new Uint8Array(place.length);
+        let filled = 0;
+        while (filled < bytes.length) {
+          const n = readSync(fd, bytes, filled, bytes.length - filled, place.offset + filled);
+          if (n === 0) return undefined;
+          filled += n;
+        }
+        return decoder.decode(bytes);
+      } finally {
+        closeSync(fd);
+      }
+    },
+
+    async remove(ids) {
+      refresh();
+      const old: string[] = [];
+      for (const id of ids) {
+        if (!isEntryId(id)) continue;
+        const place = places.get(id);
+        if (!place) {
+          old.push(id);
+          continue;
+        }
+        const at = append(JSON.stringify({ deleted: id }));
+        segmentOf(at.segment).drops.add(id);
+        dropped.add(id);
+        places.delete(id);
+        segments.get(place.segment)?.live.delete(id);
+      }
+      if (old.length > 0) await legacy.remove(old);
+      collect();
+    },
+  };
+}
