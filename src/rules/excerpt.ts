@@ -1,3 +1,5 @@
+import { wholeCharRange } from "../text/render.ts";
+
 const ELLIPSIS = "…";
 
 function isHighSurrogate(code: number): boolean {
@@ -16,7 +18,10 @@ export function excerptAround(text: string, start: number, end: number, max: num
   if (max <= 0) return "";
   if (text.length <= max) return text;
   // Too small for an ellipsis on either side: the start of the match alone.
-  if (max < 3) return text.slice(start, start + max);
+  if (max < 3) {
+    const [lo, hi] = wholeCharRange(text, start, start + max);
+    return text.slice(lo, hi);
+  }
   let lo: number;
   let hi: number;
   const matchLength = Math.max(0, end - start);

@@ -19,7 +19,7 @@ import { lineHash } from "../hash/fnv.ts";
 import { type ChangeBlock, myersDiff } from "./diff-myers.ts";
 import { formatId } from "./ids.ts";
 import type { LineEdit } from "./line-edits.ts";
-import { truncateLine } from "./render.ts";
+import { truncateLine, wholeCharRange } from "./render.ts";
 
 /** One line of a hunk. Line numbers are 1-based. */
 export type DiffLine =
@@ -222,7 +222,8 @@ function windowAround(text: string, at: number, maxChars: number): string {
   let from = Math.max(0, Math.min(at - Math.floor(maxChars / 4), text.length - maxChars));
   const lead = text.charCodeAt(from);
   if (from > 0 && lead >= 0xdc00 && lead <= 0xdfff) from--; // never start on half a character
-  const to = Math.min(text.length, from + maxChars);
+  // The end too: a window never ends on half a character.
+  const [, to] = wholeCharRange(text, from, Math.min(text.length, from + maxChars));
   const before = from > 0 ? `… [${from} chars before not shown] ` : "";
   const after = to < text.length ? `… [line truncated: ${text.length} chars total]` : "";
   return `${before}${cut(text.slice(from, to), maxChars)}${after}`;

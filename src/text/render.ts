@@ -278,6 +278,21 @@ function grow(out: Uint8Array, atLeast: number): Uint8Array {
   return bigger;
 }
 
+const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * The range `[from, to)` of `text` with each end moved inward off the middle
+ * of a surrogate pair, so that a slice of it never shows half a character.
+ */
+export function wholeCharRange(text: string, from: number, to: number): [number, number] {
+  let lo = from;
+  let hi = to;
+  if (lo > 0 && lo < text.length && isLow(text.charCodeAt(lo)) && isHigh(text.charCodeAt(lo - 1))) lo++;
+  if (hi > 0 && hi < text.length && isHigh(text.charCodeAt(hi - 1)) && isLow(text.charCodeAt(hi))) hi--;
+  return [lo, Math.max(lo, hi)];
+}
+
 /**
  * `content` cut to `maxChars` UTF-16 code units (a surrogate pair is never
  * split) with the `… [line truncated: N chars total]` marker; unchanged when

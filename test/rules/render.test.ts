@@ -123,7 +123,8 @@ describe("excerpts", () => {
 
   test("property: bounded, contains a short match, no ellipsis where nothing was cut", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 300 }), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 120 }), (text, a, b, max) => {
+      // Full length: fast-check's default size stops at 10 characters, so text.length <= max ended nearly every run.
+      fc.property(fc.string({ maxLength: 300, size: "max" }), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 120 }), (text, a, b, max) => {
         const start = text.length === 0 ? 0 : a % (text.length + 1);
         const end = start + (text.length - start === 0 ? 0 : b % (text.length - start + 1));
         const excerpt = excerptAround(text, start, end, max);
@@ -142,6 +143,26 @@ describe("excerpts", () => {
           if (!excerpt.startsWith("…")) expect(text.startsWith(body)).toBe(true);
           if (!excerpt.endsWith("…")) expect(text.endsWith(body)).toBe(true);
         }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test("property: with surrogate pairs, a match on character boundaries is kept whole and no pair is split", () => {
+    const char = fc.oneof(fc.constantFrom("🚀", "𝒳", "é", "\n"), fc.string({ minLength: 1, maxLength: 1 }));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 200, size: "max" }), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 120 }), (chars, a, b, max) => {
+        const text = chars.join("");
+        // Offsets of character boundaries only, as a regex match gives them.
+        const bounds = [0];
+        for (const c of chars) bounds.push(bounds[bounds.length - 1] + c.length);
+        const from = a % bounds.length;
+        const start = bounds[from];
+        const end = bounds[from + (b % (bounds.length - from))];
+        const excerpt = excerptAround(text, start, end, max);
+        expect(excerpt.length).toBeLessThanOrEqual(max);
+        expect(excerpt).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+        if (text.length > max && max >= 8 && end - start <= max - 2) expect(excerpt).toContain(text.slice(start, end));
       }),
       { numRuns: 500 },
     );

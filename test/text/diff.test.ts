@@ -51,6 +51,19 @@ function lcsLength(a: readonly string[], b: readonly string[]): number {
   return row[b.length];
 }
 
+/**
+ * A file and a version of it with a few edits at random (often far apart)
+ * places: most lines equal, so a diff has separate hunks and unchanged runs.
+ */
+function similarPair(line: fc.Arbitrary<string>, maxLength: number): fc.Arbitrary<[string[], string[]]> {
+  const edit = fc.tuple(fc.nat(), fc.nat(4), fc.array(line, { maxLength: 3 }));
+  return fc.tuple(fc.array(line, { maxLength, size: "max" }), fc.array(edit, { maxLength: 6 })).map(([a, edits]) => {
+    const b = a.slice();
+    for (const [at, len, lines] of edits) b.splice(at % (b.length + 1), len, ...lines);
+    return [a, b];
+  });
+}
+
 const changed = (hunks: readonly DiffHunk[]) => hunks.flatMap((h) => h.lines).filter((l) => l.kind === "removed" || l.kind === "added").length;
 
 describe("diffLines", () => {
@@ -98,8 +111,9 @@ describe("diffLines", () => {
   test("every rendered id is the line number and hash of the line in the file it names", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom("x", "y", "z", "", "  w"), { maxLength: 15 }),
-        fc.array(fc.constantFrom("x", "y", "q", "", "  w"), { maxLength: 15 }),
+        // Full length (fast-check's default size stops at 10 lines), so changes fall in separate hunks too.
+        fc.array(fc.constantFrom("x", "y", "z", "", "  w"), { maxLength: 30, size: "max" }),
+        fc.array(fc.constantFrom("x", "y", "q", "", "  w"), { maxLength: 30, size: "max" }),
         (a, b) => {
           for (const row of renderDiff(diffLines(a, b), { maxLines: 1000 }).split("\n")) {
             if (row === "" || row.startsWith("@@")) continue;
@@ -157,11 +171,14 @@ describe("diffLines", () => {
   test("the diff is minimal and patching the old file with it gives the new one", () => {
     const line = fc.constantFrom("a", "b", "c", "d", "");
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 30 }), fc.array(line, { maxLength: 30 }), (a, b) => {
-        const hunks = diffLines(a, b);
-        expect(patch(a, hunks)).toEqual(b);
-        expect(changed(hunks)).toBe(a.length + b.length - 2 * lcsLength(a, b));
-      }),
+      fc.property(
+        fc.oneof(fc.tuple(fc.array(line, { maxLength: 30, size: "max" }), fc.array(line, { maxLength: 30, size: "max" })), similarPair(line, 30)),
+        ([a, b]) => {
+          const hunks = diffLines(a, b);
+          expect(patch(a, hunks)).toEqual(b);
+          expect(changed(hunks)).toBe(a.length + b.length - 2 * lcsLength(a, b));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -176,9 +193,14 @@ describe("diffLines", () => {
   });
 
   test("whatever the budget, the hunks (elided parts included) describe the new file exactly", () => {
-    const line = fc.nat(30).map((n) => `L${n}`);
+    // Repeated lines, and lines unique on both sides (anchors to split a region at).
+    const line = fc.oneof(
+      fc.nat(30).map((n) => `L${n}`),
+      fc.nat(10_000).map((n) => `U${n}`),
+    );
+    const pair = fc.oneof(fc.tuple(fc.array(line, { maxLength: 60, size: "max" }), fc.array(line, { maxLength: 60, size: "max" })), similarPair(line, 60));
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 60 }), fc.array(line, { maxLength: 60 }), fc.nat(400), (a, b, maxCost) => {
+      fc.property(pair, fc.nat(400), ([a, b], maxCost) => {
         const hunks = diffLines(a, b, { maxCost });
         expect(patch(a, hunks, b)).toEqual(b);
         for (const h of hunks) {
@@ -252,6 +274,24 @@ describe("renderDiff bounds", () => {
   test("a surrogate pair is never split by the cut", () => {
     const text = renderDiff(diffLines([], ["ab🚀cd"]), { maxLineChars: 3 });
     expect(text.split("\n")[1]).toBe(`+ ${id(1, "ab🚀cd")}|ab… [line truncated: 6 chars total]`);
+  });
+
+  test("a surrogate pair is never split, by the cut or by the window around a change in a long line (property)", () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    const char = fc.constantFrom("a", "b", "🚀", "é");
+    // Lines long enough to be cut (fast-check's default size stops at 10 characters).
+    const line = fc.array(char, { maxLength: 60, size: "max" });
+    fc.assert(
+      fc.property(line, fc.nat(), fc.array(char, { maxLength: 3 }), fc.integer({ min: 1, max: 40 }), (chars, at, inserted, maxLineChars) => {
+        // The changed line differs from the old one at one character: the window shows around it.
+        const p = at % (chars.length + 1);
+        const before = chars.join("");
+        const after = [...chars.slice(0, p), ...inserted, ...chars.slice(p + 1)].join("");
+        const text = renderDiff(diffLines(["top", before, "end"], ["top", after, "end"]), { maxLineChars });
+        expect(text).not.toMatch(lone);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -358,8 +398,8 @@ describe("changedRuns", () => {
   test("the ids are the ones the rendered diff shows on its added lines", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 12 }),
-        fc.array(fc.constantFrom("a", "b", "c", "e"), { maxLength: 12 }),
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 30, size: "max" }),
+        fc.array(fc.constantFrom("a", "b", "c", "e"), { maxLength: 30, size: "max" }),
         (oldLines, newLines) => {
           const hunks = diffLines(oldLines, newLines);
           const shown = renderDiff(hunks, { maxLines: 1000 })

@@ -27,7 +27,8 @@ function search(text: string, content: string, regex = false, caseSensitive = tr
 
 const lineArb = fc.array(fc.constantFrom("a", "b", "A", "B", " ", "\r", "é", "İ", "x"), { maxLength: 12 }).map((c) => c.join(""));
 const textArb = fc
-  .tuple(fc.array(fc.tuple(lineArb, fc.constantFrom("\n", "\r\n")), { maxLength: 30 }), lineArb)
+  // Full length (fast-check's default size stops at 10 lines): past the 16 line starts an index begins with.
+  .tuple(fc.array(fc.tuple(lineArb, fc.constantFrom("\n", "\r\n")), { maxLength: 40, size: "max" }), lineArb)
   .map(([lines, tail]) => lines.map(([l, e]) => l + e).join("") + tail);
 
 describe("matcher", () => {
@@ -75,6 +76,36 @@ describe("matcher", () => {
     expect(search("a\nfoo\nbar\nb\n", "foo\nbar")).toEqual([1, 2]);
     expect(search("a\nfoo\nbar\nb\n", "\nbar")).toEqual([2]);
     expect(search("a\r\nfoo\r\nbar\r\n", "foo\nb")).toEqual([1, 2]);
+  });
+
+  test("a literal spanning lines marks the lines each occurrence covers, in a long file (property)", () => {
+    /** Lines any occurrence covers (its content or its "\n"), except a line whose "\n" the occurrence only starts on. */
+    const covered = (text: string, needle: string, fold: boolean): number[] => {
+      const t = fold ? normalizeEndings(text).toLowerCase() : normalizeEndings(text);
+      const n = fold ? normalizeEndings(needle).toLowerCase() : normalizeEndings(needle);
+      const starts = t.length === 0 ? [] : [0];
+      for (let nl = t.indexOf("\n"); nl !== -1 && nl + 1 < t.length; nl = t.indexOf("\n", nl + 1)) starts.push(nl + 1);
+      const hit = new Set<number>();
+      for (let p = t.indexOf(n); p !== -1; p = t.indexOf(n, p + 1)) {
+        starts.forEach((start, line) => {
+          const nl = line + 1 < starts.length ? starts[line + 1] - 1 : t.length - (t.endsWith("\n") ? 1 : 0);
+          if (p <= nl && p + n.length > start && p !== nl) hit.add(line);
+        });
+      }
+      return [...hit].sort((a, b) => a - b);
+    };
+    const piece = fc.constantFrom("a", "b", "A", "\n", "\r\n", " ", "é", "İ", "\r");
+    fc.assert(
+      fc.property(textArb, fc.array(piece, { minLength: 1, maxLength: 4 }), fc.nat(), fc.boolean(), fc.boolean(), (text, parts, at, fromText, fold) => {
+        // Half the needles are cut from the text itself (so they occur), the rest made up.
+        const normalized = normalizeEndings(text);
+        const len = parts.join("").length;
+        const needle = fromText && normalized.length > 0 ? normalized.slice(at % normalized.length, (at % normalized.length) + len) : parts.join("");
+        if (!needle.includes("\n") || needle === "") return;
+        expect(search(text, needle, false, !fold)).toEqual(covered(text, needle, fold));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -171,6 +202,24 @@ describe("listing content descriptions", () => {
     expect(describeContent(new Uint8Array([0xef, 0xbb, 0xbf]))).toBe("empty");
     expect(describeContent(new Uint8Array([0xff, 0xfe, 0x61, 0]))).toBe("not UTF-8");
     expect(describeContent(new Uint8Array([0x61, 0, 0x62]))).toBe("binary");
+  });
+});
+
+describe("a long matching line shown around its match", () => {
+  test("never splits a surrogate pair at either end of the shown part (property)", async () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    const char = fc.constantFrom("x", "é", "🚀", " ");
+    // Lines well past maxLineChars, the match anywhere in them.
+    const side = fc.array(char, { maxLength: 120, size: "max" }).map((c) => c.join(""));
+    await fc.assert(
+      fc.asyncProperty(side, side, fc.integer({ min: 4, max: 60 }), async (before, after, maxLineChars) => {
+        const ctx = makeContext({ limits: { maxLineChars } });
+        await seed(ctx.storage, { "a.txt": `${before}NEEDLE${after}\n` });
+        const out = await view(ctx, { path: "a.txt", content: "NEEDLE" });
+        expect(out.text).not.toMatch(lone);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

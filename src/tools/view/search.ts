@@ -32,7 +32,7 @@ import type { LineHasher } from "../../hash/types.ts";
 import { fail, ok, type ToolResult } from "../../result.ts";
 import type { ReadResult, ReadStreamResult } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
-import { renderLine, utf8Length } from "../../text/render.ts";
+import { renderLine, utf8Length, wholeCharRange } from "../../text/render.ts";
 import { observeLinesSeen } from "../support/observe.ts";
 import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
@@ -513,8 +513,9 @@ function renderRow(
   let row: string;
   const col = searcher && content.length > maxChars ? searcher.column(content) : -1;
   if (col > maxChars / 2) {
-    const from = Math.max(0, Math.min(col - Math.floor(maxChars / 4), content.length - maxChars));
-    const to = Math.min(content.length, from + maxChars);
+    const start = Math.max(0, Math.min(col - Math.floor(maxChars / 4), content.length - maxChars));
+    // Never half a character at either end of what is shown.
+    const [from, to] = wholeCharRange(content, start, Math.min(content.length, start + maxChars));
     row = `${n}:${formatHash(h8)}|…${content.slice(from, to)}${to < content.length ? "…" : ""} [line shortened: characters ${from + 1}-${to} of ${content.length} shown]`;
   } else {
     row = renderLine(n, h8, content, maxChars);
