@@ -164,7 +164,8 @@ describe("firstInvalidUtf8 on long, unaligned input (the 8-bytes-at-a-time ASCII
         return false;
       }
     };
-    const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+    // Full length (fast-check's default size stops at 10 characters): several 8-byte steps of the word loop.
+    const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80, size: "max" });
     const bytes = fc
       .tuple(ascii, fc.uint8Array({ maxLength: 3 }), ascii, fc.constantFrom("", "é", "世界", "🚀"), ascii, fc.integer({ min: 0, max: 3 }))
       .map(([a, bad, b, wide, c, shift]) => {
@@ -320,7 +321,7 @@ const trickyText = fc
       fc.constantFrom("\n", "\r\n", "\r", "\t", "  ", "\uFEFF", "é", "世界", "🚀", "👩‍👩‍👧", "a", "xyz", ""),
       fc.string({ unit: "grapheme", maxLength: 8 }),
     ),
-    { maxLength: 40 },
+    { maxLength: 40, size: "max" },
   )
   .map((parts) => parts.join(""));
 

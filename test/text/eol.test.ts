@@ -90,7 +90,7 @@ describe("spliceLines", () => {
 const lineContent = fc.constantFrom("", "a", "bb", "\tx", "é世🚀", "q\rq");
 const eol = fc.constantFrom("\n", "\r\n", "");
 /** Files as splitLines sees them: any mix of contents and terminators. */
-const doc = fc.array(fc.tuple(lineContent, eol), { maxLength: 12 }).map((pairs) => splitLines(pairs.map(([l, e]) => l + e).join("")));
+const doc = fc.array(fc.tuple(lineContent, eol), { maxLength: 12, size: "max" }).map((pairs) => splitLines(pairs.map(([l, e]) => l + e).join("")));
 
 describe("spliceLines properties", () => {
   test("contents follow Array.splice; lines outside the range keep their terminator; final-newline state kept", () => {

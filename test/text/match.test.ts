@@ -482,13 +482,20 @@ describe("splicing the edits into the file's own line endings", () => {
 
   test("one edit splices exactly like spliceLines; several keep every untouched line byte-identical", () => {
     const eol = fc.constantFrom("\n", "\r\n");
-    const text = fc.tuple(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), eol), { minLength: 1, maxLength: 8 }), fc.boolean()).map(([rows, final]) => {
-      const t = rows.map(([l, e]) => l + e).join("");
-      return final ? t : t.slice(0, t.endsWith("\r\n") ? -2 : -1);
-    });
-    const edits = fc.array(fc.tuple(fc.nat(8), fc.nat(2), fc.array(fc.constantFrom("x", "y"), { maxLength: 3 })), { maxLength: 4 });
+    // Up to 30 lines at full length (fast-check's default size stops at 10), edits anywhere in them.
+    const text = fc
+      .tuple(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), eol), { minLength: 1, maxLength: 30, size: "max" }), fc.boolean())
+      .map(([rows, final]) => {
+        const t = rows.map(([l, e]) => l + e).join("");
+        return final ? t : t.slice(0, t.endsWith("\r\n") ? -2 : -1);
+      });
+    const edits = fc.array(fc.tuple(fc.nat(32), fc.nat(3), fc.array(fc.constantFrom("x", "y", ""), { maxLength: 3 })), { maxLength: 6 });
+    // Now and then one more edit that reaches the end of the file (where an empty unterminated line is dropped).
+    const last = fc.option(fc.tuple(fc.nat(3), fc.array(fc.constantFrom("x", ""), { maxLength: 3 })));
     fc.assert(
-      fc.property(text, edits, (t, raw) => {
+      fc.property(text, edits, last, (t, picked, tail) => {
+        const n0 = splitLines(t).lines.length;
+        const raw = tail === null ? picked : [...picked.filter(([s]) => s < n0 - tail[0]), [n0 - tail[0], tail[0], tail[1]] as [number, number, string[]]];
         const src = splitLines(t);
         const n = src.lines.length;
         const list: LineEdit[] = [];
@@ -523,7 +530,7 @@ describe("splicing the edits into the file's own line endings", () => {
 
 describe("properties", () => {
   const line = fc.string({ unit: fc.constantFrom("a", "b", " ", "\t", "$", "&"), maxLength: 6 });
-  const file = fc.array(line, { minLength: 1, maxLength: 8 });
+  const file = fc.array(line, { minLength: 1, maxLength: 20, size: "max" });
   const replacement = fc.string({ unit: fc.constantFrom("x", "a", "\n", "$", "&", " "), maxLength: 6 });
 
   /** A substring of the file's text (every line terminated) as old_string. */
@@ -567,7 +574,7 @@ describe("properties", () => {
     const word = fc.string({ unit: fc.constantFrom("p", "q", "r"), minLength: 1, maxLength: 3 });
     const indented = fc.tuple(fc.constantFrom("", " ", "  ", "\t"), word, fc.constantFrom("", " ")).map((p) => p.join(""));
     fc.assert(
-      fc.property(fc.array(indented, { minLength: 1, maxLength: 10 }), fc.nat(), fc.integer({ min: 1, max: 3 }), (lines, at, len) => {
+      fc.property(fc.array(indented, { minLength: 1, maxLength: 20, size: "max" }), fc.nat(), fc.integer({ min: 1, max: 3 }), (lines, at, len) => {
         const start = at % lines.length;
         const window = lines.slice(start, start + len);
         const needle = window.map((l) => `    ${l.trim()}   `).join("\n");

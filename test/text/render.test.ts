@@ -100,9 +100,10 @@ describe("renderLines", () => {
 
   test("rendered output stays within the budget and lists consecutive lines", () => {
     // Line contents never hold "\n" (it ends a line).
-    const content = fc.oneof(fc.string({ unit: "grapheme", maxLength: 30 }), fc.constantFrom("", "é世🚀")).map((s) => s.replaceAll("\n", ""));
+    // Full length (fast-check's default size stops at 10): lines past maxLineChars, budgets reached late.
+    const content = fc.oneof(fc.string({ unit: "grapheme", maxLength: 30, size: "max" }), fc.constantFrom("", "é世🚀")).map((s) => s.replaceAll("\n", ""));
     fc.assert(
-      fc.property(fc.array(content, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 400 }), (lines, budget) => {
+      fc.property(fc.array(content, { minLength: 1, maxLength: 30, size: "max" }), fc.integer({ min: 1, max: 400 }), (lines, budget) => {
         const d = docOf(lines);
         const r = renderLines(d, 1, d.lines.length, { maxLineChars: 12, maxOutputBytes: budget });
         const rows = r.text.split("\n");
@@ -127,7 +128,7 @@ describe("renderLines", () => {
 const trickyText = fc
   .array(
     fc.oneof(fc.constantFrom("\n", "\r\n", "\r", "\t", "\uFEFF", "é", "世界", "🚀", "abc", "x".repeat(40)), fc.string({ unit: "grapheme", maxLength: 8 })),
-    { maxLength: 40 },
+    { maxLength: 40, size: "max" },
   )
   .map((parts) => parts.join(""));
 

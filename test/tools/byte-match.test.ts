@@ -20,7 +20,8 @@ test("the same lines, matches and line contents as decoding the whole text", () 
   const piece = fc.constantFrom("ab", "needle", "need", "le", "\n", "\r\n", "\r", "\r\r\n", "é", "\u{1F600}", " ", "x".repeat(40));
   fc.assert(
     fc.property(
-      fc.array(piece, { maxLength: 60 }),
+      // Full length (fast-check's default size stops at 10 pieces): many lines, far-apart matches.
+      fc.array(piece, { maxLength: 60, size: "max" }),
       fc.boolean(),
       fc.integer({ min: 0, max: 3 }),
       fc.integer({ min: 1, max: 4 }),

@@ -35,7 +35,8 @@ const piece = fc.constantFrom("a", "b", "ab", " ", "\t", "é", "世", "x = 1;", 
 const line = fc.array(piece, { maxLength: 4 }).map((p) => p.join(""));
 const fileArb = fc
   .record({
-    lines: fc.array(line, { minLength: 0, maxLength: 40 }),
+    // Full length, so edits fall in separate windows (fast-check's default size stays at 10 lines, one window).
+    lines: fc.array(line, { minLength: 0, maxLength: 40, size: "max" }),
     crlf: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
     someCrlf: fc.boolean(),
     final: fc.boolean(),
@@ -62,15 +63,17 @@ describe("windowed edits answer exactly as whole-file ones", () => {
         newText,
         fc.boolean(),
         fc.boolean(),
-        async (file, from, span, replacement, replaceAll, verbatim) => {
+        fc.boolean(),
+        async (file, from, span, replacement, replaceAll, verbatim, tail) => {
           const lf = `${splitLines(file.startsWith(BOM) ? file.slice(1) : file).lines.join("\n")}\n`;
-          const at = from % lf.length;
+          // Now and then an old_string reaching the end of the file (with or without its final newline).
+          const at = tail ? Math.max(0, lf.length - 1 - span - (from % 2)) : from % lf.length;
           const oldString = lf.slice(at, at + 1 + span);
           const args = { old_string: oldString, new_string: replacement, ...(replaceAll ? { replace_all: true } : {}) };
           expect(await run(true, file, "edit", args, verbatim)).toEqual(await run(false, file, "edit", args, verbatim));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 600 },
     );
   });
 
@@ -84,12 +87,13 @@ describe("windowed edits answer exactly as whole-file ones", () => {
       anchor: fc.constantFrom("line", "line", "start", "end"),
     });
     await fc.assert(
-      fc.asyncProperty(fileArb, fc.array(op, { minLength: 1, maxLength: 4 }), fc.boolean(), async (file, picks, verbatim) => {
+      fc.asyncProperty(fileArb, fc.array(op, { minLength: 1, maxLength: 6 }), fc.boolean(), fc.boolean(), async (file, picks, verbatim, spread) => {
         const lines = splitLines(file.startsWith(BOM) ? file.slice(1) : file).lines;
         // Mostly real ids; now and then a stale hash or a line past the end.
         const id = (n: number, wrong: number) => `${n}:${formatHash(wrong === 0 ? (lineHash(lines[n - 1] ?? "") + 1) & 0xff : lineHash(lines[n - 1] ?? ""))}`;
-        const operations = picks.map((p) => {
-          const start = (p.line % (lines.length + 2)) + 1;
+        const operations = picks.map((p, i) => {
+          // Spread: one operation per stretch of the file, so most land in windows of their own.
+          const start = spread ? Math.min(lines.length, Math.floor((i * lines.length) / picks.length) + (p.line % 3)) + 1 : (p.line % (lines.length + 2)) + 1;
           const end = start + p.span;
           if (p.kind === "insert") {
             const after = p.anchor === "start" ? 0 : p.anchor === "end" ? -1 : id(start, p.wrongHash);
@@ -100,7 +104,7 @@ describe("windowed edits answer exactly as whole-file ones", () => {
         });
         expect(await run(true, file, "batch_edit", { operations }, verbatim)).toEqual(await run(false, file, "batch_edit", { operations }, verbatim));
       }),
-      { numRuns: 600 },
+      { numRuns: 1000 },
     );
   });
 });

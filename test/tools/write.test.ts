@@ -190,7 +190,8 @@ describe("write: line endings, BOM and final newline", () => {
 describe("write: style properties", () => {
   const line = fc.constantFrom("a", "b", "c", "", "  d", "}");
   const eol = fc.constantFrom("\n", "\r\n");
-  const file = fc.array(fc.tuple(line, eol), { minLength: 1, maxLength: 12 }).chain((pairs) =>
+  // Full length: fast-check's default size stops at 10 lines.
+  const file = fc.array(fc.tuple(line, eol), { minLength: 1, maxLength: 30, size: "max" }).chain((pairs) =>
     fc.boolean().map((finalNewline) => {
       const text = pairs.map(([l, e]) => l + e).join("");
       return finalNewline ? text : text.replace(/\r?\n$/, "");
@@ -199,7 +200,7 @@ describe("write: style properties", () => {
 
   test("the written file reads back as exactly the content's lines, ending as the content ends", async () => {
     await fc.assert(
-      fc.asyncProperty(file, fc.array(line, { maxLength: 12 }), fc.boolean(), async (old, lines, finalNewline) => {
+      fc.asyncProperty(file, fc.array(line, { maxLength: 30, size: "max" }), fc.boolean(), async (old, lines, finalNewline) => {
         const content = lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
         const ctx = makeContext();
         await seed(ctx.storage, { f: old });

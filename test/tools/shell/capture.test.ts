@@ -15,21 +15,27 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
 describe("HeadTailBuffer", () => {
   test("keeps exactly the first head and last tail bytes of any chunked stream", () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 50 }), { maxLength: 30 }), fc.nat(80), fc.nat(80), (chunks, headLimit, tailLimit) => {
-        const buffer = new HeadTailBuffer(headLimit, tailLimit);
-        for (const c of chunks) buffer.push(c);
-        const all = concat(chunks);
-        const { bytes, cut } = buffer.result();
-        expect(buffer.totalBytes).toBe(all.length);
-        if (all.length <= headLimit + tailLimit) {
-          expect(cut).toBeNull();
-          expect(bytes).toEqual(all);
-          return;
-        }
-        expect(cut).toEqual({ at: headLimit, omittedBytes: all.length - headLimit - tailLimit });
-        expect(bytes.subarray(0, headLimit)).toEqual(all.subarray(0, headLimit));
-        expect(bytes.subarray(headLimit)).toEqual(all.subarray(all.length - tailLimit));
-      }),
+      // Full length: fast-check's default size stops at 10 chunks of 10 bytes, mostly under head + tail.
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 50, size: "max" }), { maxLength: 30, size: "max" }),
+        fc.nat(80),
+        fc.nat(80),
+        (chunks, headLimit, tailLimit) => {
+          const buffer = new HeadTailBuffer(headLimit, tailLimit);
+          for (const c of chunks) buffer.push(c);
+          const all = concat(chunks);
+          const { bytes, cut } = buffer.result();
+          expect(buffer.totalBytes).toBe(all.length);
+          if (all.length <= headLimit + tailLimit) {
+            expect(cut).toBeNull();
+            expect(bytes).toEqual(all);
+            return;
+          }
+          expect(cut).toEqual({ at: headLimit, omittedBytes: all.length - headLimit - tailLimit });
+          expect(bytes.subarray(0, headLimit)).toEqual(all.subarray(0, headLimit));
+          expect(bytes.subarray(headLimit)).toEqual(all.subarray(all.length - tailLimit));
+        },
+      ),
       { numRuns: 500 },
     );
   });
