@@ -1,5 +1,6 @@
 /** Small wording helpers shared by the view outputs. */
 
+import { wholeCharRange } from "../../text/render.ts";
 import { shownPath } from "../support/remedy.ts";
 
 /** "1 line" / "3 lines". */
@@ -17,7 +18,7 @@ export function formatSize(bytes: number): string {
 
 /** Model input echoed in a message: JSON-quoted, bounded so a pasted blob does not flood the reply. */
 export function quoteArg(text: string, max = 80): string {
-  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+  return JSON.stringify(text.length > max ? `${text.slice(0, wholeCharRange(text, 0, max)[1])}…` : text);
 }
 
 /** The exact `view` call for these arguments, e.g. `view {"path": "a.ts", "start": 201}`. */
