@@ -3,7 +3,7 @@
  * version on demand, the refusals `read` gives) and `list` without sizes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalStorage } from "../../src/storage/local/mod.ts";
@@ -153,4 +153,38 @@ describe("local list without sizes", () => {
       expect(unsized.find((e) => e.path === "link-dir")).toMatchObject({ kind: "directory", symlink: true });
     }
   });
+});
+
+test("a directory renamed out of the root after a search reached it: what is shown from it is read again where it is, never from outside", async () => {
+  const root = mkdtempSync(join(tmpdir(), "tw-local-moved-"));
+  try {
+    mkdirSync(join(root, "ws/p/d"), { recursive: true });
+    mkdirSync(join(root, "out"));
+    writeFileSync(join(root, "ws/p/d/f.txt"), "inside\n");
+    writeFileSync(join(root, "out/secret.txt"), "SECRET-OUTSIDE\n");
+    const local = await createLocalStorage(join(root, "ws"));
+    const decoder = new TextDecoder();
+    // A search asks for the version of what it shows (a match); this one shows everything.
+    const shown: ScanFileOptions<string> = {
+      maxBytes: MiB,
+      headBytes: 64,
+      head: () => undefined,
+      whole: (bytes, version) => {
+        version();
+        return decoder.decode(bytes);
+      },
+    };
+    expect(await local.scanFile!("p/d/f.txt", shown)).toBe("inside\n");
+    // Another process moves the directory out (its descriptor is kept for the search) and an outside file into it.
+    renameSync(join(root, "ws/p/d"), join(root, "out/moved"));
+    renameSync(join(root, "out/secret.txt"), join(root, "out/moved/f.txt"));
+    expect(await codeOf(local.scanFile!("p/d/f.txt", shown))).toBe("FS_NOT_FOUND");
+    // Moved back inside under another name: the path asked for is gone, so it is not found either.
+    renameSync(join(root, "out/moved"), join(root, "ws/p/e"));
+    expect(await codeOf(local.scanFile!("p/d/f.txt", shown))).toBe("FS_NOT_FOUND");
+    expect(await local.scanFile!("p/e/f.txt", shown)).toBe("SECRET-OUTSIDE\n");
+    local.endScan!();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -98,6 +98,8 @@ export function step(ctx: LocalContext, dir: string, name: string, path: string)
   try {
     stats = fsSync.statSync(real);
   } catch (error) {
+    // The target went away since realpath found it: the link is dangling now (a listing leaves it out).
+    if (nodeErrorCode(error) === "ENOENT") throw new FsError("FS_ACCESS_DENIED", `symlink is dangling or loops: ${path}`, { cause: error, path });
     throw fsErrorFromNode(error, "stat", path);
   }
   return { entry, real, stats };

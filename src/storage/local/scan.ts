@@ -21,6 +21,7 @@
  *   asks for it: most files of a search match nothing and need none.
  */
 import * as fsSync from "node:fs";
+import { join } from "node:path";
 import { setTimeout } from "node:timers";
 import { FileTooLargeError, FsError } from "../errors.ts";
 import type { ScanFileOptions } from "../types.ts";
@@ -29,6 +30,7 @@ import { fsErrorFromNode } from "./node-errors.ts";
 import { openEntry } from "./dirfd.ts";
 import type { DirCache } from "./dir-cache.ts";
 import { ATTEMPTS, type Held, openDirect, openVerified, READ_FLAGS } from "./read.ts";
+import { openFilePath } from "./proc-fd.ts";
 import { type LocalContext, resolveFile } from "./resolve.ts";
 
 /** Room for a file of {@link SYNC_IO_BYTES} plus the read that finds its end. */
@@ -170,46 +172,52 @@ function openCached(dirs: DirCache, path: string): Held | null {
 export async function scanLocalFile<T>(ctx: LocalContext, dirs: DirCache, path: string, options: ScanFileOptions<T>): Promise<T> {
   const { maxBytes, headBytes } = options;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const opened = (attempt === 0 && (openCached(dirs, path) || openDirect(ctx, path))) || openVerified(ctx, resolveFile(ctx, path), path);
+    const cached = attempt === 0 ? openCached(dirs, path) : null;
+    const opened = cached || (attempt === 0 && openDirect(ctx, path)) || openVerified(ctx, resolveFile(ctx, path), path);
     if (!opened) continue;
     const { fd, held } = opened;
-    let bytes: Uint8Array | undefined;
-    let judged = false;
     let lent = false;
-    try {
-      if (held.size > maxBytes) throw new FileTooLargeError(path, held.size, maxBytes);
-      if (held.size <= SYNC_IO_BYTES) bytes = readLent(fd, held.size);
-      if (bytes === undefined) {
-        // Large (or grown past the shared buffer): judge the head before reading the rest.
-        const verdict = options.head(readHead(fd, headBytes));
-        if (verdict !== undefined) return verdict;
-        judged = true;
-        ({ bytes, lent } = await readLarge(fd, held.size));
-      }
-      // Appended to since the fstat: the limit is about what was read.
-      if (bytes.length > maxBytes) throw new FileTooLargeError(path, bytes.length, maxBytes);
-    } catch (error) {
-      if (lent) returnLarge(undefined);
-      throw fsErrorFromNode(error, "read", path);
-    } finally {
-      fsSync.closeSync(fd);
-    }
-    const whole = bytes;
-    if (!judged) {
-      const verdict = options.head(whole.subarray(0, headBytes));
-      if (verdict !== undefined) return verdict;
-    }
-    if (!lent) return options.whole(whole, () => localVersion(whole));
-    // The large buffer is this file's until `whole` returns and any hash of it settles.
     let hashing: Promise<unknown> | undefined;
     try {
-      return options.whole(whole, () => {
+      let bytes: Uint8Array | undefined;
+      let judged = false;
+      try {
+        if (held.size > maxBytes) throw new FileTooLargeError(path, held.size, maxBytes);
+        if (held.size <= SYNC_IO_BYTES) bytes = readLent(fd, held.size);
+        if (bytes === undefined) {
+          // Large (or grown past the shared buffer): judge the head before reading the rest.
+          const verdict = options.head(readHead(fd, headBytes));
+          if (verdict !== undefined) return verdict;
+          judged = true;
+          ({ bytes, lent } = await readLarge(fd, held.size));
+        }
+        // Appended to since the fstat: the limit is about what was read.
+        if (bytes.length > maxBytes) throw new FileTooLargeError(path, bytes.length, maxBytes);
+      } catch (error) {
+        throw fsErrorFromNode(error, "read", path);
+      }
+      const whole = bytes;
+      if (!judged) {
+        const verdict = options.head(whole.subarray(0, headBytes));
+        if (verdict !== undefined) return verdict;
+      }
+      // The version is asked for only of a file whose content will be shown (a search's match).
+      let asked = false;
+      const result = options.whole(whole, () => {
+        asked = true;
         const version = localVersion(whole);
-        if (typeof version !== "string") hashing = version;
+        if (lent && typeof version !== "string") hashing = version;
         return version;
       });
+      // Opened through a kept directory descriptor, a file has no proof of its own: that directory may
+      // have left the root since it was reached (renamed out by another process). What is shown must be
+      // where it is now inside the root, else it is read again the careful way.
+      if (cached && asked && openFilePath(fd) !== join(ctx.realRoot, path)) continue;
+      return result;
     } finally {
-      returnLarge(hashing);
+      fsSync.closeSync(fd);
+      // The large buffer is this file's until `whole` returns and any hash of it settles.
+      if (lent) returnLarge(hashing);
     }
   }
   throw new FsError("FS_IO_ERROR", `file kept being replaced while opening it: ${path}`, { path });
