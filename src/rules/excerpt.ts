@@ -1,13 +1,6 @@
-import { wholeCharRange } from "../text/render.ts";
+import { isHighSurrogate, isLowSurrogate, wholeCharRange } from "../text/render.ts";
 
 const ELLIPSIS = "…";
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
 
 /**
  * At most `max` characters of `text` centred on the match `[start, end)`,

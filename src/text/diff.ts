@@ -19,7 +19,7 @@ import { lineHash } from "../hash/fnv.ts";
 import { type ChangeBlock, myersDiff } from "./diff-myers.ts";
 import { formatId } from "./ids.ts";
 import type { LineEdit } from "./line-edits.ts";
-import { truncateLine, wholeCharRange } from "./render.ts";
+import { isLowSurrogate, truncateLine, wholeCharRange } from "./render.ts";
 
 /** One line of a hunk. Line numbers are 1-based. */
 export type DiffLine =
@@ -220,8 +220,7 @@ function textOf(line: DiffLine): string {
 /** `text` as a window of `maxChars` around column `at`, with markers for what is left out on either side. */
 function windowAround(text: string, at: number, maxChars: number): string {
   let from = Math.max(0, Math.min(at - Math.floor(maxChars / 4), text.length - maxChars));
-  const lead = text.charCodeAt(from);
-  if (from > 0 && lead >= 0xdc00 && lead <= 0xdfff) from--; // never start on half a character
+  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from--; // never start on half a character
   // The end too: a window never ends on half a character.
   const [, to] = wholeCharRange(text, from, Math.min(text.length, from + maxChars));
   const before = from > 0 ? `… [${from} chars before not shown] ` : "";

@@ -278,8 +278,10 @@ function grow(out: Uint8Array, atLeast: number): Uint8Array {
   return bigger;
 }
 
-const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
-const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+/** The first half of a surrogate pair. */
+export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+/** The second half of a surrogate pair. */
+export const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 /**
  * The range `[from, to)` of `text` with each end moved inward off the middle
@@ -288,8 +290,8 @@ const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 export function wholeCharRange(text: string, from: number, to: number): [number, number] {
   let lo = from;
   let hi = to;
-  if (lo > 0 && lo < text.length && isLow(text.charCodeAt(lo)) && isHigh(text.charCodeAt(lo - 1))) lo++;
-  if (hi > 0 && hi < text.length && isHigh(text.charCodeAt(hi - 1)) && isLow(text.charCodeAt(hi))) hi--;
+  if (lo > 0 && lo < text.length && isLowSurrogate(text.charCodeAt(lo)) && isHighSurrogate(text.charCodeAt(lo - 1))) lo++;
+  if (hi > 0 && hi < text.length && isHighSurrogate(text.charCodeAt(hi - 1)) && isLowSurrogate(text.charCodeAt(hi))) hi--;
   return [lo, Math.max(lo, hi)];
 }
 
@@ -309,9 +311,8 @@ function truncate(content: string, maxChars: number): string {
 /** `content` cut to `maxChars` with the marker naming `total`, the whole line's UTF-16 length. */
 function truncateTo(content: string, maxChars: number, total: number): string {
   let cut = maxChars > 0 ? Math.floor(maxChars) : 0;
-  const code = content.charCodeAt(cut - 1);
   // Keep a surrogate pair whole rather than print half a character.
-  if (cut > 0 && code >= 0xd800 && code <= 0xdbff) cut--;
+  if (cut > 0 && isHighSurrogate(content.charCodeAt(cut - 1))) cut--;
   return `${content.slice(0, cut)}… [line truncated: ${total} chars total]`;
 }
 

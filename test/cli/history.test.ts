@@ -77,13 +77,25 @@ describe("history on a local serve", () => {
   });
 });
 
+/** A fresh workspace and state directory; once `run` is done, `toolwarden log` lists a successful write of each of `files`. */
+async function expectRecorded(prefix: string, files: readonly string[], run: (ws: string, stateDir: string) => Promise<void>): Promise<void> {
+  const dir = tempDir(prefix);
+  try {
+    const ws = join(dir.path, "ws");
+    const stateDir = join(dir.path, "state");
+    mkdirSync(ws);
+    await run(ws, stateDir);
+    const r = await runCli(["log", ws, "--state", stateDir]);
+    expect(r.code).toBe(0);
+    for (const file of files) expect(r.stdout).toContain(`write ${file}  OK`);
+  } finally {
+    dir.remove();
+  }
+}
+
 describe("recording after the reply", () => {
   test("a call answered just before SIGTERM is in the log once the server has exited", async () => {
-    const dir = tempDir("tw-history-stop-");
-    try {
-      const ws = join(dir.path, "ws");
-      const stateDir = join(dir.path, "state");
-      mkdirSync(ws);
+    await expectRecorded("tw-history-stop-", ["f1.txt", "f2.txt", "f3.txt"], async (ws, stateDir) => {
       const serve = await startServe([ws, "--port", "0", "--no-auth", "--quiet", "--state", stateDir]);
       try {
         const writes = await Promise.all(
@@ -101,20 +113,11 @@ describe("recording after the reply", () => {
       } finally {
         serve.kill();
       }
-      const r = await runCli(["log", ws, "--state", stateDir]);
-      expect(r.code).toBe(0);
-      for (const k of [1, 2, 3]) expect(r.stdout).toContain(`write f${k}.txt  OK`);
-    } finally {
-      dir.remove();
-    }
+    });
   });
 
   test("stdio mcp: calls answered just before the client closes stdin are in the log once the process has exited", async () => {
-    const dir = tempDir("tw-history-stdio-");
-    try {
-      const ws = join(dir.path, "ws");
-      const stateDir = join(dir.path, "state");
-      mkdirSync(ws);
+    await expectRecorded("tw-history-stdio-", ["s1.txt", "s2.txt", "s3.txt"], async (ws, stateDir) => {
       const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", ws, "--state", stateDir, "--quiet"], env: cleanEnv() });
       const client = new Client({ name: "history-stdio", version: "1" });
       await client.connect(transport);
@@ -129,11 +132,6 @@ describe("recording after the reply", () => {
         // Ends stdin, then waits for the process to exit.
         await client.close();
       }
-      const r = await runCli(["log", ws, "--state", stateDir]);
-      expect(r.code).toBe(0);
-      for (const k of [1, 2, 3]) expect(r.stdout).toContain(`write s${k}.txt  OK`);
-    } finally {
-      dir.remove();
-    }
+    });
   });
 });
