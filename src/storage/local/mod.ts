@@ -74,6 +74,7 @@ import { loadOpenAt } from "./openat.ts";
 import { releaseLargeBuffer, scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
+import { createKnownVersions } from "./known-versions.ts";
 
 export { cleanTempFiles } from "./clean.ts";
 
@@ -86,6 +87,9 @@ export interface LocalStorageOptions {
    */
   readonly fsync?: boolean;
 }
+
+/** Versions of what this process wrote last (see ./known-versions.ts): small files, 16 MiB in all. */
+const known = createKnownVersions({ maxEntryBytes: SYNC_IO_BYTES, maxBytes: 16 * 1024 * 1024 });
 
 function stale(path: string): FsError {
   return new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
@@ -104,6 +108,9 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   const ctx: LocalContext = { realRoot, rootFd, fsync: options.fsync ?? true };
   const lock = createKeyedLock();
   const dirs = createDirCache(ctx.rootFd);
+  const knownKey = (path: string) => `${realRoot}\0${path}`;
+  /** The version of `bytes` just read at `path`: hashed, unless they are what this process last wrote there. */
+  const versionOf = (path: string, bytes: Uint8Array) => known.lookup(knownKey(path), bytes) ?? localVersion(bytes);
 
   /**
    * Run `fn` holding the lock of the path's target (its real path, so
@@ -167,14 +174,14 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       if (stats.isDirectory()) return { path, kind: "directory", size: 0, mtimeMs: stats.mtimeMs };
       if (!stats.isFile()) throw notRegular(path);
       const { bytes, mtimeMs } = await readFile(ctx, path);
-      return { path, kind: "file", size: bytes.length, version: await localVersion(bytes), mtimeMs };
+      return { path, kind: "file", size: bytes.length, version: await versionOf(path, bytes), mtimeMs };
     },
 
     async read(path: string, options?: ReadOptions): Promise<ReadResult> {
       checkPath(path);
       await pace();
       const { bytes } = await readFile(ctx, path, options?.maxBytes);
-      return { bytes, version: await localVersion(bytes) };
+      return { bytes, version: await versionOf(path, bytes) };
     },
 
     async readStream(path: string): Promise<ReadStreamResult> {
@@ -188,7 +195,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         throw error;
       });
       if (small) {
-        const version = await localVersion(small.bytes);
+        const version = await versionOf(path, small.bytes);
         return { stream: bytesStream(small.bytes), size: small.bytes.length, version: Promise.resolve(version) };
       }
       // The same resolution and proofs as `read`; the handle then streams (see ./stream.ts).
@@ -210,10 +217,13 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       checkPath(path);
       await pace();
-      // The version of the new bytes is awaited only for the result: large content is hashed in paced
-      // slices (see localVersion), which interleave with the lock, the re-read and the write's I/O.
-      const version = Promise.resolve(localVersion(bytes));
-      version.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
+      // The version of the new bytes is needed only for the result: it is hashed while the disk
+      // flushes the temp file (see beforeRename), or below if the write never got there.
+      let version: Promise<Version> | undefined;
+      const hashNew = () => {
+        version ??= Promise.resolve(localVersion(bytes));
+        version.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection
+      };
       return withTargetLock(path, async (resolved) => {
         const existing = resolved.stats;
         if (existing?.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
@@ -221,19 +231,25 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         if (condition.kind === "ifAbsent" && existing) {
           throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { path });
         }
+        if (condition.kind === "ifVersion" && !existing) throw stale(path);
         // The file being replaced stays open until after the rename and is closed after the reply
         // (closeLater): the last close of an unlinked file frees its blocks (~110 us on this ext4),
         // work that would otherwise happen inside the rename, before the reply.
         let replaced: number | undefined;
+        // Runs while the temp file is flushed, before the rename: the compare-and-swap check (the file
+        // re-read under the lock, as close to the rename as it can be) costs no time of its own there.
+        const beforeRename = async () => {
+          hashNew();
+          if (condition.kind === "ifVersion" && !(await holdsVersion(path, condition, (fd) => (replaced = fd)))) throw stale(path);
+        };
         try {
-          if (condition.kind === "ifVersion") {
-            if (!existing) throw stale(path);
-            if (!(await holdsVersion(path, condition, (fd) => (replaced = fd)))) throw stale(path);
-          }
           const hold = condition.kind !== "ifVersion" && existing !== null;
-          const result = await replaceTarget(ctx, path, bytes, condition, resolved, hold);
+          const result = await replaceTarget(ctx, path, bytes, condition, resolved, hold, beforeRename);
           replaced ??= result.held;
-          return { version: await version, created: result.created };
+          hashNew();
+          const written = await version!;
+          known.remember(knownKey(path), bytes, written);
+          return { version: written, created: result.created };
         } finally {
           if (replaced !== undefined) closeLater(replaced);
         }
@@ -278,6 +294,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
           if ((await current) !== options.ifVersion) throw stale(path);
         }
         // As in write: the blocks are freed by a later close, not inside the unlink.
+        known.forget(knownKey(path));
         const held = unlinkEntry(ctx, resolved, path, resolved.entry === resolved.real);
         if (held !== undefined) closeLater(held);
       });

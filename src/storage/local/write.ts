@@ -88,8 +88,20 @@ function keepOwner(fd: number, old: Stats): void {
   }
 }
 
-/** Write `bytes` to a fresh temp file in the held directory `dirFd`; returns the temp file's name. */
-async function writeTemp(ctx: LocalContext, dirFd: number, name: string, bytes: Uint8Array, old: Stats | null, path: string): Promise<string> {
+/**
+ * Write `bytes` to a fresh temp file in the held directory `dirFd`; returns the temp file's name.
+ * `alongside` runs once the flush is under way (it waits on the disk on another thread); when it
+ * throws, the temp file is removed once flushed and its error is the write's.
+ */
+async function writeTemp(
+  ctx: LocalContext,
+  dirFd: number,
+  name: string,
+  bytes: Uint8Array,
+  old: Stats | null,
+  path: string,
+  alongside: () => Promise<void>,
+): Promise<string> {
   const tempName = tempNameFor(name);
   let fd: number;
   try {
@@ -104,7 +116,17 @@ async function writeTemp(ctx: LocalContext, dirFd: number, name: string, bytes: 
       keepOwner(fd, old);
       fsSync.fchmodSync(fd, modeAfterWrite(old.mode));
     }
-    if (ctx.fsync) await dataSync(fd);
+    const flushed = ctx.fsync ? dataSync(fd) : undefined;
+    flushed?.catch(() => {}); // awaited below, after alongside
+    let refusal: { error: unknown } | undefined;
+    try {
+      await alongside();
+    } catch (error) {
+      refusal = { error };
+    }
+    // The descriptor is closed only once the flush is done with it, whatever alongside decided.
+    await flushed;
+    if (refusal) throw refusal.error;
   } catch (error) {
     fsSync.closeSync(fd);
     removeQuietly(dirFd, tempName);
@@ -120,6 +142,8 @@ async function writeTemp(ctx: LocalContext, dirFd: number, name: string, bytes: 
  * all inside the target's held directory. With `hold`, the file being
  * replaced is opened first and its descriptor returned, for the caller to
  * close after the reply (freeing its blocks is then not part of the write).
+ * `beforeRename` is the caller's last check (the compare-and-swap): it runs, with
+ * the target's own checks, while the temp file is flushed (see writeTemp).
  */
 export async function replaceTarget(
   ctx: LocalContext,
@@ -128,6 +152,7 @@ export async function replaceTarget(
   condition: WriteCondition,
   resolved: Resolved,
   hold: boolean,
+  beforeRename: () => Promise<void>,
 ): Promise<{ created: boolean; held?: number }> {
   const existing = resolved.stats;
   const dirReal = existing ? dirname(resolved.real) : resolved.parent;
@@ -135,22 +160,27 @@ export async function replaceTarget(
   let dirFd = openDirAt(ctx.rootFd, ctx.realRoot, dirReal, path);
   let held: number | undefined;
   try {
-    if (existing) {
-      // A read-only file stays read-only: the rename below would not ask permission.
-      try {
-        fsSync.accessSync(at(dirFd, name), constants.W_OK);
-      } catch (error) {
-        throw fsErrorFromNode(error, "access", path);
-      }
-      if (hold) held = holdEntry(dirFd, name);
-    } else {
+    if (!existing) {
       // makeParents owns the descriptor from here (it closes it, even when it fails): never close it twice,
       // since a closed number may already name another open file.
       const parent = dirFd;
       dirFd = -1;
       dirFd = makeParents(parent, resolved.missingDirs, path);
     }
-    const temp = await writeTemp(ctx, dirFd, name, bytes, existing, path);
+    const inDir = dirFd;
+    const checks = async () => {
+      if (existing) {
+        // A read-only file stays read-only: the rename below would not ask permission.
+        try {
+          fsSync.accessSync(at(inDir, name), constants.W_OK);
+        } catch (error) {
+          throw fsErrorFromNode(error, "access", path);
+        }
+        if (hold) held = holdEntry(inDir, name);
+      }
+      await beforeRename();
+    };
+    const temp = await writeTemp(ctx, dirFd, name, bytes, existing, path, checks);
     try {
       // A directory moved out of the root (not swapped: renamed) while we wrote is not written into.
       if (!dirInside(dirFd, ctx.realRoot)) {
