@@ -7,7 +7,7 @@
 
 import { fail, type ToolResult } from "../../result.ts";
 import { encodeDocument } from "../../text/document.ts";
-import { capOutput, type ChangeReport, changedSinceViewNote, changeResult, reportChange, reportHunks } from "../support/change-report.ts";
+import { capOutput, type ChangeReport, changedSinceViewNote, changeResult, reportChange, reportHunks, reportOnce } from "../support/change-report.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { shownPath } from "../support/remedy.ts";
 import { windowing } from "../support/windowing.ts";
@@ -58,10 +58,11 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
         });
   if (windowed) {
     const { hunks, oldLineCount, newLineCount } = windowed;
-    const report = () => reportHunks(hunks, oldLineCount, ctx.limits);
+    const report = reportOnce(() => reportHunks(hunks, oldLineCount, ctx.limits));
     return {
       kind: "write",
       bytes: windowed.bytes,
+      prepare: report,
       done: (landed) => success(ctx, path, { oldLineCount, newLineCount, report }, windowed.ops, landed, windowed.notes),
     };
   }
@@ -87,13 +88,12 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     };
   }
   const { out } = planned;
+  const report = reportOnce(() => reportChange(doc.lines, out.lines, out.edits, ctx.limits));
   return {
     kind: "write",
     bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
-    done: (landed) => {
-      const report = () => reportChange(doc.lines, out.lines, out.edits, ctx.limits);
-      return success(ctx, path, { oldLineCount: doc.lines.length, newLineCount: out.lines.length, report }, ops, landed, checked.notes);
-    },
+    prepare: report,
+    done: (landed) => success(ctx, path, { oldLineCount: doc.lines.length, newLineCount: out.lines.length, report }, ops, landed, checked.notes),
   };
 }
 

@@ -15,7 +15,7 @@ import type { TextDocument } from "../../text/document.ts";
 import { stripIdPrefixes } from "../../text/id-prefix.ts";
 import { applyStringEditWithBom } from "../../text/match-bom.ts";
 import { type EditApplied, type EscapeAmbiguous, findMatch } from "../../text/match.ts";
-import { changedSinceViewNote, changeResult, type ReportWindow, reportChange } from "../support/change-report.ts";
+import { type ChangeReport, changedSinceViewNote, changeResult, type ReportWindow, reportChange, reportOnce } from "../support/change-report.ts";
 import { ambiguousText, noChangeText, noMatchText } from "./messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
@@ -67,10 +67,11 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
       return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
       const out = spliceLineEdits(doc, r.edits);
-      const outcome: Outcome = { old: doc, out, r, oldLineCount: doc.lines.length, newLineCount: out.lines.length, atEnd: true };
+      const outcome = withReport(ctx, { old: doc, out, r, oldLineCount: doc.lines.length, newLineCount: out.lines.length, atEnd: true });
       return {
         kind: "write",
         bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
+        prepare: outcome.report,
         done: (landed) => success(ctx, path, outcome, landed, pastedNote),
       };
     }
@@ -88,7 +89,7 @@ function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: 
   if (!args.verbatim && checkPasted(args.new_string, { path: shownPath(path) }).kind !== "clean") return undefined;
   const w = windowedStringEdit(file.doc, args.old_string, args.new_string, { replaceAll: args.replace_all });
   if (!w) return undefined;
-  const outcome: Outcome = {
+  const outcome = withReport(ctx, {
     old: w.old,
     out: w.out,
     r: { matches: w.matches, replacements: 1 },
@@ -96,12 +97,12 @@ function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: 
     newLineCount: w.newLineCount,
     window: { offset: w.offset, oldLineCount: w.oldLineCount },
     atEnd: w.atEnd,
-  };
-  return { kind: "write", bytes: w.bytes, done: (landed) => success(ctx, path, outcome, landed, undefined) };
+  });
+  return { kind: "write", bytes: w.bytes, prepare: outcome.report, done: (landed) => success(ctx, path, outcome, landed, undefined) };
 }
 
 /** An applied edit as the result reports it: the lines compared (the file's, or a window of them with `window`). */
-interface Outcome {
+interface Applied {
   readonly old: SplitLines;
   readonly out: ReturnType<typeof spliceLineEdits>;
   readonly r: Pick<EditApplied, "matches" | "replacements" | "hint">;
@@ -112,14 +113,24 @@ interface Outcome {
   readonly atEnd: boolean;
 }
 
+/** An applied edit with its diff, made once (see `Plan.prepare`). */
+interface Outcome extends Applied {
+  readonly report: () => ChangeReport;
+}
+
+function withReport(ctx: ToolContext, applied: Applied): Outcome {
+  const { old, out, window } = applied;
+  return { ...applied, report: reportOnce(() => reportChange(old.lines, out.lines, out.edits, ctx.limits, window)) };
+}
+
 function success(
   ctx: ToolContext,
   path: string,
-  { old, out, r, oldLineCount, newLineCount, window, atEnd }: Outcome,
+  { old, out, r, oldLineCount, newLineCount, atEnd, report: makeReport }: Outcome,
   landed: Landed,
   pastedNote: string | undefined,
 ): ToolResult {
-  const report = reportChange(old.lines, out.lines, out.edits, ctx.limits, window);
+  const report = makeReport();
   const where = r.matches.map((m) => m.line);
   const listed = where.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
   const what = r.replacements === 1 ? `replaced 1 occurrence (line ${listed})` : `replaced ${r.replacements} occurrences (lines ${listed})`;

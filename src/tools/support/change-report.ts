@@ -47,6 +47,16 @@ export function reportChange(
   return reportHunks(hunks, window ? window.oldLineCount : oldLines.length, limits);
 }
 
+/**
+ * `make`, run once: the first call computes the report, later calls return
+ * it. A plan hands it to the write as work to do while the disk flushes
+ * (see `Plan.prepare`), and its success renders from it either way.
+ */
+export function reportOnce(make: () => ChangeReport): () => ChangeReport {
+  let report: ChangeReport | undefined;
+  return () => (report ??= make());
+}
+
 /** {@link reportChange} of hunks already made (numbered in the whole files). */
 export function reportHunks(hunks: readonly DiffHunk[], oldLineCount: number, limits: ToolLimits): ChangeReport {
   return {
