@@ -13,25 +13,46 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
 
 type RequestId = string | number;
 
-/** Where a transport's request-related notifications go while their request is being streamed. */
+/** Where a transport's messages for some requests go instead of the transport. */
 export interface NotificationTap {
+  /** Notifications related to a request being streamed (see {@link answerStreaming}). */
   readonly sinks: Map<RequestId, (message: JSONRPCMessage) => void>;
+  /** Responses to requests answered past the transport (see ./mcp-direct.ts); undefined once it closed. */
+  readonly answers: Map<RequestId, (message: JSONRPCMessage | undefined) => void>;
 }
 
-/** Divert `transport`'s notifications for requests being streamed (see {@link answerStreaming}); all else passes. */
+/**
+ * Divert `transport`'s messages: notifications for requests being streamed
+ * go to their sink, responses to requests answered directly go to their
+ * waiter (and their other notifications nowhere, as the transport's JSON
+ * mode drops them); all else passes. Call it before the server connects:
+ * the server chains the close handler set here.
+ */
 export function tapNotifications(transport: WebStandardStreamableHTTPServerTransport): NotificationTap {
   const sinks = new Map<RequestId, (message: JSONRPCMessage) => void>();
+  const answers = new Map<RequestId, (message: JSONRPCMessage | undefined) => void>();
   const send = transport.send.bind(transport);
+  transport.onclose = () => {
+    for (const answer of [...answers.values()]) answer(undefined);
+  };
   transport.send = (message, options) => {
+    if ("id" in message && !("method" in message)) {
+      const answer = message.id === undefined ? undefined : answers.get(message.id);
+      if (answer) {
+        answer(message);
+        return Promise.resolve();
+      }
+      return send(message, options);
+    }
     const related = options?.relatedRequestId;
-    const sink = related === undefined || "id" in message ? undefined : sinks.get(related);
-    if (sink) {
-      sink(message);
-      return Promise.resolve();
+    if (related !== undefined && !("id" in message)) {
+      const sink = sinks.get(related);
+      if (sink) sink(message);
+      if (sink || answers.has(related)) return Promise.resolve();
     }
     return send(message, options);
   };
-  return { sinks };
+  return { sinks, answers };
 }
 
 /** The id of a single `tools/call` request whose client takes SSE, else undefined (batches are answered as they are). */

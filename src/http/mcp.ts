@@ -34,6 +34,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Principal } from "./auth.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan, utf8Body } from "./body.ts";
 import type { ToolHost } from "./host.ts";
+import { answerDirectly } from "./mcp-direct.ts";
 import { authInfoFor, createMcpServer } from "./mcp-server.ts";
 import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
 import { answerStreaming, streamableCall, tapNotifications, type NotificationTap } from "./mcp-stream.ts";
@@ -75,7 +76,7 @@ interface LiveSession extends SessionEntry {
 /** Register `/mcp` on `app` (auth and the body limit are applied by the caller). */
 export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, options: McpOptions = {}): void {
   const mode = options.mode ?? "stateful";
-  const serverOptions = { host, version, instructions: options.instructions, logByDefault: false };
+  const serverOptions = { host, version, instructions: options.instructions, initialLogLevel: null };
   const sessions = createSessionTable<LiveSession>({
     maxSessionsPerOwner: options.maxSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN,
     idleMs: options.idleTimeoutMs ?? 30 * 60 * 1000,
@@ -140,12 +141,12 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     }
     const live = sessions.get(id, principal.id);
     if (!live) return sessionNotFound();
+    const authInfo = authInfoFor({ principal, session: callerSession(principal, "mcp", id) });
+    // The plainest requests skip the transport's own handling (./mcp-direct.ts); it takes everything else.
     const handle = () =>
-      live.transport.handleRequest(c.req.raw, {
-        parsedBody: body,
-        authInfo: authInfoFor({ principal, session: callerSession(principal, "mcp", id) }),
-      });
-    const streamed = streamableCall(body, c.req.header("accept"));
+      answerDirectly({ id, transport: live.transport, tap: live.tap }, c.req.raw, body, authInfo) ??
+      live.transport.handleRequest(c.req.raw, { parsedBody: body, authInfo });
+    const streamed = streamableCall(body, c.req.raw.headers.get("accept") ?? undefined);
     return streamed === undefined ? handle() : answerStreaming(live.tap, streamed, handle);
   }
 
