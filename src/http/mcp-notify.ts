@@ -20,9 +20,9 @@ export interface LogLevel {
   current: LoggingLevel | undefined;
 }
 
-/** A new session's level: `info`, or nothing until `logging/setLevel` when `byDefault` is false. */
-export function defaultLogLevel(byDefault: boolean): LogLevel {
-  return { current: byDefault ? "info" : undefined };
+/** A new session's level: `initial`, or nothing until `logging/setLevel` when undefined. */
+export function defaultLogLevel(initial: LoggingLevel | undefined): LogLevel {
+  return { current: initial };
 }
 
 /** Whether `level` is at or above the session's minimum. */

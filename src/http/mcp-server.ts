@@ -9,7 +9,7 @@ import { Server, type ServerOptions } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types";
+import type { CallToolResult, LoggingLevel, Tool } from "@modelcontextprotocol/sdk/types";
 import { isCodedError } from "../errors.ts";
 import { fail, type ToolResult } from "../result.ts";
 import type { Principal } from "./auth.ts";
@@ -126,11 +126,13 @@ export interface McpServerOptions {
    */
   readonly resourceSubscriptions?: boolean;
   /**
-   * Send each call's log line before the client has set a level (default
-   * true). HTTP passes false: a call with nothing to send stays one JSON body
+   * The log level before the client sets one (default `warning`: a failed
+   * call's line is sent unasked, a success's only at `info`, since every
+   * extra message costs both ends of a stdio pipe). HTTP passes null:
+   * nothing, so a call with nothing to send stays one JSON body
    * (src/http/mcp-stream.ts).
    */
-  readonly logByDefault?: boolean;
+  readonly initialLogLevel?: LoggingLevel | null;
 }
 
 /** A fresh MCP server over the tool host (connect it to one transport). */
@@ -155,7 +157,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   });
 
   // One server serves one session (stateful HTTP, stdio), so the level lives here; replaces the SDK's own handler.
-  const logLevel = defaultLogLevel(options.logByDefault ?? true);
+  const logLevel = defaultLogLevel(options.initialLogLevel === null ? undefined : (options.initialLogLevel ?? "warning"));
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     logLevel.current = request.params.level;
     return {};

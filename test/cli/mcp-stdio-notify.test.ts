@@ -76,23 +76,29 @@ describe("toolwarden mcp: progress, logging, cancellation", () => {
     expect(values.at(-1)!).toBeLessThanOrEqual(5000);
   });
 
-  test("each call is logged as notifications/message, and logging/setLevel filters them", async () => {
+  test("a failed call is logged as notifications/message unasked; logging/setLevel info adds every success", async () => {
+    const logged = () => messages.map((m) => [m.level, (m.data as { tool: string; outcome: string }).outcome]);
     messages.length = 0;
     await client.callTool({ name: "view", arguments: { path: "many/f01.txt" } });
     await client.callTool({ name: "view", arguments: { path: "missing.txt" } });
-    // The notifications precede their responses on the same pipe, so both are here.
-    expect(messages.map((m) => [m.level, (m.data as { tool: string; outcome: string }).outcome])).toEqual([
+    // The notifications precede their responses on the same pipe, so they are all here.
+    expect(logged()).toEqual([["warning", "FS_NOT_FOUND"]]);
+    expect(messages[0].logger).toBe("toolwarden");
+
+    await client.setLoggingLevel("info");
+    messages.length = 0;
+    await client.callTool({ name: "view", arguments: { path: "many/f01.txt" } });
+    await client.callTool({ name: "view", arguments: { path: "missing.txt" } });
+    expect(logged()).toEqual([
       ["info", "ok"],
       ["warning", "FS_NOT_FOUND"],
     ]);
-    expect(messages[0].logger).toBe("toolwarden");
 
-    await client.setLoggingLevel("warning");
+    await client.setLoggingLevel("error");
     messages.length = 0;
-    await client.callTool({ name: "view", arguments: { path: "many/f01.txt" } });
     await client.callTool({ name: "view", arguments: { path: "missing.txt" } });
-    expect(messages.map((m) => m.level)).toEqual(["warning"]);
-    await client.setLoggingLevel("info");
+    expect(messages).toEqual([]);
+    await client.setLoggingLevel("warning");
   });
 
   test("notifications/cancelled stops a running command and kills its whole process group", async () => {
