@@ -87,18 +87,34 @@ export function windowedStringEdit(
   // Emptied to its first line at the end of the file: the line before it would become the last (never here: BEFORE > 0).
   if (atEnd && out.lines.length === 0 && startByte > 0) return undefined;
 
-  const offset = countNewlines(body, 0, startByte);
-  const after = atEnd ? 0 : countNewlines(body, endByte, n) + (body[n - 1] !== LF ? 1 : 0);
-  const oldLineCount = offset + old.lines.length + after;
+  // Where the window sits (a count of the file's newlines, ~20 us for 1k lines) is needed only to report
+  // the edit, not to write it: counted on first use, which the tool arranges during the write's flush.
+  let counted: { offset: number; oldLineCount: number } | undefined;
+  const count = () => {
+    if (counted) return counted;
+    const offset = countNewlines(body, 0, startByte);
+    const after = atEnd ? 0 : countNewlines(body, endByte, n) + (body[n - 1] !== LF ? 1 : 0);
+    counted = { offset, oldLineCount: offset + old.lines.length + after };
+    return counted;
+  };
   return {
     bytes: spliceBytes(doc.bom, body, startByte, endByte, encoder.encode(joinLines(out.lines, out.eols))),
-    offset,
     old,
     out,
-    matches: r.matches.map((m) => ({ line: m.line + offset, id: `${m.line + offset}${m.id.slice(m.id.indexOf(":"))}` })),
-    oldLineCount,
-    newLineCount: oldLineCount + out.lines.length - old.lines.length,
     atEnd,
+    get offset() {
+      return count().offset;
+    },
+    get matches() {
+      const { offset } = count();
+      return r.matches.map((m) => ({ line: m.line + offset, id: `${m.line + offset}${m.id.slice(m.id.indexOf(":"))}` }));
+    },
+    get oldLineCount() {
+      return count().oldLineCount;
+    },
+    get newLineCount() {
+      return count().oldLineCount + out.lines.length - old.lines.length;
+    },
   };
 }
 

@@ -225,8 +225,8 @@ describe("local: files on disk", () => {
   });
 
   test("overwriting keeps the file's mode", async () => {
-    // 0o666 and 0o775 have bits a 022 umask would strip from a fresh file.
-    for (const mode of [0o640, 0o755, 0o600, 0o666, 0o775]) {
+    // 0o666 and 0o775 have bits a 022 umask would strip from a fresh file; 0o644 is what the umask gives (no fchmod).
+    for (const mode of [0o640, 0o755, 0o600, 0o666, 0o775, 0o644, 0o2644]) {
       await storage.write("f.sh", text("one"));
       await fs.chmod(join(root, "f.sh"), mode);
       await storage.write("f.sh", text(`mode ${mode}`));

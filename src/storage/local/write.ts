@@ -75,10 +75,12 @@ export function modeAfterWrite(mode: number): number {
   return kept;
 }
 
-/** Give the new file the old file's owner and group, where this process may (root may; others only their own). */
-function keepOwner(fd: number, old: Stats): void {
-  const now = fsSync.fstatSync(fd);
-  if (now.uid === old.uid && now.gid === old.gid) return;
+/**
+ * Give the new file (stats `now`) the old file's owner and group, where this process may (root may;
+ * others only their own). True when it tried: a chown may clear setuid/setgid, so the mode is set after.
+ */
+function keepOwner(fd: number, old: Stats, now: Stats): boolean {
+  if (now.uid === old.uid && now.gid === old.gid) return false;
   try {
     fsSync.fchownSync(fd, old.uid, old.gid);
   } catch (error) {
@@ -86,6 +88,7 @@ function keepOwner(fd: number, old: Stats): void {
     if (code !== "EPERM" && code !== "EINVAL") throw error;
     // Not ours to give away: the file stays the writer's, as a plain copy would.
   }
+  return true;
 }
 
 /**
@@ -112,9 +115,11 @@ async function writeTemp(
   try {
     await writeAll(fd, bytes);
     if (old) {
-      // chown first: it may clear setuid/setgid itself. open() applied the umask; fchmod sets the mode.
-      keepOwner(fd, old);
-      fsSync.fchmodSync(fd, modeAfterWrite(old.mode));
+      // chown first: it may clear setuid/setgid itself. open() applied the umask; fchmod sets the mode
+      // (skipped when the umask already gave it, as it does for the common 0644).
+      const now = fsSync.fstatSync(fd);
+      const mode = modeAfterWrite(old.mode);
+      if (keepOwner(fd, old, now) || (now.mode & 0o7777) !== mode) fsSync.fchmodSync(fd, mode);
     }
     const flushed = ctx.fsync ? dataSync(fd) : undefined;
     flushed?.catch(() => {}); // awaited below, after alongside

@@ -89,14 +89,23 @@ function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: 
   if (!args.verbatim && checkPasted(args.new_string, { path: shownPath(path) }).kind !== "clean") return undefined;
   const w = windowedStringEdit(file.doc, args.old_string, args.new_string, { replaceAll: args.replace_all });
   if (!w) return undefined;
+  // Getters: the window's place in the file is counted when the report needs it (see windowedStringEdit).
   const outcome = withReport(ctx, {
     old: w.old,
     out: w.out,
-    r: { matches: w.matches, replacements: 1 },
-    oldLineCount: w.oldLineCount,
-    newLineCount: w.newLineCount,
-    window: { offset: w.offset, oldLineCount: w.oldLineCount },
     atEnd: w.atEnd,
+    get r() {
+      return { matches: w.matches, replacements: 1 };
+    },
+    get oldLineCount() {
+      return w.oldLineCount;
+    },
+    get newLineCount() {
+      return w.newLineCount;
+    },
+    get window() {
+      return { offset: w.offset, oldLineCount: w.oldLineCount };
+    },
   });
   return { kind: "write", bytes: w.bytes, prepare: outcome.report, done: (landed) => success(ctx, path, outcome, landed, undefined) };
 }
@@ -118,9 +127,10 @@ interface Outcome extends Applied {
   readonly report: () => ChangeReport;
 }
 
+/** `applied` with its report added in place (not spread: its fields may be getters, read only when reported). */
 function withReport(ctx: ToolContext, applied: Applied): Outcome {
-  const { old, out, window } = applied;
-  return { ...applied, report: reportOnce(() => reportChange(old.lines, out.lines, out.edits, ctx.limits, window)) };
+  const report = reportOnce(() => reportChange(applied.old.lines, applied.out.lines, applied.out.edits, ctx.limits, applied.window));
+  return Object.assign(applied, { report });
 }
 
 function success(
