@@ -19,6 +19,12 @@ export interface AlternateOptions {
   readonly warmup?: number;
   /** A sample repeats the call until it has taken at least this long (ms); the sample is the mean. */
   readonly minSampleMs?: number;
+  /**
+   * Untimed, before every sample: e.g. {@link settleDisk}, so that one
+   * contender's unflushed writes are not written back inside the next
+   * one's fsync.
+   */
+  readonly settle?: () => unknown;
 }
 
 /** Milliseconds per call, one entry per round, for each contender. */
@@ -38,12 +44,37 @@ export async function alternate(contenders: readonly Contender[], options: Alter
     for (let k = 0; k < contenders.length; k++) {
       const c = contenders[(round + k) % contenders.length];
       const n = reps[c.name];
+      await options.settle?.();
       const t0 = performance.now();
       for (let i = 0; i < n; i++) await c.run();
       samples[c.name].push((performance.now() - t0) / n);
     }
   }
   return samples;
+}
+
+/**
+ * Write every dirty page and journal entry back to disk (`sync`). On ext4
+ * (data=ordered) an fsync commits the journal, and a commit first writes
+ * the data of every file with pending writes: a contender that writes
+ * without flushing (the reference server) would otherwise have its writes
+ * flushed, and timed, inside the next contender's fsync.
+ */
+export function settleDisk(): void {
+  (libcSync ??= loadSync())();
+}
+
+let libcSync: (() => void) | undefined;
+
+/** sync(2) through Bun's FFI (no process to spawn between two timed blocks), else the `sync` command. */
+function loadSync(): () => void {
+  try {
+    const { dlopen } = require("bun:ffi") as typeof import("bun:ffi");
+    const libc = dlopen("libc.so.6", { sync: { args: [], returns: "void" } });
+    return () => libc.symbols.sync();
+  } catch {
+    return () => void Bun.spawnSync(["sync"]);
+  }
 }
 
 /**
