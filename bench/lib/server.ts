@@ -32,10 +32,13 @@ function command(runtime: Runtime): string[] {
 export function startServer(runtime: Runtime, dir: string, limits: HttpLimits = {}, extra: readonly string[] = []): Promise<ServerProcess> {
   const config = join(dir, "..", `tw-bench-config-${runtime}-${process.pid}-${Date.now()}.json`);
   writeFileSync(config, JSON.stringify({ limits }));
+  // The audit log goes to a state directory beside the workspace (removed with the bench's temp
+  // directory), not to ~/.local/state, where every run used to leave its blobs behind.
+  const history = extra.includes("--no-history") || extra.includes("--state") ? [] : ["--state", join(dir, "..", `tw-bench-state-${runtime}-${process.pid}-${Date.now()}`)];
   const [cmd, ...args] = command(runtime);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOOLWARDEN_")) env[k] = v;
-  const child = spawn(cmd, [...args, dir, "--port", "0", "--no-auth", "--quiet", "--config", config, ...extra], {
+  const child = spawn(cmd, [...args, dir, "--port", "0", "--no-auth", "--quiet", "--config", config, ...history, ...extra], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
