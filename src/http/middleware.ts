@@ -116,14 +116,20 @@ function refusalText(failure: string, reason: string | undefined): string {
 
 /** 413 LIMIT_EXCEEDED for a body over `maxBytes` (declared or streamed), before anything parses it. */
 export function limitBody(maxBytes: number): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: () =>
-      errorResponse(
-        413,
-        "LIMIT_EXCEEDED",
-        `Request body is over the ${maxBytes}-byte limit. Send less per request: split large content across several ` +
-          "calls (e.g. write a file in parts with edit), or have the operator raise the body limit.",
-      ),
-  });
+  const tooLarge = () =>
+    errorResponse(
+      413,
+      "LIMIT_EXCEEDED",
+      `Request body is over the ${maxBytes}-byte limit. Send less per request: split large content across several ` +
+        "calls (e.g. write a file in parts with edit), or have the operator raise the body limit.",
+    );
+  const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return (c, next) => {
+    // A declared length is checked from the header alone: touching `body` makes the runtime build a
+    // stream for it, and the route's arrayBuffer() then reads through that stream instead of at once.
+    const headers = c.req.raw.headers;
+    const declared = Number(headers.get("content-length") ?? Number.NaN);
+    if (Number.isSafeInteger(declared) && declared >= 0 && !headers.has("transfer-encoding")) return declared > maxBytes ? Promise.resolve(tooLarge()) : next();
+    return streamed(c, next);
+  };
 }
