@@ -12,7 +12,7 @@ import { setImmediate } from "node:timers";
 import { join, resolve, sep } from "node:path";
 import { objectEntryLog } from "../history/entry-log.ts";
 import { segmentEntryLog } from "../history/segment-log.ts";
-import { createStateDirStorage } from "../history/state-dir.ts";
+import { createStateDirStorage, sha256Sync } from "../history/state-dir.ts";
 import { createStorageHistory, type DeferringHistory, deferRecording, type HistoryStore } from "../history/mod.ts";
 import { StartupError } from "./errors.ts";
 import type { CliIO } from "./io.ts";
@@ -45,7 +45,7 @@ export async function openHistory(stateDir: string, realRoot: string): Promise<H
   }
   const storage = createStateDirStorage(dir);
   // Entries are appended to segment files (audit-log/); those of the old layout (audit/<id>.json) are still read.
-  return createStorageHistory(storage, { entries: segmentEntryLog(join(dir, "audit-log"), objectEntryLog(storage)) });
+  return createStorageHistory(storage, { entries: segmentEntryLog(join(dir, "audit-log"), objectEntryLog(storage)), sha256: sha256Sync });
 }
 
 /**

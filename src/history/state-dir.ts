@@ -13,7 +13,7 @@ import { FsError } from "../storage/errors.ts";
 import type { ListResult, ReadResult, StatResult, Storage, WriteCondition, WriteResult } from "../storage/types.ts";
 
 /** Hex SHA-256, computed in place: an async digest costs a round trip per call, and every call appends an entry. */
-function sha256Sync(bytes: Uint8Array): string {
+export function sha256Sync(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 

@@ -32,6 +32,11 @@ export interface StorageHistoryOptions {
   readonly now?: () => number;
   /** Where entries go (default: one object per entry in the storage). */
   readonly entries?: EntryLog;
+  /**
+   * Hex SHA-256 that names a blob (default {@link sha256Hex}, Web Crypto). A runtime with a blocking
+   * hash passes it: Web Crypto's digest is a round trip through a worker thread for every recorded file.
+   */
+  readonly sha256?: (bytes: Uint8Array) => string | Promise<string>;
 }
 
 /** Default of {@link StorageHistoryOptions.pruneEvery}. */
@@ -49,6 +54,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 /** A history store over `storage` (already scoped to one workspace's history). */
 export function createStorageHistory(storage: Storage, options: StorageHistoryOptions = {}): HistoryStore & { prune(): Promise<void> } {
   const bounds = options.bounds ?? DEFAULT_HISTORY_BOUNDS;
+  const blobHash = options.sha256 ?? sha256Hex;
   const now = options.now ?? Date.now;
   const pruneEvery = Math.max(1, options.pruneEvery ?? DEFAULT_PRUNE_EVERY);
   let lastTick = 0;
@@ -157,7 +163,7 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     async putBlob(bytes: Uint8Array, known?: string): Promise<string> {
       const earlier = known === undefined ? undefined : named.get(known);
       if (earlier !== undefined && stored.has(earlier)) return earlier;
-      const hash = await sha256Hex(bytes);
+      const hash = await blobHash(bytes);
       if (known !== undefined) name(known, hash);
       // The version a change replaces is nearly always one this store kept as the change before's result.
       if (stored.has(hash)) return hash;

@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createStateDirStorage } from "../../src/history/state-dir.ts";
+import { createStateDirStorage, sha256Sync } from "../../src/history/state-dir.ts";
+import { sha256Hex } from "../../src/history/store.ts";
 import { Cond } from "../../src/storage/types.ts";
 
 let base: string;
@@ -24,4 +25,11 @@ test("a write's version is the SHA-256 of the bytes written, and the bytes are o
   const again = await storage.write("blobs/abc", new TextEncoder().encode("other"), Cond.ifAbsent).catch((e) => e);
   expect(again.code).toBe("FS_ALREADY_EXISTS");
   expect(await fs.readFile(join(base, "blobs", "abc"), "utf8")).toBe("entry one\n");
+});
+
+test("its blocking SHA-256 names blobs exactly as the store's Web Crypto default does", async () => {
+  for (const text of ["", "a", "é\n", "x".repeat(100_000)]) {
+    const bytes = new TextEncoder().encode(text);
+    expect(sha256Sync(bytes)).toBe(await sha256Hex(bytes));
+  }
 });
