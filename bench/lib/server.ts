@@ -34,7 +34,8 @@ export function startServer(runtime: Runtime, dir: string, limits: HttpLimits = 
   writeFileSync(config, JSON.stringify({ limits }));
   // The audit log goes to a state directory beside the workspace (removed with the bench's temp
   // directory), not to ~/.local/state, where every run used to leave its blobs behind.
-  const history = extra.includes("--no-history") || extra.includes("--state") ? [] : ["--state", join(dir, "..", `tw-bench-state-${runtime}-${process.pid}-${Date.now()}`)];
+  const history =
+    extra.includes("--no-history") || extra.includes("--state") ? [] : ["--state", join(dir, "..", `tw-bench-state-${runtime}-${process.pid}-${Date.now()}`)];
   const [cmd, ...args] = command(runtime);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOOLWARDEN_")) env[k] = v;
