@@ -144,7 +144,14 @@ const immediate = (globalThis as { setImmediate?: (work: () => void) => unknown 
  * longer than the write) nothing is scheduled and `done` does the work.
  */
 function whileWriting(work: () => void): void {
-  if (immediate) immediate(work);
+  if (!immediate) return;
+  immediate(() => {
+    try {
+      work();
+    } catch {
+      // Outside any call, a throw would end the process; `done` does the work again and fails the call.
+    }
+  });
 }
 
 /** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */
