@@ -30,19 +30,29 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 export interface WindowedEdit {
   /** The whole new file, BOM included. */
   readonly bytes: Uint8Array;
-  /** 0-based file line of the window's first line. */
-  readonly offset: number;
   /** The window's lines before the edit. */
   readonly old: SplitLines;
   /** The window's lines after it, with the edits as applied (window lines). */
   readonly out: SplitLines & { edits: LineEdit[] };
+  /** The window reaches the end of the file (its last line is the file's). */
+  readonly atEnd: boolean;
+  /**
+   * Where the window sits in the file. A count of the file's newlines (~20 us
+   * for 1k lines) that only the report needs, not the write: made on the
+   * first call, which the tool arranges during the write's flush.
+   */
+  place(): WindowPlace;
+}
+
+/** The numbers of a {@link WindowedEdit} in the whole file. */
+export interface WindowPlace {
+  /** 0-based file line of the window's first line. */
+  readonly offset: number;
   /** The replaced match: its first line, numbered in the file. */
   readonly matches: readonly LineRef[];
   /** Lines of the whole file before and after. */
   readonly oldLineCount: number;
   readonly newLineCount: number;
-  /** The window reaches the end of the file (its last line is the file's). */
-  readonly atEnd: boolean;
 }
 
 /**
@@ -87,33 +97,24 @@ export function windowedStringEdit(
   // Emptied to its first line at the end of the file: the line before it would become the last (never here: BEFORE > 0).
   if (atEnd && out.lines.length === 0 && startByte > 0) return undefined;
 
-  // Where the window sits (a count of the file's newlines, ~20 us for 1k lines) is needed only to report
-  // the edit, not to write it: counted on first use, which the tool arranges during the write's flush.
-  let counted: { offset: number; oldLineCount: number } | undefined;
-  const count = () => {
-    if (counted) return counted;
-    const offset = countNewlines(body, 0, startByte);
-    const after = atEnd ? 0 : countNewlines(body, endByte, n) + (body[n - 1] !== LF ? 1 : 0);
-    counted = { offset, oldLineCount: offset + old.lines.length + after };
-    return counted;
-  };
+  let place: WindowPlace | undefined;
   return {
     bytes: spliceBytes(doc.bom, body, startByte, endByte, encoder.encode(joinLines(out.lines, out.eols))),
     old,
     out,
     atEnd,
-    get offset() {
-      return count().offset;
-    },
-    get matches() {
-      const { offset } = count();
-      return r.matches.map((m) => ({ line: m.line + offset, id: `${m.line + offset}${m.id.slice(m.id.indexOf(":"))}` }));
-    },
-    get oldLineCount() {
-      return count().oldLineCount;
-    },
-    get newLineCount() {
-      return count().oldLineCount + out.lines.length - old.lines.length;
+    place() {
+      if (place) return place;
+      const offset = countNewlines(body, 0, startByte);
+      const after = atEnd ? 0 : countNewlines(body, endByte, n) + (body[n - 1] !== LF ? 1 : 0);
+      const oldLineCount = offset + old.lines.length + after;
+      place = {
+        offset,
+        matches: r.matches.map((m) => ({ line: m.line + offset, id: `${m.line + offset}${m.id.slice(m.id.indexOf(":"))}` })),
+        oldLineCount,
+        newLineCount: oldLineCount + out.lines.length - old.lines.length,
+      };
+      return place;
     },
   };
 }

@@ -36,11 +36,11 @@ function same(doc: TextDocument, oldString: string, newString: string, replaceAl
   if (full.r.kind !== "ok" || !full.out) return false;
   expect(full.r.strategy).toBe("exact");
   expect(Array.from(w.bytes)).toEqual(Array.from(full.bytes!));
-  expect(w.matches).toEqual(full.r.matches);
-  expect(w.oldLineCount).toBe(doc.lines.length);
-  expect(w.newLineCount).toBe(full.out.lines.length);
+  expect(w.place().matches).toEqual(full.r.matches);
+  expect(w.place().oldLineCount).toBe(doc.lines.length);
+  expect(w.place().newLineCount).toBe(full.out.lines.length);
   // The diff of the window, renumbered, is the diff of the whole file.
-  const windowHunks = offsetHunks(diffFromEdits(w.old.lines, w.out.lines, w.out.edits), w.offset);
+  const windowHunks = offsetHunks(diffFromEdits(w.old.lines, w.out.lines, w.out.edits), w.place().offset);
   expect(windowHunks).toEqual(diffFromEdits(doc.lines, full.out.lines, full.out.edits));
   // The final-newline note is computed from the window only when it reaches the end.
   if (w.atEnd) {
@@ -56,7 +56,7 @@ describe("windowedStringEdit", () => {
     const doc = load(`${lines.join("\r\n")}\r\n`);
     const w = windowedStringEdit(doc, "line 50 é", "line fifty\nand more");
     expect(w).toBeDefined();
-    expect(w!.offset).toBe(47);
+    expect(w!.place().offset).toBe(47);
     expect(w!.old.lines.length).toBe(3 + 1 + 4);
     expect(w!.atEnd).toBe(false);
     expect(same(doc, "line 50 é", "line fifty\nand more")).toBe(true);

@@ -67,7 +67,7 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
       return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
       const out = spliceLineEdits(doc, r.edits);
-      const outcome = withReport(ctx, { old: doc, out, r, oldLineCount: doc.lines.length, newLineCount: out.lines.length, atEnd: true });
+      const outcome = outcomeOf(ctx, () => ({ old: doc, out, r, oldLineCount: doc.lines.length, newLineCount: out.lines.length, atEnd: true }));
       return {
         kind: "write",
         bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
@@ -89,23 +89,11 @@ function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: 
   if (!args.verbatim && checkPasted(args.new_string, { path: shownPath(path) }).kind !== "clean") return undefined;
   const w = windowedStringEdit(file.doc, args.old_string, args.new_string, { replaceAll: args.replace_all });
   if (!w) return undefined;
-  // Getters: the window's place in the file is counted when the report needs it (see windowedStringEdit).
-  const outcome = withReport(ctx, {
-    old: w.old,
-    out: w.out,
-    atEnd: w.atEnd,
-    get r() {
-      return { matches: w.matches, replacements: 1 };
-    },
-    get oldLineCount() {
-      return w.oldLineCount;
-    },
-    get newLineCount() {
-      return w.newLineCount;
-    },
-    get window() {
-      return { offset: w.offset, oldLineCount: w.oldLineCount };
-    },
+  // The window's place in the file is counted only when the result is reported (see WindowedEdit.place).
+  const outcome = outcomeOf(ctx, () => {
+    const { offset, matches, oldLineCount, newLineCount } = w.place();
+    const window = { offset, oldLineCount };
+    return { old: w.old, out: w.out, r: { matches, replacements: 1 }, oldLineCount, newLineCount, window, atEnd: w.atEnd };
   });
   return { kind: "write", bytes: w.bytes, prepare: outcome.report, done: (landed) => success(ctx, path, outcome, landed, undefined) };
 }
@@ -122,25 +110,27 @@ interface Applied {
   readonly atEnd: boolean;
 }
 
-/** An applied edit with its diff, made once (see `Plan.prepare`). */
-interface Outcome extends Applied {
+/** An applied edit and its diff, each made once, when first asked for (see `Plan.prepare`). */
+interface Outcome {
+  readonly applied: () => Applied;
   readonly report: () => ChangeReport;
 }
 
-/** `applied` with its report added in place (not spread: its fields may be getters, read only when reported). */
-function withReport(ctx: ToolContext, applied: Applied): Outcome {
-  const report = reportOnce(() => reportChange(applied.old.lines, applied.out.lines, applied.out.edits, ctx.limits, applied.window));
-  return Object.assign(applied, { report });
+function outcomeOf(ctx: ToolContext, make: () => Applied): Outcome {
+  let made: Applied | undefined;
+  const applied = () => (made ??= make());
+  return {
+    applied,
+    report: reportOnce(() => {
+      const { old, out, window } = applied();
+      return reportChange(old.lines, out.lines, out.edits, ctx.limits, window);
+    }),
+  };
 }
 
-function success(
-  ctx: ToolContext,
-  path: string,
-  { old, out, r, oldLineCount, newLineCount, atEnd, report: makeReport }: Outcome,
-  landed: Landed,
-  pastedNote: string | undefined,
-): ToolResult {
-  const report = makeReport();
+function success(ctx: ToolContext, path: string, outcome: Outcome, landed: Landed, pastedNote: string | undefined): ToolResult {
+  const { old, out, r, oldLineCount, newLineCount, atEnd } = outcome.applied();
+  const report = outcome.report();
   const where = r.matches.map((m) => m.line);
   const listed = where.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
   const what = r.replacements === 1 ? `replaced 1 occurrence (line ${listed})` : `replaced ${r.replacements} occurrences (lines ${listed})`;
