@@ -80,6 +80,10 @@ describe("local storage: versions of what it wrote", () => {
     const refused = await storage.write("f.txt", text("cccc\n"), Cond.ifVersion(written.version, text("aaaa\n"))).catch((e) => e);
     expect(refused.code).toBe("FS_STALE_VERSION");
     expect(await fs.readFile(join(root, "f.txt"), "utf8")).toBe("bbbb\n");
+    // The refused write's temp file (written and flushed before the re-read refused it) is gone.
+    expect(await fs.readdir(root)).toEqual(["f.txt"]);
+    // And the table did not take the refused bytes for the file's: a read still hashes what is there.
+    expect((await storage.read("f.txt")).version).toBe(await contentVersion(text("bbbb\n")));
   });
 
   test("versions read back equal the content hash, written or not by this process", async () => {

@@ -240,6 +240,9 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
         // re-read under the lock, as close to the rename as it can be) costs no time of its own there.
         const beforeRename = async () => {
           hashNew();
+          // Remembered here, off the reply's path: an entry says only that these bytes have this version,
+          // true whether or not the rename follows (a failed write's entry is a later miss, nothing worse).
+          if (bytes.length <= SYNC_IO_BYTES) known.remember(knownKey(path), bytes, await version!);
           if (condition.kind === "ifVersion" && !(await holdsVersion(path, condition, (fd) => (replaced = fd)))) throw stale(path);
         };
         try {
@@ -247,9 +250,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
           const result = await replaceTarget(ctx, path, bytes, condition, resolved, hold, beforeRename);
           replaced ??= result.held;
           hashNew();
-          const written = await version!;
-          known.remember(knownKey(path), bytes, written);
-          return { version: written, created: result.created };
+          return { version: await version!, created: result.created };
         } finally {
           if (replaced !== undefined) closeLater(replaced);
         }
