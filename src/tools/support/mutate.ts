@@ -119,7 +119,9 @@ export async function mutateFile(
     if (ctx.signal?.aborted) return cancelled(path);
     try {
       const writing = ctx.storage.write(path, next.bytes, Cond.ifVersion(loaded.version, loaded.bytes));
-      if (next.prepare) whileWriting(next.prepare);
+      // Only on a first attempt: a retry means other writers are landing, and work for a write that may
+      // lose again is work taken from them (done makes it anyway for the attempt that lands).
+      if (next.prepare && attempt === 1) whileWriting(next.prepare);
       const written = await writing;
       if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation);
       return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
