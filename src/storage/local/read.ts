@@ -5,7 +5,7 @@
  * the careful walk's real path.
  */
 import * as fsSync from "node:fs";
-import { constants, type Stats } from "node:fs";
+import { constants } from "node:fs";
 import * as fs from "node:fs/promises";
 import { basename, dirname, sep } from "node:path";
 import { FileTooLargeError, FsError } from "../errors.ts";
@@ -14,6 +14,7 @@ import { contentEquals, readAll } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { openFilePath, procFdUsable } from "./proc-fd.ts";
 import { joinReal, type LocalContext, notRegular, type Resolved, resolveFile } from "./resolve.ts";
+import { type FileStat, fstatFd, lstatPath } from "./stat.ts";
 
 // Absent on Windows; there the final-component symlink check relies on the walk alone.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -25,11 +26,11 @@ export const ATTEMPTS = 3;
 /** An open file and its stats. */
 export interface Held {
   readonly fd: number;
-  readonly held: Stats;
+  readonly held: FileStat;
 }
 
 /** Refuse what is held unless it is a regular file. */
-function checkRegular(held: Stats, path: string): void {
+function checkRegular(held: FileStat, path: string): void {
   if (held.isDirectory()) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
   if (!held.isFile()) throw notRegular(path);
 }
@@ -57,7 +58,7 @@ export function openVerified(ctx: LocalContext, resolved: Resolved, path: string
   const fd = openInDir(ctx, resolved, path, (full) => fsSync.openSync(full, READ_FLAGS));
   if (fd === null) return null;
   try {
-    const held = fsSync.fstatSync(fd);
+    const held = fstatFd(fd);
     checkRegular(held, path);
     return { fd, held };
   } catch (error) {
@@ -75,14 +76,14 @@ function directCandidate(ctx: LocalContext, path: string): string | undefined {
   if (!procFdUsable() || sep !== "/") return undefined;
   const full = joinReal(ctx.realRoot, path);
   try {
-    return fsSync.lstatSync(full).isFile() ? full : undefined;
+    return lstatPath(full).isFile() ? full : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** Whether the open file with stats `held` is proven to be the regular file at `full`. */
-function provenAt(fd: number, held: Stats, full: string): boolean {
+function provenAt(fd: number, held: FileStat, full: string): boolean {
   return held.isFile() && openFilePath(fd) === full;
 }
 
@@ -105,7 +106,7 @@ export function openDirect(ctx: LocalContext, path: string): Held | null {
     return null;
   }
   try {
-    const held = fsSync.fstatSync(fd);
+    const held = fstatFd(fd);
     if (provenAt(fd, held, full)) return { fd, held };
   } catch {
     // The careful walk reports what is wrong.
@@ -115,7 +116,7 @@ export function openDirect(ctx: LocalContext, path: string): Held | null {
 }
 
 /** {@link openDirect} for a stream: the same proof, on a FileHandle. */
-export async function openDirectHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: Stats } | null> {
+export async function openDirectHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: FileStat } | null> {
   const full = directCandidate(ctx, path);
   if (full === undefined) return null;
   let handle: fs.FileHandle;
@@ -135,7 +136,7 @@ export async function openDirectHandle(ctx: LocalContext, path: string): Promise
 }
 
 /** Open `path` for streaming with the careful walk's proof (after {@link openDirectHandle} said no). */
-export async function openVerifiedHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: Stats }> {
+export async function openVerifiedHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: FileStat }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const fd = openInDir(ctx, resolveFile(ctx, path), path, (full) => fsSync.openSync(full, READ_FLAGS));
     if (fd === null) continue;

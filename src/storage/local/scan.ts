@@ -32,6 +32,7 @@ import type { DirCache } from "./dir-cache.ts";
 import { ATTEMPTS, type Held, openDirect, openVerified, READ_FLAGS } from "./read.ts";
 import { openFilePath } from "./proc-fd.ts";
 import { type LocalContext, resolveFile } from "./resolve.ts";
+import { fstatFd } from "./stat.ts";
 
 /** Room for a file of {@link SYNC_IO_BYTES} plus the read that finds its end. */
 const LENT_BYTES = SYNC_IO_BYTES + 4096;
@@ -155,7 +156,7 @@ function openCached(dirs: DirCache, path: string): Held | null {
     return null;
   }
   try {
-    const held = fsSync.fstatSync(fd);
+    const held = fstatFd(fd);
     if (held.isFile()) return { fd, held };
   } catch {
     // The careful way reports what is wrong.

@@ -11,7 +11,7 @@
  * link to the old file keeps the old content.
  */
 import * as fsSync from "node:fs";
-import { constants, type Stats } from "node:fs";
+import { constants } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FsError } from "../errors.ts";
 import type { WriteCondition } from "../types.ts";
@@ -20,6 +20,7 @@ import { at, closeDir, dirInside, openChildDir, openDirAt } from "./dirfd.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { READ_FLAGS } from "./read.ts";
 import type { LocalContext, Resolved } from "./resolve.ts";
+import { type FileStat, fstatFd } from "./stat.ts";
 import { tempNameFor } from "./temp-name.ts";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -79,7 +80,7 @@ export function modeAfterWrite(mode: number): number {
  * Give the new file (stats `now`) the old file's owner and group, where this process may (root may;
  * others only their own). True when it tried: a chown may clear setuid/setgid, so the mode is set after.
  */
-function keepOwner(fd: number, old: Stats, now: Stats): boolean {
+function keepOwner(fd: number, old: FileStat, now: FileStat): boolean {
   if (now.uid === old.uid && now.gid === old.gid) return false;
   try {
     fsSync.fchownSync(fd, old.uid, old.gid);
@@ -101,7 +102,7 @@ async function writeTemp(
   dirFd: number,
   name: string,
   bytes: Uint8Array,
-  old: Stats | null,
+  old: FileStat | null,
   path: string,
   alongside: () => Promise<void>,
 ): Promise<string> {
@@ -117,7 +118,7 @@ async function writeTemp(
     if (old) {
       // chown first: it may clear setuid/setgid itself. open() applied the umask; fchmod sets the mode
       // (skipped when the umask already gave it, as it does for the common 0644).
-      const now = fsSync.fstatSync(fd);
+      const now = fstatFd(fd);
       const mode = modeAfterWrite(old.mode);
       if (keepOwner(fd, old, now) || (now.mode & 0o7777) !== mode) fsSync.fchmodSync(fd, mode);
     }
