@@ -51,31 +51,66 @@ function defaultNextTurn(): Promise<void> {
   return new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
 }
 
+/** A recording waiting for its turn, and how to say it finished. */
+interface Queued {
+  readonly task: (store: HistoryStore) => Promise<void>;
+  readonly done: () => void;
+}
+
 /** Wrap `store` so recordings run after the reply; see the module comment. */
 export function deferRecording(store: HistoryStore, options: DeferOptions = {}): DeferringHistory {
   const maxPending = Math.max(1, options.maxPending ?? 32);
   const nextTurn = options.nextTurn ?? defaultNextTurn;
   let tail: Promise<void> = Promise.resolve();
   let pending = 0;
+  // Recordings queued since the last turn began: they all run on the next one, one after another.
+  let batch: Queued[] | undefined;
+
+  function report(error: unknown): void {
+    try {
+      options.onError?.(error);
+    } catch {
+      // A log hook's failure must not stall the queue.
+    }
+  }
+
+  async function run(task: (store: HistoryStore) => Promise<void>): Promise<void> {
+    try {
+      await task(store);
+    } catch (error) {
+      report(error);
+    } finally {
+      pending--;
+    }
+  }
 
   const settled = () => tail;
   return {
     later(task) {
       pending++;
-      tail = tail
-        .then(nextTurn)
-        .then(() => task(store))
-        .catch((error: unknown) => {
+      let done!: () => void;
+      const finished = new Promise<void>((resolve) => (done = resolve));
+      if (batch) batch.push({ task, done });
+      else {
+        // One turn per batch, not per recording: under load a turn per call was a scheduler round trip each.
+        const mine: Queued[] = [{ task, done }];
+        batch = mine;
+        tail = tail.then(nextTurn).then(async () => {
+          if (batch === mine) batch = undefined;
+          // The batch's audit entries go to the log in one write where it can (a local segment log).
+          const uncork = store.cork?.();
+          for (const queued of mine) await run(queued.task);
           try {
-            options.onError?.(error);
-          } catch {
-            // A log hook's failure must not stall the queue.
+            uncork?.();
+          } catch (error) {
+            report(error);
           }
-        })
-        .finally(() => {
-          pending--;
+          for (const queued of mine) queued.done();
         });
-      return pending > maxPending ? tail : Promise.resolve();
+      }
+      const previous = tail;
+      tail = previous.then(() => finished);
+      return pending > maxPending ? finished : Promise.resolve();
     },
     settled,
     async append(entry: NewAuditEntry): Promise<AuditEntry> {

@@ -27,6 +27,13 @@ export interface EntryLog {
   read(id: string): Promise<string | undefined>;
   /** Drop these entries; a missing one is no error. */
   remove(ids: readonly string[]): Promise<void>;
+  /**
+   * Hold the entries added from now on and write them together when the
+   * returned function is called (it throws what the write throws; the held
+   * entries are then not kept). Anything read or dropped meanwhile writes
+   * them first. Optional: a log of one object per entry has nothing to join.
+   */
+  cork?(): () => void;
 }
 
 const ENTRIES = "audit";

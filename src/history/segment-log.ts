@@ -23,6 +23,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { fstatFd } from "../storage/local/stat.ts";
 import { type EntryLog, isEntryId } from "./entry-log.ts";
 
 /** A segment is closed for appends past this size. */
@@ -81,6 +82,9 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
   /** Dropped ids (by any segment's tombstone). */
   const dropped = new Set<string>();
   let own: { name: string; fd: number; size: number; last: number } | undefined;
+  // While corked (see EntryLog.cork), added entries wait here for one write.
+  let corked = 0;
+  let held: { id: string; json: string }[] = [];
 
   const segmentOf = (name: string): Segment => {
     let segment = segments.get(name);
@@ -166,9 +170,14 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
   }
 
   function append(json: string): Place {
+    return appendLines([json])[0]!;
+  }
+
+  /** Append lines with one write; their places, in order. */
+  function appendLines(lines: readonly string[]): Place[] {
     for (;;) {
-      const place = appendOnce(json);
-      if (place) return place;
+      const placed = appendOnce(lines);
+      if (placed) return placed;
     }
   }
 
@@ -178,7 +187,7 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
    * looked): the line may be in the unlinked file only, so it goes again,
    * to a new segment.
    */
-  function appendOnce(json: string): Place | undefined {
+  function appendOnce(lines: readonly string[]): Place[] | undefined {
     if (own && now() - own.last >= writerIdleMs) {
       closeSync(own.fd);
       own = undefined;
@@ -190,31 +199,67 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
       own = { name, fd: openSync(join(dir, name), "a", 0o644), size: 0, last: now() };
       segmentOf(name);
     }
-    const bytes = encoder.encode(`${json}\n`);
+    const encoded = lines.map((line) => encoder.encode(`${line}\n`));
+    let bytes = encoded[0]!;
+    if (encoded.length > 1) {
+      bytes = new Uint8Array(encoded.reduce((n, b) => n + b.length, 0));
+      let offset = 0;
+      for (const b of encoded) {
+        bytes.set(b, offset);
+        offset += b.length;
+      }
+    }
     const at = own;
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(at.fd, bytes, done);
     } catch (error) {
-      // A line may be cut: never append after it (the next append starts a new segment).
-      closeSync(at.fd);
+      // A line may be cut: never append after it (the next append starts a new segment, whatever the close says).
       own = undefined;
+      try {
+        closeSync(at.fd);
+      } catch {
+        // The write's error is the one to report.
+      }
       throw error;
     }
-    if (fstatSync(at.fd).nlink === 0) {
+    if (fstatFd(at.fd).nlink === 0) {
       closeSync(at.fd);
       segments.delete(at.name);
       own = undefined;
       return undefined;
     }
-    const place = { segment: at.name, offset: at.size, length: bytes.length - 1 };
-    at.size += bytes.length;
+    const placed = encoded.map((b) => {
+      const place = { segment: at.name, offset: at.size, length: b.length - 1 };
+      at.size += b.length;
+      return place;
+    });
     at.last = now();
     segmentOf(at.name).scanned = at.size;
     if (at.size >= segmentBytes) {
       closeSync(at.fd);
       own = undefined;
     }
-    return place;
+    return placed;
+  }
+
+  function placeEntries(ids: readonly string[], placed: readonly Place[]): void {
+    ids.forEach((id, k) => {
+      const place = placed[k]!;
+      places.set(id, place);
+      homes.set(id, place.segment);
+      segmentOf(place.segment).live.add(id);
+    });
+  }
+
+  /** Write the entries added while corked, in one append; before anything reads or drops. */
+  function writeHeld(): void {
+    if (held.length === 0) return;
+    const lines = held;
+    held = [];
+    placeEntries(
+      lines.map((l) => l.id),
+      appendLines(lines.map((l) => l.json)),
+    );
   }
 
   /** Unlink every segment (not the one being appended to) that holds nothing needed any more. */
@@ -255,13 +300,22 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
       if (!isEntryId(id) || json.includes("\n") || ENTRY_LINE.exec(json)?.[1] !== id) {
         throw new Error(`internal: an audit entry must be one line of JSON starting with its id (${id})`);
       }
-      const place = append(json);
-      places.set(id, place);
-      homes.set(id, place.segment);
-      segmentOf(place.segment).live.add(id);
+      if (corked > 0) held.push({ id, json });
+      else placeEntries([id], appendLines([json]));
+    },
+
+    cork() {
+      corked++;
+      let open = true;
+      return () => {
+        if (!open) return;
+        open = false;
+        if (--corked === 0) writeHeld();
+      };
     },
 
     async ids() {
+      writeHeld();
       refresh();
       const fromSegments = [...places.keys()];
       const old = (await legacy.ids()).filter((id) => !places.has(id));
@@ -270,6 +324,7 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
 
     async read(id) {
       if (!isEntryId(id)) return undefined;
+      writeHeld();
       if (!places.has(id)) refresh();
       const place = places.get(id);
       if (!place) return legacy.read(id);
@@ -295,6 +350,7 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
     },
 
     async remove(ids) {
+      writeHeld();
       refresh();
       const old: string[] = [];
       for (const id of ids) {

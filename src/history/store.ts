@@ -73,10 +73,11 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     if (named.size > KNOWN_BLOBS) named.delete(named.keys().next().value!);
   };
 
-  /** A sortable id: the time (made strictly increasing in this process) and a random tail for other instances. */
+  // Drawn once: the time part is strictly increasing in this store, so the tail only has to tell stores apart.
+  const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+  /** A sortable id: the time (made strictly increasing in this store) and this store's random tail for other instances. */
   function nextId(): string {
     lastTick = Math.max(now(), lastTick + 1);
-    const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
     return `${String(lastTick).padStart(15, "0")}-${tail}`;
   }
 
@@ -117,6 +118,8 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   }
 
   const store = {
+    ...(log.cork ? { cork: () => log.cork!() } : {}),
+
     async append(entry: NewAuditEntry): Promise<AuditEntry> {
       const full: AuditEntry = { id: nextId(), ...entry };
       await log.add(full.id, JSON.stringify(full));

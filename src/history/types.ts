@@ -106,4 +106,11 @@ export interface HistoryStore {
   putBlob(bytes: Uint8Array, known?: string): Promise<string>;
   /** The bytes of a blob, or undefined when it was never kept or has been dropped. */
   getBlob(hash: string): Promise<Uint8Array | undefined>;
+  /**
+   * Where entries can be written together: hold the entries appended from
+   * now on until the returned function is called, which writes them (and
+   * throws what that throws). Reads meanwhile see them. For a batch of
+   * recordings (./deferred.ts): one append instead of one per call.
+   */
+  cork?(): () => void;
 }

@@ -1,6 +1,12 @@
 /** Recording after the reply: order, readers wait for what is queued, failures reported, a bounded queue. */
 import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { deferRecording } from "../../src/history/deferred.ts";
+import { objectEntryLog } from "../../src/history/entry-log.ts";
+import { segmentEntryLog } from "../../src/history/segment-log.ts";
+import { createStateDirStorage } from "../../src/history/state-dir.ts";
 import { createStorageHistory } from "../../src/history/store.ts";
 import type { NewAuditEntry } from "../../src/history/types.ts";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
@@ -46,6 +52,73 @@ describe("deferRecording", () => {
     }
     expect(timers).toBe(0);
     expect((await history.query({})).entries.length).toBe(50);
+  });
+
+  test("recordings queued before a turn comes run together on it, in call order: one turn per batch, not per call", async () => {
+    let turns = 0;
+    const nextTurn = () => {
+      turns++;
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    const history = deferRecording(createStorageHistory(createMemoryStorage()), { nextTurn });
+    for (let i = 0; i < 20; i++) await history.later((store) => store.append(entry(`a${i}`)).then(() => {}));
+    await history.settled();
+    expect(turns).toBe(1);
+    // Queued while the first of them runs: the next batch, on a turn of its own.
+    const held = gate();
+    await history.later(async (store) => {
+      await held.wait;
+      await store.append(entry("b0"));
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (let i = 1; i < 5; i++) await history.later((store) => store.append(entry(`b${i}`)).then(() => {}));
+    held.open();
+    await history.settled();
+    expect(turns).toBe(3);
+    const tools = (await history.query({})).entries.map((e) => e.tool);
+    expect(tools).toEqual([...Array.from({ length: 20 }, (_, i) => `a${i}`), ...Array.from({ length: 5 }, (_, i) => `b${i}`)]);
+  });
+
+  test("a batch's entries go to a local segment log in one write, after its last recording; a failed write is reported", async () => {
+    const base = mkdtempSync(join(tmpdir(), "tw-deferred-"));
+    try {
+      const storage = createStateDirStorage(base);
+      const store = createStorageHistory(storage, { entries: segmentEntryLog(join(base, "audit-log"), objectEntryLog(storage)) });
+      const cork = store.cork!;
+      const uncorks: number[] = [];
+      const segmentLines = () =>
+        existsSync(join(base, "audit-log"))
+          ? readdirSync(join(base, "audit-log")).flatMap((f) =>
+              readFileSync(join(base, "audit-log", f), "utf8")
+                .split("\n")
+                .filter(Boolean),
+            )
+          : [];
+      store.cork = () => {
+        const uncork = cork();
+        return () => {
+          uncorks.push(segmentLines().length);
+          uncork();
+        };
+      };
+      const errors: unknown[] = [];
+      const history = deferRecording(store, { onError: (e) => errors.push(e) });
+      for (let i = 0; i < 10; i++) await history.later((s) => s.append(entry(`t${i}`)).then(() => {}));
+      await history.settled();
+      // Nothing was on disk before the one uncork; all ten after it, in call order.
+      expect(uncorks).toEqual([0]);
+      expect(segmentLines().map((l) => JSON.parse(l).tool)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i}`));
+      expect((await history.query({})).entries.map((e) => e.tool)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i}`));
+
+      store.cork = () => () => {
+        throw new Error("disk gone");
+      };
+      await history.later((s) => s.append(entry("lost")).then(() => {}));
+      await history.settled();
+      expect(errors.map((e) => (e as Error).message)).toEqual(["disk gone"]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   test("later returns before the recording runs; query, get and getBlob wait for it", async () => {

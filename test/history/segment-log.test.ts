@@ -6,7 +6,19 @@
  * are unlinked only when nothing needs them and no writer can append.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EntryLog, objectEntryLog } from "../../src/history/entry-log.ts";
@@ -174,6 +186,89 @@ describe("dropping", () => {
     expect(segmentFiles()[0]).not.toBe(segment);
     expect(await open().ids()).toEqual([second]);
     expect(readFileSync(join(dir(), segmentFiles()[0]!), "utf8")).toBe(`${json(second)}\n`);
+  });
+});
+
+describe("corked: a batch of entries in one write", () => {
+  const segmentText = () =>
+    segmentFiles()
+      .map((f) => readFileSync(join(dir(), f), "utf8"))
+      .join("");
+
+  test("entries added while corked reach the file together at uncork, in order, and are found where they landed", async () => {
+    const log = open();
+    const before = id();
+    await log.add(before, json(before));
+    const uncork = log.cork!();
+    const held = [id(), id(), id()];
+    for (const h of held) await log.add(h, json(h, ',"note":"é"'));
+    // Nothing more on disk yet: another process sees only the first entry.
+    expect(segmentText()).toBe(`${json(before)}\n`);
+    expect(await open().ids()).toEqual([before]);
+    uncork();
+    expect(segmentText()).toBe([before, ...held].map((h) => `${h === before ? json(h) : json(h, ',"note":"é"')}\n`).join(""));
+    for (const reader of [log, open()]) {
+      expect(await reader.ids()).toEqual([before, ...held]);
+      expect(await reader.read(held[1]!)).toBe(json(held[1]!, ',"note":"é"'));
+    }
+    // A second uncork does nothing.
+    uncork();
+    expect(await open().ids()).toEqual([before, ...held]);
+  });
+
+  test("reading or dropping while corked writes the held entries first: nothing added is ever missing to its own process", async () => {
+    const log = open();
+    const uncork = log.cork!();
+    const [a, b, c] = [id(), id(), id()];
+    await log.add(a, json(a));
+    expect(await log.ids()).toEqual([a]);
+    await log.add(b, json(b));
+    expect(await log.read(b)).toBe(json(b));
+    await log.add(c, json(c));
+    await log.remove([a]);
+    expect(await open().ids()).toEqual([b, c]);
+    uncork();
+    expect(await open().ids()).toEqual([b, c]);
+  });
+
+  test("a held batch whose segment was unlinked meanwhile goes, whole, to a new segment", async () => {
+    const log = open();
+    const first = id();
+    await log.add(first, json(first));
+    const [segment] = segmentFiles();
+    const uncork = log.cork!();
+    const held = [id(), id()];
+    for (const h of held) await log.add(h, json(h));
+    unlinkSync(join(dir(), segment!));
+    uncork();
+    expect(segmentFiles()).toHaveLength(1);
+    expect(segmentFiles()[0]).not.toBe(segment);
+    expect(segmentText()).toBe(held.map((h) => `${json(h)}\n`).join(""));
+    expect(await open().ids()).toEqual(held);
+  });
+
+  test("a write that fails at uncork throws, keeps none of the batch, and the log goes on in a new segment", async () => {
+    const log = open();
+    const first = id();
+    await log.add(first, json(first));
+    const uncork = log.cork!();
+    const lost = id();
+    await log.add(lost, json(lost));
+    // A failing write, as a dying disk gives one (permissions do not stop root): the segment's descriptor closed under it.
+    const [segment] = segmentFiles();
+    const fd = readdirSync("/proc/self/fd").find((n) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${n}`) === join(dir(), segment!);
+      } catch {
+        return false;
+      }
+    });
+    closeSync(Number(fd));
+    expect(() => uncork()).toThrow();
+    expect(await log.ids()).toEqual([first]);
+    const after = id();
+    await log.add(after, json(after));
+    expect(await open().ids()).toEqual([first, after]);
   });
 });
 
