@@ -15,7 +15,8 @@ import { constants } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FsError } from "../errors.ts";
 import type { WriteCondition } from "../types.ts";
-import { dataSync, writeAll } from "./io.ts";
+import { flushWith } from "./flush.ts";
+import { writeAll } from "./io.ts";
 import { at, closeDir, dirInside, openChildDir, openDirAt } from "./dirfd.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { READ_FLAGS } from "./read.ts";
@@ -94,8 +95,8 @@ function keepOwner(fd: number, old: FileStat, now: FileStat): boolean {
 
 /**
  * Write `bytes` to a fresh temp file in the held directory `dirFd`; returns the temp file's name.
- * `alongside` runs once the flush is under way (it waits on the disk on another thread); when it
- * throws, the temp file is removed once flushed and its error is the write's.
+ * `alongside` runs while the flush waits on the disk on another thread, or just before a flush in
+ * place (./flush.ts); when it throws, the temp file is removed and its error is the write's.
  */
 async function writeTemp(
   ctx: LocalContext,
@@ -122,16 +123,7 @@ async function writeTemp(
       const mode = modeAfterWrite(old.mode);
       if (keepOwner(fd, old, now) || (now.mode & 0o7777) !== mode) fsSync.fchmodSync(fd, mode);
     }
-    const flushed = ctx.fsync ? dataSync(fd) : undefined;
-    flushed?.catch(() => {}); // awaited below, after alongside
-    let refusal: { error: unknown } | undefined;
-    try {
-      await alongside();
-    } catch (error) {
-      refusal = { error };
-    }
-    // The descriptor is closed only once the flush is done with it, whatever alongside decided.
-    await flushed;
+    const refusal = await flushWith(fd, bytes.length, ctx.fsync, alongside);
     if (refusal) throw refusal.error;
   } catch (error) {
     fsSync.closeSync(fd);

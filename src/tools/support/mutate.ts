@@ -141,7 +141,9 @@ const immediate = (globalThis as { setImmediate?: (work: () => void) => unknown 
  * `setImmediate` (Bun, Node). A write started just before has by then
  * issued its flush (local storage) or request (buckets): everything before
  * that is a chain of settled promises. So `work` runs while the write waits
- * on the disk (~0.4 ms for a small file here), instead of after it. Where
+ * on the disk (~0.4 ms for a small file here), instead of after it (a
+ * lone small local write flushes in place, see storage/local/flush.ts:
+ * then `done` does it, and this run finds it done). Where
  * there is no such turn (Deno, Workers: `setTimeout(0)` waits 1-2 ms,
  * longer than the write) nothing is scheduled and `done` does the work.
  */
