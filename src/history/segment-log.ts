@@ -20,6 +20,8 @@
  * - Entries of the old layout (one file each, `audit/<id>.json`) are still
  *   listed, read and dropped, through `legacy`.
  * Synchronous I/O: each call is microseconds, and every tool call appends.
+ * A batch of recordings (./deferred.ts) corks the log: its lines
+ * go in one write, before anything reads or drops entries.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
