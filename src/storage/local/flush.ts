@@ -6,7 +6,10 @@
  * write with no other write of this process under way runs its checks and
  * then flushes in place; under concurrent writes (which the thread pool
  * lets the disk flush together) or after slow flushes (a disk that takes
- * milliseconds must not stall the loop) it goes to the pool.
+ * milliseconds must not stall the loop) it goes to the pool. The price: a
+ * flush in place holds the event loop for its length, so a sudden stall of
+ * the disk is felt once by every request of the process; the average then
+ * keeps flushes on the pool until the disk is quick again.
  */
 import * as fsSync from "node:fs";
 import { dataSync, SYNC_IO_BYTES } from "./io.ts";
@@ -16,7 +19,7 @@ export const INLINE_FLUSH_MAX_MS = 2;
 
 /** What the choice looks at. */
 export interface FlushState {
-  /** Writes of this process between their temp file and their rename, this one excluded. */
+  /** Writes of this process checking or flushing their temp file now, this one excluded. */
   readonly others: number;
   readonly bytes: number;
   /** Recent flush time (moving average), ms. */
