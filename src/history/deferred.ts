@@ -84,6 +84,33 @@ export function deferRecording(store: HistoryStore, options: DeferOptions = {}):
     }
   }
 
+  /**
+   * Cork the store (where it can) for a batch: its entries go to the log in one write, when the
+   * batch ends or at the next turn of the event loop, whichever comes first. A batch that waits on
+   * I/O (a large blob) or never finishes must not keep the entries of recordings already done in
+   * memory only. Returns the release (idempotent; a failed write is reported).
+   */
+  function holdEntries(): () => void {
+    let uncork: (() => void) | undefined;
+    try {
+      uncork = store.cork?.();
+    } catch (error) {
+      report(error);
+    }
+    if (!uncork) return () => {};
+    const release = () => {
+      const u = uncork;
+      uncork = undefined;
+      try {
+        u?.();
+      } catch (error) {
+        report(error);
+      }
+    };
+    void nextTurn().then(release, release);
+    return release;
+  }
+
   const settled = () => tail;
   return {
     later(task) {
@@ -95,18 +122,18 @@ export function deferRecording(store: HistoryStore, options: DeferOptions = {}):
         // One turn per batch, not per recording: under load a turn per call was a scheduler round trip each.
         const mine: Queued[] = [{ task, done }];
         batch = mine;
-        tail = tail.then(nextTurn).then(async () => {
-          if (batch === mine) batch = undefined;
-          // The batch's audit entries go to the log in one write where it can (a local segment log).
-          const uncork = store.cork?.();
-          for (const queued of mine) await run(queued.task);
-          try {
-            uncork?.();
-          } catch (error) {
-            report(error);
-          }
-          for (const queued of mine) queued.done();
-        });
+        tail = tail
+          .then(() => nextTurn().catch(report))
+          .then(async () => {
+            if (batch === mine) batch = undefined;
+            const release = holdEntries();
+            try {
+              for (const queued of mine) await run(queued.task);
+            } finally {
+              release();
+              for (const queued of mine) queued.done();
+            }
+          });
       }
       const previous = tail;
       tail = previous.then(() => finished);

@@ -28,10 +28,12 @@ export interface EntryLog {
   /** Drop these entries; a missing one is no error. */
   remove(ids: readonly string[]): Promise<void>;
   /**
-   * Hold the entries added from now on and write them together when the
-   * returned function is called (it throws what the write throws; the held
-   * entries are then not kept). Anything read or dropped meanwhile writes
-   * them first. Optional: a log of one object per entry has nothing to join.
+   * Hold the entries added from now on, whoever adds them, and write them
+   * together when the returned function is called (it throws what the write
+   * throws: held entries whose lines did not reach the file are lost). Anything
+   * read or dropped meanwhile writes them first, so this process never misses
+   * one; a cork is for a moment (see ./deferred.ts: at most a turn of
+   * the event loop). Optional: a log of one object per entry has nothing to join.
    */
   cork?(): () => void;
 }

@@ -110,7 +110,8 @@ export interface HistoryStore {
    * Where entries can be written together: hold the entries appended from
    * now on until the returned function is called, which writes them (and
    * throws what that throws). Reads meanwhile see them. For a batch of
-   * recordings (./deferred.ts): one append instead of one per call.
+   * recordings (./deferred.ts), for at most a turn of the event loop: one
+   * append instead of one per call.
    */
   cork?(): () => void;
 }

@@ -121,6 +121,54 @@ describe("deferRecording", () => {
     }
   });
 
+  test("a recording that never finishes does not keep the entries of those done before it off disk", async () => {
+    const base = mkdtempSync(join(tmpdir(), "tw-deferred-"));
+    try {
+      const storage = createStateDirStorage(base);
+      const store = createStorageHistory(storage, { entries: segmentEntryLog(join(base, "audit-log"), objectEntryLog(storage)) });
+      const history = deferRecording(store);
+      const onDisk = () =>
+        existsSync(join(base, "audit-log"))
+          ? readdirSync(join(base, "audit-log")).flatMap((f) =>
+              readFileSync(join(base, "audit-log", f), "utf8")
+                .split("\n")
+                .filter(Boolean),
+            )
+          : [];
+      await history.later((s) => s.append(entry("a")).then(() => {}));
+      await history.later((s) => s.append(entry("b")).then(() => {}));
+      await history.later(() => new Promise<void>(() => {}));
+      // The batch starts on the next turn; its cork is released on the one after, stuck task or not.
+      for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(onDisk().map((l) => JSON.parse(l).tool)).toEqual(["a", "b"]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  test("a turn that fails or a store whose cork throws is reported, and the queue goes on", async () => {
+    const errors: unknown[] = [];
+    let failTurn = true;
+    const nextTurn = () => {
+      if (failTurn) {
+        failTurn = false;
+        return Promise.reject(new Error("no turn"));
+      }
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    const store = createStorageHistory(createMemoryStorage());
+    store.cork = () => {
+      throw new Error("no cork");
+    };
+    const history = deferRecording(store, { nextTurn, onError: (e) => errors.push(e) });
+    await history.later((s) => s.append(entry("first")).then(() => {}));
+    await history.settled();
+    await history.later((s) => s.append(entry("second")).then(() => {}));
+    await history.settled();
+    expect(errors.map((e) => (e as Error).message)).toEqual(["no turn", "no cork", "no cork"]);
+    expect((await history.query({})).entries.map((e) => e.tool)).toEqual(["first", "second"]);
+  });
+
   test("later returns before the recording runs; query, get and getBlob wait for it", async () => {
     const history = deferRecording(createStorageHistory(createMemoryStorage()));
     const held = gate();
