@@ -64,8 +64,12 @@ export async function flushWith(fd: number, bytes: number, fsync: boolean, along
       return refusal;
     }
     const started = performance.now();
-    // Timed when it ends, not when awaited: a large file's checks may outlast it.
-    const flushed = dataSync(fd).then(() => void (recentMs = nextRecentMs(recentMs, performance.now() - started)));
+    // Timed when it ends, not when awaited (a file's checks may outlast it), and only for the files
+    // the choice is about: a large file's flush is slow on any disk.
+    const small = bytes <= SYNC_IO_BYTES;
+    const flushed = dataSync(fd).then(() => {
+      if (small) recentMs = nextRecentMs(recentMs, performance.now() - started);
+    });
     flushed.catch(() => {}); // awaited below, after alongside
     await alongside().catch((error: unknown) => (refusal = { error }));
     await flushed;
