@@ -22,6 +22,16 @@ function gate(): { wait: Promise<void>; open(): void } {
   return { wait, open };
 }
 
+/** A history over a local segment log in a fresh directory, and the lines its segments hold. */
+function segmentHistory() {
+  const base = mkdtempSync(join(tmpdir(), "tw-deferred-"));
+  const storage = createStateDirStorage(base);
+  const store = createStorageHistory(storage, { entries: segmentEntryLog(join(base, "audit-log"), objectEntryLog(storage)) });
+  const dir = join(base, "audit-log");
+  const segmentLines = () => (existsSync(dir) ? readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean)) : []);
+  return { base, store, segmentLines };
+}
+
 describe("deferRecording", () => {
   test("a recording starts only on a later turn of the event loop, after the reply of the turn that queued it", async () => {
     const history = deferRecording(createStorageHistory(createMemoryStorage()));
@@ -80,20 +90,10 @@ describe("deferRecording", () => {
   });
 
   test("a batch's entries go to a local segment log in one write, after its last recording; a failed write is reported", async () => {
-    const base = mkdtempSync(join(tmpdir(), "tw-deferred-"));
+    const { base, store, segmentLines } = segmentHistory();
     try {
-      const storage = createStateDirStorage(base);
-      const store = createStorageHistory(storage, { entries: segmentEntryLog(join(base, "audit-log"), objectEntryLog(storage)) });
       const cork = store.cork!;
       const uncorks: number[] = [];
-      const segmentLines = () =>
-        existsSync(join(base, "audit-log"))
-          ? readdirSync(join(base, "audit-log")).flatMap((f) =>
-              readFileSync(join(base, "audit-log", f), "utf8")
-                .split("\n")
-                .filter(Boolean),
-            )
-          : [];
       store.cork = () => {
         const uncork = cork();
         return () => {
@@ -122,19 +122,9 @@ describe("deferRecording", () => {
   });
 
   test("a recording that never finishes does not keep the entries of those done before it off disk", async () => {
-    const base = mkdtempSync(join(tmpdir(), "tw-deferred-"));
+    const { base, store, segmentLines: onDisk } = segmentHistory();
     try {
-      const storage = createStateDirStorage(base);
-      const store = createStorageHistory(storage, { entries: segmentEntryLog(join(base, "audit-log"), objectEntryLog(storage)) });
       const history = deferRecording(store);
-      const onDisk = () =>
-        existsSync(join(base, "audit-log"))
-          ? readdirSync(join(base, "audit-log")).flatMap((f) =>
-              readFileSync(join(base, "audit-log", f), "utf8")
-                .split("\n")
-                .filter(Boolean),
-            )
-          : [];
       await history.later((s) => s.append(entry("a")).then(() => {}));
       await history.later((s) => s.append(entry("b")).then(() => {}));
       await history.later(() => new Promise<void>(() => {}));
