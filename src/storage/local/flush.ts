@@ -3,8 +3,9 @@
  * the event loop free and lets the checks before the rename run during it
  * (see ./write.ts); but the hand-off costs two thread wake-ups, 0.1-0.15 ms
  * here, more than the checks it overlaps for a small file. So a small
- * write with no other write of this process under way runs its checks and
- * then flushes in place; under concurrent writes (which the thread pool
+ * write with no other write of this process under way flushes in place and
+ * then runs its checks (the compare-and-swap re-read stays the last thing
+ * before the rename); under concurrent writes (which the thread pool
  * lets the disk flush together) or after slow flushes (a disk that takes
  * milliseconds must not stall the loop) it goes to the pool. The price: a
  * flush in place holds the event loop for its length, so a sudden stall of
@@ -44,7 +45,7 @@ let recentMs = 0;
 
 /**
  * Flush `fd` (`bytes` long; none when `fsync` is off) and run `alongside`:
- * during the flush on the pool, or before the flush in place. Resolves with
+ * during the flush on the pool, or after the flush in place. Resolves with
  * alongside's refusal, if any, once the flush is done either way: the
  * caller closes the descriptor only then.
  */
@@ -58,9 +59,8 @@ export async function flushWith(fd: number, bytes: number, fsync: boolean, along
       return refusal;
     }
     if (inPlace) {
+      timed(() => fsSync.fdatasyncSync(fd));
       await alongside().catch((error: unknown) => (refusal = { error }));
-      // A refused write's temp file is removed, not flushed.
-      if (!refusal) timed(() => fsSync.fdatasyncSync(fd));
       return refusal;
     }
     const started = performance.now();

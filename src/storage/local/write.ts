@@ -95,7 +95,7 @@ function keepOwner(fd: number, old: FileStat, now: FileStat): boolean {
 
 /**
  * Write `bytes` to a fresh temp file in the held directory `dirFd`; returns the temp file's name.
- * `alongside` runs while the flush waits on the disk on another thread, or just before a flush in
+ * `alongside` runs while the flush waits on the disk on another thread, or right after a flush in
  * place (./flush.ts); when it throws, the temp file is removed and its error is the write's.
  */
 async function writeTemp(
