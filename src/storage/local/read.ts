@@ -53,9 +53,41 @@ function openInDir<T>(ctx: LocalContext, resolved: Resolved, path: string, open:
   }
 }
 
-/** Open a resolved file (see {@link openInDir}) and check it is a regular file; null means retry. */
+/**
+ * Whether the file open as `fd` is at `real` now, by the kernel's name for
+ * it. The directory opened from the root is proof against a symlink swapped
+ * in, not against that directory being renamed out of the root between its
+ * open and the file's: the file opened through it is then an outside one.
+ * A race showed one in ~50,000 reads, with a local process moving a
+ * directory out and an outside file into it in a loop (docs/reliability.md).
+ */
+function heldAt(fd: number, real: string): boolean {
+  try {
+    return fsSync.readlinkSync(at(fd)) === real;
+  } catch {
+    return false;
+  }
+}
+
+const openForReading = (full: string) => fsSync.openSync(full, READ_FLAGS);
+
+/**
+ * The file `resolved` names, opened through its directory (see
+ * {@link openInDir}) and still where it was resolved (see {@link heldAt});
+ * null means retry. `open` opens the name through the directory (tests
+ * move things in between).
+ */
+export function openProven(ctx: LocalContext, resolved: Resolved, path: string, open: (full: string) => number = openForReading): number | null {
+  const fd = openInDir(ctx, resolved, path, open);
+  if (fd === null) return null;
+  if (heldAt(fd, resolved.real)) return fd;
+  fsSync.closeSync(fd);
+  return null;
+}
+
+/** {@link openProven}, and check it is a regular file; null means retry. */
 export function openVerified(ctx: LocalContext, resolved: Resolved, path: string): Held | null {
-  const fd = openInDir(ctx, resolved, path, (full) => fsSync.openSync(full, READ_FLAGS));
+  const fd = openProven(ctx, resolved, path);
   if (fd === null) return null;
   try {
     const held = fstatFd(fd);
@@ -138,7 +170,7 @@ export async function openDirectHandle(ctx: LocalContext, path: string): Promise
 /** Open `path` for streaming with the careful walk's proof (after {@link openDirectHandle} said no). */
 export async function openVerifiedHandle(ctx: LocalContext, path: string): Promise<{ handle: fs.FileHandle; held: FileStat }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const fd = openInDir(ctx, resolveFile(ctx, path), path, (full) => fsSync.openSync(full, READ_FLAGS));
+    const fd = openProven(ctx, resolveFile(ctx, path), path);
     if (fd === null) continue;
     let handle: fs.FileHandle;
     try {
