@@ -67,6 +67,7 @@ export function createRecorder(storage: Storage, history: HistoryStore): Recorde
     // A search's reads are not recorded, like streamed ones: nothing is written from them.
     ...(storage.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => storage.scanFile!(path, options) } : {}),
     ...(storage.endScan ? { endScan: () => storage.endScan!() } : {}),
+    ...(storage.scanAhead ? { scanAhead: (paths: readonly string[]) => storage.scanAhead!(paths) } : {}),
     async read(path: string, options?: ReadOptions) {
       const result = await storage.read(path, options);
       seen.set(path, { version: result.version, bytes: result.bytes });

@@ -41,6 +41,15 @@ function guardedPath(path: string): string {
   return normalized;
 }
 
+/** {@link guardedPath} of `path`, or nothing when the guard refuses it. */
+function guardedOrNone(path: string): string[] {
+  try {
+    return [guardedPath(path)];
+  } catch {
+    return [];
+  }
+}
+
 function checkVersionOption(options: { ifVersion?: Version } | undefined): void {
   const version = options?.ifVersion;
   if (version !== undefined && (typeof version !== "string" || version === "")) {
@@ -59,12 +68,15 @@ export function guardStorage(inner: Storage): Storage {
   const streaming = inner.readStream ? { readStream: async (path: string) => inner.readStream!(guardedPath(path)) } : {};
   const scanning = inner.scanFile ? { scanFile: async <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(guardedPath(path), options) } : {};
   const ending = inner.endScan ? { endScan: () => inner.endScan!() } : {};
+  // A hint: a path the guard refuses is left out (its scan is refused as any call would be).
+  const ahead = inner.scanAhead ? { scanAhead: (paths: readonly string[]) => inner.scanAhead!(paths.flatMap(guardedOrNone)) } : {};
   return {
     kind: inner.kind,
     ...(inner.root === undefined ? {} : { root: inner.root }),
     ...streaming,
     ...scanning,
     ...ending,
+    ...ahead,
     async stat(path: string) {
       return inner.stat(guardedPath(path));
     },

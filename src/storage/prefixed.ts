@@ -16,6 +16,7 @@ export function prefixedStorage(inner: Storage, prefix: string): Storage {
     ...(inner.readStream ? { readStream: (path: string) => inner.readStream!(at(path)) } : {}),
     ...(inner.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => inner.scanFile!(at(path), options) } : {}),
     ...(inner.endScan ? { endScan: () => inner.endScan!() } : {}),
+    ...(inner.scanAhead ? { scanAhead: (paths: readonly string[]) => inner.scanAhead!(paths.map(at)) } : {}),
     async stat(path: string) {
       const s = await inner.stat(at(path));
       return s && { ...s, path: strip(s.path) };

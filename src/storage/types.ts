@@ -191,6 +191,13 @@ export interface Storage {
    */
   scanFile?<T>(path: string, options: ScanFileOptions<T>): Promise<T>;
   /**
+   * Optional, with `scanFile`: the files a search will scan next, in that
+   * order. A hint: the provider may start reading them (local storage, on
+   * another thread), and `scanFile`'s answers are the same with or without
+   * it. What is not scanned is let go at `endScan`.
+   */
+  scanAhead?(paths: readonly string[]): void;
+  /**
    * Optional, with `scanFile`: a search is done with its scans and its
    * listings without sizes; the provider lets go what it kept for them
    * (local storage: directory descriptors, so a directory renamed after the

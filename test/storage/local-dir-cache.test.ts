@@ -1,10 +1,10 @@
 /** Local storage's directory descriptors kept for a burst of reads (src/storage/local/dir-cache.ts). */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { closeSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { at, closeDir, probeDirFds } from "../../src/storage/local/dirfd.ts";
-import { createDirCache, openThroughCache } from "../../src/storage/local/dir-cache.ts";
+import { createDirCache } from "../../src/storage/local/dir-cache.ts";
 
 let base: string;
 let rootFd: number;
@@ -62,23 +62,49 @@ test("a directory swapped for a symlink after it was held: the held descriptor s
   // A fresh lookup refuses the symlink.
   dirs.clear();
   expect(dirs.get("swap")).toBeUndefined();
-  expect(openThroughCache(dirs, "swap")).toBeUndefined();
+  expect(dirs.pin("swap")).toBeUndefined();
   rmSync(join(base, "ws/swap"));
 });
 
-test("openThroughCache: a descriptor of the caller's own, through the parent's", () => {
-  const dirs = createDirCache(rootFd);
-  const own = openThroughCache(dirs, "a/b")!;
-  expect(readlinkSync(at(own))).toBe(join(base, "ws/a/b"));
+/** Whether `fd` is open and names `path`. */
+function names(fd: number, path: string): boolean {
+  try {
+    return readlinkSync(at(fd)) === path;
+  } catch {
+    return false;
+  }
+}
+
+test("a pinned descriptor outlives clear and eviction: it closes at its last unpin", () => {
+  const dirs = createDirCache(rootFd, 2);
+  const b = dirs.pin("a/b")!;
+  expect(dirs.pin("a/b")).toBe(b);
   dirs.clear();
-  // Still open after the cache let go of the parent.
-  expect(readdirSync(at(own))).toEqual(["c"]);
-  closeSync(own);
-  const root = openThroughCache(dirs, "")!;
-  expect(readlinkSync(at(root))).toBe(join(base, "ws"));
-  closeSync(root);
-  expect(openThroughCache(dirs, "out")).toBeUndefined();
+  // Let go by the cache, still open for its two pins; a fresh get opens another descriptor.
+  expect(names(b, join(base, "ws/a/b"))).toBe(true);
+  expect(readdirSync(at(b))).toEqual(["c"]);
+  dirs.unpin(b);
+  expect(names(b, join(base, "ws/a/b"))).toBe(true);
+  dirs.unpin(b);
+  expect(names(b, join(base, "ws/a/b"))).toBe(false);
+  // Evicted (most held: 2) while pinned: the same.
+  const c = dirs.pin("a/b/c")!;
+  dirs.get("a");
+  dirs.get("a/b");
+  expect(dirs.size).toBe(2);
+  expect(names(c, join(base, "ws/a/b/c"))).toBe(true);
+  dirs.unpin(c);
+  expect(names(c, join(base, "ws/a/b/c"))).toBe(false);
+  // Held and not pinned: an unpin too many changes nothing.
+  const a = dirs.get("a")!;
+  dirs.unpin(a);
+  expect(names(a, join(base, "ws/a"))).toBe(true);
+  // The root is the caller's: pinning it neither counts nor closes it.
+  expect(dirs.pin("")).toBe(rootFd);
+  dirs.unpin(rootFd);
   dirs.clear();
+  expect(names(rootFd, join(base, "ws"))).toBe(true);
+  expect(dirs.pin("out")).toBeUndefined();
 });
 
 test("an idle cache lets its descriptors go", async () => {

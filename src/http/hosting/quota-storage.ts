@@ -97,6 +97,7 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
     ...(raw.readStream ? { readStream: (path: string) => raw.readStream!(path) } : {}),
     ...(raw.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => raw.scanFile!(path, options) } : {}),
     ...(raw.endScan ? { endScan: () => raw.endScan!() } : {}),
+    ...(raw.scanAhead ? { scanAhead: (paths: readonly string[]) => raw.scanAhead!(paths) } : {}),
     list: (path, listOptions) => raw.list(path, listOptions),
     async write(path, bytes, condition = Cond.none) {
       if (condition.kind !== "none") return conditionalWrite(path, bytes, condition);

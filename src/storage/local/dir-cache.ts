@@ -17,7 +17,7 @@ import { clearTimeout, setTimeout } from "node:timers";
 import { closeDir, openChildDir } from "./dirfd.ts";
 
 /** Most directory descriptors held. */
-export const MAX_HELD = 32;
+export const MAX_HELD = 128;
 /** Descriptors are closed after this long without use (ms). */
 export const IDLE_MS = 50;
 
@@ -29,7 +29,15 @@ export interface DirCache {
    * Valid until the next turn of the event loop at least.
    */
   get(dir: string): number | undefined;
-  /** Close every descriptor held (the root's is not this cache's). */
+  /**
+   * As {@link get}, and the descriptor stays open until as many
+   * {@link unpin} calls: one let go meanwhile (evicted, idle, cleared) is
+   * closed at the last unpin. For work on another thread (./scan-pool.ts),
+   * which must never find the number closed and reused under it.
+   */
+  pin(dir: string): number | undefined;
+  unpin(fd: number): void;
+  /** Close every descriptor held (the root's is not this cache's; pinned ones close when unpinned). */
   clear(): void;
   /** How many descriptors are held (for tests). */
   readonly size: number;
@@ -38,11 +46,19 @@ export interface DirCache {
 /** A cache of directories below the root held open as `rootFd`. */
 export function createDirCache(rootFd: number, maxHeld = MAX_HELD, idleMs = IDLE_MS): DirCache {
   const held = new Map<string, number>();
+  // Pins per descriptor, and the pinned ones let go (closed at their last unpin).
+  const pins = new Map<number, number>();
+  const retired = new Set<number>();
   let lastUse = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
+  const release = (fd: number) => {
+    if (pins.has(fd)) retired.add(fd);
+    else closeDir(fd);
+  };
+
   const clear = () => {
-    for (const fd of held.values()) closeDir(fd);
+    for (const fd of held.values()) release(fd);
     held.clear();
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
@@ -63,7 +79,7 @@ export function createDirCache(rootFd: number, maxHeld = MAX_HELD, idleMs = IDLE
     if (held.size > maxHeld) {
       const [oldest, oldFd] = held.entries().next().value as [string, number];
       held.delete(oldest);
-      closeDir(oldFd);
+      release(oldFd);
     }
   };
 
@@ -89,33 +105,28 @@ export function createDirCache(rootFd: number, maxHeld = MAX_HELD, idleMs = IDLE
     return fd;
   }
 
+  const get = (dir: string) => {
+    lastUse = performance.now();
+    if (timer === undefined) arm();
+    return open(dir);
+  };
+
   return {
-    get(dir) {
-      lastUse = performance.now();
-      if (timer === undefined) arm();
-      return open(dir);
+    get,
+    pin(dir) {
+      const fd = get(dir);
+      if (fd !== undefined && fd !== rootFd) pins.set(fd, (pins.get(fd) ?? 0) + 1);
+      return fd;
+    },
+    unpin(fd) {
+      const left = (pins.get(fd) ?? 0) - 1;
+      if (left > 0) return void pins.set(fd, left);
+      pins.delete(fd);
+      if (retired.delete(fd)) closeDir(fd);
     },
     clear,
     get size() {
       return held.size;
     },
   };
-}
-
-/**
- * A descriptor of its own (the caller closes it) for the workspace
- * directory `dir`, opened through its parent's cached descriptor without
- * following a symlink; undefined when that does not work (the caller's
- * careful way then decides). Not the cached descriptor itself: a caller
- * that awaits while holding it would otherwise see it closed when idle.
- */
-export function openThroughCache(dirs: DirCache, dir: string): number | undefined {
-  const slash = dir.lastIndexOf("/");
-  const parent = dirs.get(dir === "" ? "" : slash === -1 ? "" : dir.slice(0, slash));
-  if (parent === undefined) return undefined;
-  try {
-    return openChildDir(parent, dir === "" ? "." : dir.slice(slash + 1));
-  } catch {
-    return undefined;
-  }
 }

@@ -22,7 +22,7 @@ import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { openAtNow } from "./openat.ts";
 
 /** Linux O_PATH (the generic value; node:fs does not export it). */
-const O_PATH = 0o10000000;
+export const O_PATH = 0o10000000;
 const DIR_FLAGS = O_PATH | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** The entry `name` of the directory open as `dirFd` (or that directory itself, without a name). */

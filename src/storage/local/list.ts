@@ -7,14 +7,17 @@
  * address is listed, flagged, and not entered.
  */
 import * as fsSync from "node:fs";
+import { constants } from "node:fs";
 import { FsError } from "../errors.ts";
 import { childPath } from "../path.ts";
 import type { ListEntry } from "../types.ts";
-import { at, closeDir, openChildDir } from "./dirfd.ts";
+import { at, closeDir, O_PATH, openChildDir, openEntry } from "./dirfd.ts";
 import { pace } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { type Found, isAddressable, type LocalContext, step } from "./resolve.ts";
 import { isTempName } from "./temp-name.ts";
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /** The directory `path` could not be read for lack of permission (no `r`, or no `x` to look inside). */
 function unreadable(path: string, cause: unknown): FsError {
@@ -40,6 +43,22 @@ function readNames(dirFd: number, kinds: boolean): { names: string[]; kinds?: Ki
     names: dirents.map((d) => d.name),
     kinds: dirents.map((d) => (d.isFile() ? "file" : d.isDirectory() ? "directory" : undefined)),
   };
+}
+
+/**
+ * Whether the entry `name` of the directory open as `dirFd` can be looked
+ * up (false: it is gone): an O_PATH open of it, not followed, closed at
+ * once. One openat where the runtime has it, against an lstat through
+ * /proc. Other failures throw the Node-style error.
+ */
+function lookUp(dirFd: number, name: string): boolean {
+  try {
+    closeDir(openEntry(dirFd, name, O_PATH | O_NOFOLLOW));
+    return true;
+  } catch (error) {
+    if (nodeErrorCode(error) === "ENOENT") return false;
+    throw error;
+  }
 }
 
 /**
@@ -72,9 +91,21 @@ export async function walk(ctx: LocalContext, dirFd: number, dirPath: string, de
     if (isTempName(name)) continue;
     const path = childPath(dirPath, name);
     const kind = kinds?.[i];
-    // The first entry is always looked up: without `x` on the directory that fails, and the
-    // directory is reported unreadable exactly as with sizes.
-    if (kind !== undefined && found.length > 0) {
+    if (kind !== undefined) {
+      // The first entry is looked up: without `x` on the directory that fails, and the directory
+      // is reported unreadable exactly as with sizes.
+      if (found.length === 0) {
+        let there: boolean;
+        try {
+          there = lookUp(dirFd, name);
+        } catch (error) {
+          const code = nodeErrorCode(error);
+          if (code !== "EACCES" && code !== "EPERM") throw fsErrorFromNode(error, "lstat", path);
+          if (depth === 1) throw unreadable(dirPath, error);
+          return;
+        }
+        if (!there) continue;
+      }
       found.push({ name, path, kind, addressable: isAddressable(path) });
       continue;
     }

@@ -69,8 +69,10 @@ import { closeDir, openDirAt, probeDirFds } from "./dirfd.ts";
 import { walk } from "./list.ts";
 import { ATTEMPTS, closeLater, fileEquals, openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
-import { createDirCache, openThroughCache } from "./dir-cache.ts";
-import { loadOpenAt } from "./openat.ts";
+import { createDirCache } from "./dir-cache.ts";
+import { loadOpenAt, openAtNow } from "./openat.ts";
+import { createScanAhead, type ScanAhead } from "./scan-ahead.ts";
+import { poolPossible, scanPool } from "./scan-pool.ts";
 import { releaseLargeBuffer, scanLocalFile } from "./scan.ts";
 import { handleStream } from "./stream.ts";
 import { replaceTarget, unlinkEntry } from "./write.ts";
@@ -108,6 +110,14 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
   const ctx: LocalContext = { realRoot, rootFd, fsync: options.fsync ?? true };
   const lock = createKeyedLock();
   const dirs = createDirCache(ctx.rootFd);
+  // Reads a search announced, on the pool's thread (made at the first announcement where there is a pool).
+  let ahead: ScanAhead | undefined;
+  const scanAhead = (paths: readonly string[]): void => {
+    // Only where the main thread's scans open by openat too (tests switch it off to compare with /proc).
+    if (openAtNow() === undefined) return;
+    const pool = scanPool();
+    if (pool !== undefined) (ahead ??= createScanAhead(dirs, pool)).announce(paths);
+  };
   const knownKey = (path: string) => `${realRoot}\0${path}`;
   /** The version of `bytes` just read at `path`: hashed, unless they are what this process last wrote there. */
   const versionOf = (path: string, bytes: Uint8Array) => known.lookup(knownKey(path), bytes) ?? localVersion(bytes);
@@ -203,7 +213,11 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       return handleStream(opened.handle, path, opened.held.size);
     },
 
+    // Only where there can be a pool: elsewhere a search need not announce anything.
+    ...(poolPossible() ? { scanAhead } : {}),
+
     endScan(): void {
+      ahead?.clear();
       dirs.clear();
       releaseLargeBuffer();
     },
@@ -211,7 +225,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async scanFile<T>(path: string, options: ScanFileOptions<T>): Promise<T> {
       checkPath(path);
       await pace();
-      return scanLocalFile(ctx, dirs, path, options);
+      return scanLocalFile(ctx, dirs, path, options, ahead);
     },
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
@@ -260,10 +274,12 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     async list(path: string, options?: ListOptions): Promise<ListResult> {
       checkPath(path);
       checkListOptions(options);
-      // A search's walk (listing without sizes) lists directory after directory: open this one through
-      // its parent's cached descriptor (one lookup; the search lets them go when it ends, see endScan),
-      // else resolve it (symlinks followed inside) and open it from the root.
-      let dirFd = options?.sizes === false ? openThroughCache(dirs, path) : undefined;
+      // A search's walk (listing without sizes) lists directory after directory: this one is the
+      // cache's descriptor, pinned while listed (the same one its files are then opened through; the
+      // search lets them go when it ends, see endScan), else resolved (symlinks followed inside) and
+      // opened from the root.
+      const pinned = options?.sizes === false ? dirs.pin(path) : undefined;
+      let dirFd = pinned;
       if (dirFd === undefined) {
         const resolved = resolve(ctx, path);
         if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
@@ -274,7 +290,8 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
       try {
         await walk(ctx, dirFd, path, 1, listDepth(options), entries, options?.sizes !== false);
       } finally {
-        closeDir(dirFd);
+        if (pinned !== undefined) dirs.unpin(pinned);
+        else closeDir(dirFd);
       }
       return finishListing(entries, options?.limit);
     },

@@ -24,7 +24,7 @@ export const O_CLOEXEC = 0o2000000;
 const MAX_NAME_BYTES = 1024;
 
 /** A segment that names an entry of the directory itself, and nothing else. */
-function plainSegment(name: string): boolean {
+export function plainSegment(name: string): boolean {
   return name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\0");
 }
 

@@ -29,6 +29,7 @@ import { localVersion, readAll, readAsync, SYNC_IO_BYTES } from "./io.ts";
 import { fsErrorFromNode } from "./node-errors.ts";
 import { openEntry } from "./dirfd.ts";
 import type { DirCache } from "./dir-cache.ts";
+import type { ScanAhead } from "./scan-ahead.ts";
 import { ATTEMPTS, type Held, openDirect, openVerified, READ_FLAGS } from "./read.ts";
 import { openFilePath } from "./proc-fd.ts";
 import { type LocalContext, resolveFile } from "./resolve.ts";
@@ -166,12 +167,37 @@ function openCached(dirs: DirCache, path: string): Held | null {
 }
 
 /**
+ * The scan of a file the pool read (./scan-ahead.ts), or undefined when
+ * its version was asked for: its content will be shown, and the pool's
+ * bytes have no proof of where they were read (the caller reads it again,
+ * the way that proves it).
+ */
+function scanPooled<T>(bytes: Uint8Array, options: ScanFileOptions<T>): { result: T } | undefined {
+  const verdict = options.head(bytes.subarray(0, options.headBytes));
+  if (verdict !== undefined) return { result: verdict };
+  let asked = false;
+  const result = options.whole(bytes, () => {
+    asked = true;
+    return localVersion(bytes);
+  });
+  return asked ? undefined : { result };
+}
+
+/**
  * Scan `path` (checked and normalised by the caller). A small file goes from
  * its read to the callbacks without an `await` (so without a pause in which
- * another scan could refill the shared buffer).
+ * another scan could refill the shared buffer). One the pool read ahead
+ * (`ahead`) is judged from those bytes.
  */
-export async function scanLocalFile<T>(ctx: LocalContext, dirs: DirCache, path: string, options: ScanFileOptions<T>): Promise<T> {
+export async function scanLocalFile<T>(ctx: LocalContext, dirs: DirCache, path: string, options: ScanFileOptions<T>, ahead?: ScanAhead): Promise<T> {
   const { maxBytes, headBytes } = options;
+  const pooled = ahead?.take(path);
+  if (pooled !== undefined) {
+    const bytes = await pooled;
+    // Over the limit: read again, which refuses it with the size found then.
+    const scanned = bytes !== undefined && bytes.length <= maxBytes ? scanPooled(bytes, options) : undefined;
+    if (scanned !== undefined) return scanned.result;
+  }
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const cached = attempt === 0 ? openCached(dirs, path) : null;
     const opened = cached || (attempt === 0 && openDirect(ctx, path)) || openVerified(ctx, resolveFile(ctx, path), path);

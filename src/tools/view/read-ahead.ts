@@ -70,9 +70,28 @@ export interface AheadItem<T = ReadResult> {
 }
 
 /**
+ * Files announced before their reads start, for storage that reads ahead
+ * on its own (`Storage.scanAhead`): the walk runs up to `files` wanted
+ * entries ahead, and each batch it adds is announced at once.
+ */
+export interface Lookahead {
+  readonly files: number;
+  announce(entries: readonly WalkEntry[]): void;
+}
+
+interface Slot<T> {
+  entry: WalkEntry;
+  mark: WalkMark;
+  wanted: boolean;
+  read?: Promise<T | { readonly failed: unknown }>;
+}
+
+/**
  * The files of `walk` that `wanted` accepts, in order, each with its read
  * started ahead when `shouldRead` says so. Stop consuming at any time; reads
- * still in flight then finish unobserved.
+ * still in flight then finish unobserved. With a `lookahead`, the walk runs
+ * further ahead than the reads (it is refilled when half of it is used, so
+ * announcements come in batches).
  */
 export async function* readAhead<T = ReadResult>(
   walk: AsyncIterable<WalkEntry>,
@@ -80,15 +99,22 @@ export async function* readAhead<T = ReadResult>(
   wanted: (entry: WalkEntry) => boolean,
   shouldRead: (entry: WalkEntry) => boolean,
   read: (entry: WalkEntry) => Promise<T>,
+  lookahead?: Lookahead,
 ): AsyncGenerator<AheadItem<T>> {
-  const queue: AheadItem<T>[] = [];
+  const queue: Slot<T>[] = [];
+  // queue[0 .. started) have had their reads started (those that want one).
+  let started = 0;
+  let filesInFlight = 0;
   let bytesInFlight = 0;
   const iterator = walk[Symbol.asyncIterator]();
   let exhausted = false;
+  const windowOpen = () => filesInFlight === 0 || (filesInFlight < READ_AHEAD_FILES && bytesInFlight < READ_AHEAD_BYTES);
   try {
     for (;;) {
-      // Fill the window: files and bytes in flight, always at least one item ready.
-      while (!exhausted && (queue.length === 0 || (queue.length < READ_AHEAD_FILES && bytesInFlight < READ_AHEAD_BYTES))) {
+      const target = lookahead !== undefined && queue.length <= lookahead.files / 2 ? lookahead.files : 0;
+      const fresh: WalkEntry[] = [];
+      // Fill: at least one item, the read window, and the lookahead when it ran down.
+      while (!exhausted && (queue.length === 0 || queue.length < target || (started === queue.length && windowOpen()))) {
         const next = await iterator.next();
         if (next.done) {
           exhausted = true;
@@ -96,18 +122,35 @@ export async function* readAhead<T = ReadResult>(
         }
         const entry = next.value;
         if (!wanted(entry)) continue;
-        const started = shouldRead(entry);
-        // The failure is kept as a value: a read nobody awaits must not become an unhandled rejection.
-        const pending = started ? read(entry).catch((failed: unknown) => ({ failed })) : undefined;
-        if (started) bytesInFlight += inFlightBytes(entry.size);
-        queue.push({ entry, mark: markWalk(stats), read: pending });
+        const wants = shouldRead(entry);
+        queue.push({ entry, mark: markWalk(stats), wanted: wants });
+        if (wants) fresh.push(entry);
+        // Without a lookahead, each read starts as its entry comes.
+        if (lookahead === undefined) startReads();
       }
-      const item = queue.shift();
-      if (item === undefined) return;
-      if (item.read) bytesInFlight -= inFlightBytes(item.entry.size);
-      yield item;
+      if (fresh.length > 0) lookahead?.announce(fresh);
+      startReads();
+      const slot = queue.shift();
+      if (slot === undefined) return;
+      started--;
+      if (slot.read) {
+        filesInFlight--;
+        bytesInFlight -= inFlightBytes(slot.entry.size);
+      }
+      yield { entry: slot.entry, mark: slot.mark, read: slot.read };
     }
   } finally {
     await iterator.return?.();
+  }
+
+  function startReads(): void {
+    while (started < queue.length && windowOpen()) {
+      const slot = queue[started++]!;
+      if (!slot.wanted) continue;
+      // The failure is kept as a value: a read nobody awaits must not become an unhandled rejection.
+      slot.read = read(slot.entry).catch((failed: unknown) => ({ failed }));
+      filesInFlight++;
+      bytesInFlight += inFlightBytes(slot.entry.size);
+    }
   }
 }

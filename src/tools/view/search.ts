@@ -30,7 +30,7 @@ import { formatHash, lineHash } from "../../hash/fnv.ts";
 import { lineHashBy } from "../../hash/one-line.ts";
 import type { LineHasher } from "../../hash/types.ts";
 import { fail, ok, type ToolResult } from "../../result.ts";
-import type { ReadResult, ReadStreamResult } from "../../storage/types.ts";
+import type { ReadResult, ReadStreamResult, Storage } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
 import { renderLine, utf8Length, wholeCharRange } from "../../text/render.ts";
 import { observeLinesSeen } from "../support/observe.ts";
@@ -45,7 +45,7 @@ import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
 import { searchRead } from "./search-read.ts";
 import { streamMatches } from "./stream-search.ts";
-import { readAhead, rewindWalk } from "./read-ahead.ts";
+import { type Lookahead, readAhead, rewindWalk } from "./read-ahead.ts";
 import { walkStats, walkTree } from "./walk.ts";
 import { fileHeader, moreNote, renderSearch, type SearchFileGroup, type SearchModel } from "./search-render.ts";
 
@@ -333,6 +333,7 @@ async function searchTree(run: Run, path: string, notes: readonly string[]): Pro
     (entry) => entry.size <= run.sizeLimit,
     // A large file matched in its bytes keeps the lines the most this file can show (PER_FILE_MATCHES).
     (entry) => searchRead(ctx.storage, entry.path, entry.size, searcher, run.sizeLimit, { context: run.context, matches: PER_FILE_MATCHES + 1 }),
+    scanAhead(ctx.storage),
   );
   for await (const { entry, mark, read: reading } of files) {
     const stopAt = (reason: string) => {
@@ -408,6 +409,14 @@ async function searchTree(run: Run, path: string, notes: readonly string[]): Pro
   for (const dir of stats.unreadable.slice(0, 3)) skipped.push(`${dir}/ (unreadable: permission denied)`);
   if (stats.unreadable.length > 3) skipped.push(`${stats.unreadable.length - 3} more unreadable directories`);
   return ok(renderSearch(model(run, path === "" ? "./" : `${path}/`, notes, skipped, "directory")));
+}
+
+/** Files announced ahead of their scans, for storage that reads ahead on its own. */
+const SCAN_AHEAD_FILES = 256;
+
+function scanAhead(storage: Storage): Lookahead | undefined {
+  if (!storage.scanAhead) return undefined;
+  return { files: SCAN_AHEAD_FILES, announce: (entries) => storage.scanAhead!(entries.map((entry) => entry.path)) };
 }
 
 /** The lines of a file as a search shows them: how many, and the content of line i (0-based). */
