@@ -33,3 +33,12 @@ export async function settledFdsUnder(dir: string, want: number, tries = 1000): 
   }
   return count;
 }
+
+/** Whether `fd` is open in this process and the kernel names it `path`. */
+export function fdNames(fd: number, path: string): boolean {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`) === path;
+  } catch {
+    return false;
+  }
+}

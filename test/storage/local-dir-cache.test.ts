@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { at, closeDir, probeDirFds } from "../../src/storage/local/dirfd.ts";
 import { createDirCache } from "../../src/storage/local/dir-cache.ts";
+import { fdNames } from "../helpers/fds.ts";
 
 let base: string;
 let rootFd: number;
@@ -66,44 +67,35 @@ test("a directory swapped for a symlink after it was held: the held descriptor s
   rmSync(join(base, "ws/swap"));
 });
 
-/** Whether `fd` is open and names `path`. */
-function names(fd: number, path: string): boolean {
-  try {
-    return readlinkSync(at(fd)) === path;
-  } catch {
-    return false;
-  }
-}
-
 test("a pinned descriptor outlives clear and eviction: it closes at its last unpin", () => {
   const dirs = createDirCache(rootFd, 2);
   const b = dirs.pin("a/b")!;
   expect(dirs.pin("a/b")).toBe(b);
   dirs.clear();
   // Let go by the cache, still open for its two pins; a fresh get opens another descriptor.
-  expect(names(b, join(base, "ws/a/b"))).toBe(true);
+  expect(fdNames(b, join(base, "ws/a/b"))).toBe(true);
   expect(readdirSync(at(b))).toEqual(["c"]);
   dirs.unpin(b);
-  expect(names(b, join(base, "ws/a/b"))).toBe(true);
+  expect(fdNames(b, join(base, "ws/a/b"))).toBe(true);
   dirs.unpin(b);
-  expect(names(b, join(base, "ws/a/b"))).toBe(false);
+  expect(fdNames(b, join(base, "ws/a/b"))).toBe(false);
   // Evicted (most held: 2) while pinned: the same.
   const c = dirs.pin("a/b/c")!;
   dirs.get("a");
   dirs.get("a/b");
   expect(dirs.size).toBe(2);
-  expect(names(c, join(base, "ws/a/b/c"))).toBe(true);
+  expect(fdNames(c, join(base, "ws/a/b/c"))).toBe(true);
   dirs.unpin(c);
-  expect(names(c, join(base, "ws/a/b/c"))).toBe(false);
+  expect(fdNames(c, join(base, "ws/a/b/c"))).toBe(false);
   // Held and not pinned: an unpin too many changes nothing.
   const a = dirs.get("a")!;
   dirs.unpin(a);
-  expect(names(a, join(base, "ws/a"))).toBe(true);
+  expect(fdNames(a, join(base, "ws/a"))).toBe(true);
   // The root is the caller's: pinning it neither counts nor closes it.
   expect(dirs.pin("")).toBe(rootFd);
   dirs.unpin(rootFd);
   dirs.clear();
-  expect(names(rootFd, join(base, "ws"))).toBe(true);
+  expect(fdNames(rootFd, join(base, "ws"))).toBe(true);
   expect(dirs.pin("out")).toBeUndefined();
 });
 

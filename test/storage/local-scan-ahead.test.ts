@@ -8,16 +8,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDirCache } from "../../src/storage/local/dir-cache.ts";
-import { at, closeDir, probeDirFds } from "../../src/storage/local/dirfd.ts";
+import { closeDir, probeDirFds } from "../../src/storage/local/dirfd.ts";
 import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import { loadOpenAt, openAtSwitch } from "../../src/storage/local/openat.ts";
 import { AHEAD_FILES, createScanAhead, JOB_FILES } from "../../src/storage/local/scan-ahead.ts";
 import { POOL_FILE_BYTES, poolPossible, type ScanPool, scanPool, splitAnswer } from "../../src/storage/local/scan-pool.ts";
 import type { ScanFileOptions } from "../../src/storage/types.ts";
+import { fdNames } from "../helpers/fds.ts";
 
 const O_PATH = 0o10000000;
 let base: string;
@@ -119,15 +120,6 @@ function heldPool(answer: (name: string) => string | undefined) {
   return { pool, jobs };
 }
 
-/** Whether `fd` is open and names `path`. */
-function names(fd: number, path: string): boolean {
-  try {
-    return readlinkSync(at(fd)) === path;
-  } catch {
-    return false;
-  }
-}
-
 describe("announced reads", () => {
   test("a directory read through stays open until its job is done, whatever the cache lets go meanwhile", async () => {
     const rootFd = probeDirFds(ws);
@@ -138,15 +130,15 @@ describe("announced reads", () => {
       ahead.announce(["d/e/f.txt", "d/e/g.txt", "a.txt"]);
       expect(jobs).toHaveLength(1);
       const [dirFd] = jobs[0]!.dirFds;
-      expect(names(dirFd!, join(ws, "d/e"))).toBe(true);
+      expect(fdNames(dirFd!, join(ws, "d/e"))).toBe(true);
       // The search ends (and the cache lets go) while the worker still reads through it.
       ahead.clear();
       dirs.clear();
-      expect(names(dirFd!, join(ws, "d/e"))).toBe(true);
+      expect(fdNames(dirFd!, join(ws, "d/e"))).toBe(true);
       jobs[0]!.settle();
       await new Promise((resolve) => setTimeout(resolve, 0));
-      expect(names(dirFd!, join(ws, "d/e"))).toBe(false);
-      expect(names(rootFd, ws)).toBe(true);
+      expect(fdNames(dirFd!, join(ws, "d/e"))).toBe(false);
+      expect(fdNames(rootFd, ws)).toBe(true);
     } finally {
       closeDir(rootFd);
     }

@@ -19,8 +19,11 @@ async function* walkOf(entries: readonly WalkEntry[], stats = walkStats()): Asyn
   }
 }
 
-/** Run a read-ahead over `entries`, recording reads started and how many were in flight at each start. */
-async function run(entries: readonly WalkEntry[], lookahead?: Lookahead, consume = Number.POSITIVE_INFINITY) {
+/**
+ * Run a read-ahead over `entries`, recording reads started and how many
+ * were in flight at each start; `onRead` sees each read as it starts.
+ */
+async function run(entries: readonly WalkEntry[], lookahead?: Lookahead, onRead: (e: WalkEntry) => void = () => {}) {
   const started: string[] = [];
   let inFlight = 0;
   let mostInFlight = 0;
@@ -32,9 +35,10 @@ async function run(entries: readonly WalkEntry[], lookahead?: Lookahead, consume
     (e) => e.kind === "file",
     (e) => e.size < 1000,
     async (e) => {
+      onRead(e);
       started.push(e.path);
       mostInFlight = Math.max(mostInFlight, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => setImmediate(resolve));
       return `read ${e.path}`;
     },
     lookahead,
@@ -46,7 +50,6 @@ async function run(entries: readonly WalkEntry[], lookahead?: Lookahead, consume
       expect(await item.read).toBe(`read ${item.entry.path}`);
       inFlight--;
     }
-    if (out.length >= consume) break;
   }
   return { started, mostInFlight, out };
 }
@@ -72,26 +75,11 @@ test("files of unknown size (-1) are read one at a time", async () => {
 
 test("with a lookahead, each file to be read is announced once, in order, in batches, before it comes out", async () => {
   const announced: string[][] = [];
-  const cameOut: string[] = [];
   const lookahead: Lookahead = { files: 64, announce: (batch) => announced.push(batch.map((e) => e.path)) };
   const entries = [...files(300, -1), entry("huge", 5000)];
-  const stats = walkStats();
-  const items = readAhead(
-    walkOf(entries, stats),
-    stats,
-    (e) => e.kind === "file",
-    (e) => e.size < 1000,
-    async (e) => {
-      // Every file read was announced before its read started.
-      expect(announced.flat()).toContain(e.path);
-      return e.path;
-    },
-    lookahead,
-  );
-  for await (const item of items) {
-    cameOut.push(item.entry.path);
-    if (item.read) await item.read;
-  }
+  // Every file read was announced before its read started.
+  const { out } = await run(entries, lookahead, (e) => expect(announced.flat()).toContain(e.path));
+  const cameOut = out.map((item) => item.entry.path);
   expect(cameOut).toEqual(entries.map((e) => e.path));
   // Not wanted for reading: never announced.
   expect(announced.flat()).toEqual(entries.filter((e) => e.size < 1000).map((e) => e.path));
