@@ -37,11 +37,12 @@ export function createScanAhead(dirs: DirCache, pool: ScanPool): ScanAhead {
     const job = pool.readFiles(Int32Array.from(dirFds), names).finally(() => {
       for (const fd of new Set(dirFds)) dirs.unpin(fd);
     });
-    for (let i = 0; i < paths.length; i++)
+    paths.forEach((path, i) => {
       reads.set(
-        paths[i]!,
+        path,
         job.then((files) => files[i]),
       );
+    });
   };
 
   return {
@@ -51,9 +52,9 @@ export function createScanAhead(dirs: DirCache, pool: ScanPool): ScanAhead {
       let dirFds: number[] = [];
       const pinned = new Map<string, number | undefined>();
       const announced = new Set<string>();
+      // Every directory pinned here has a file in the job, which unpins it when done.
       const flush = () => {
         if (names.length > 0) startJob(group, names, dirFds);
-        else for (const fd of pinned.values()) if (fd !== undefined) dirs.unpin(fd);
         group = [];
         names = [];
         dirFds = [];
