@@ -30,7 +30,8 @@
  */
 import * as v from "valibot";
 import { objectCaller, serveObjectRequest } from "./do-protocol.ts";
-import type { Observation, ObservationStore } from "./types.ts";
+import { isOwnEdits } from "./own-edits.ts";
+import type { Observation, ObservationStore, OwnEdits } from "./types.ts";
 
 /** Default most paths remembered per session. */
 export const DEFAULT_MAX_PATHS_PER_SESSION = 10_000;
@@ -110,6 +111,7 @@ const ObservationSchema = v.variant("kind", [
     kind: v.literal("present"),
     version: v.pipe(v.string(), v.minLength(1)),
     seen: v.optional(v.array(v.tuple([v.pipe(v.number(), v.integer()), v.pipe(v.number(), v.integer())]))),
+    own: v.optional(v.custom<OwnEdits>(isOwnEdits, "malformed own-edits record")),
   }),
   v.strictObject({ kind: v.literal("absent") }),
 ]);
@@ -166,6 +168,8 @@ export class ObservationsDO {
       // release, so a table created before gets the column here.
       const columns = sql.exec("PRAGMA table_info(observations)").toArray();
       if (!columns.some((c) => c.name === "seen")) sql.exec("ALTER TABLE observations ADD COLUMN seen TEXT");
+      // Where the session's own edits moved the lines it viewed (JSON, see own-edits.ts; NULL: none).
+      if (!columns.some((c) => c.name === "own")) sql.exec("ALTER TABLE observations ADD COLUMN own TEXT");
       const row = sql.exec("SELECT COUNT(*) AS n, COALESCE(MAX(touched), 0) AS t FROM observations").toArray()[0];
       this.#count = Number(row?.n ?? 0);
       this.#clock = Number(row?.t ?? 0);
@@ -175,11 +179,12 @@ export class ObservationsDO {
   }
 
   #get(path: string): Observation | null {
-    const row = this.#sql().exec("SELECT version, seen FROM observations WHERE path = ?", path).toArray()[0];
+    const row = this.#sql().exec("SELECT version, seen, own FROM observations WHERE path = ?", path).toArray()[0];
     if (!row) return null;
     if (typeof row.version !== "string") return { kind: "absent" };
-    if (typeof row.seen !== "string") return { kind: "present", version: row.version };
-    return { kind: "present", version: row.version, seen: JSON.parse(row.seen) as [number, number][] };
+    if (typeof row.seen === "string") return { kind: "present", version: row.version, seen: JSON.parse(row.seen) as [number, number][] };
+    const own: unknown = typeof row.own === "string" ? JSON.parse(row.own) : undefined;
+    return isOwnEdits(own) ? { kind: "present", version: row.version, own } : { kind: "present", version: row.version };
   }
 
   async #set(path: string, observation: Observation): Promise<void> {
@@ -188,11 +193,13 @@ export class ObservationsDO {
     this.#clock = Math.max(Date.now(), this.#clock + 1);
     const version = observation.kind === "present" ? observation.version : null;
     const seen = observation.kind === "present" && observation.seen !== undefined ? JSON.stringify(observation.seen) : null;
+    const own = observation.kind === "present" && observation.own !== undefined ? JSON.stringify(observation.own) : null;
     sql.exec(
-      "INSERT INTO observations (path, version, seen, touched) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, seen = excluded.seen, touched = excluded.touched",
+      "INSERT INTO observations (path, version, seen, own, touched) VALUES (?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, seen = excluded.seen, own = excluded.own, touched = excluded.touched",
       path,
       version,
       seen,
+      own,
       this.#clock,
     );
     if (!known && ++this.#count > this.#limits.maxPathsPerSession) {

@@ -26,6 +26,7 @@
  * extra `view`, never a wrong write.
  */
 import { CodedError } from "../errors.ts";
+import { isOwnEdits } from "./own-edits.ts";
 import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN, observationBytes, sessionOwner } from "./share.ts";
 import type { Observation, ObservationStore } from "./types.ts";
 
@@ -115,6 +116,7 @@ function encode(observation: Observation): string {
   if (observation.kind === "absent") return "a";
   // The lines seen must survive the round trip: dropped, a whole-file write could replace unseen lines.
   if (observation.seen !== undefined) return `s${JSON.stringify({ v: observation.version, s: observation.seen })}`;
+  if (observation.own !== undefined) return `o${JSON.stringify({ v: observation.version, o: observation.own })}`;
   return `p${observation.version}`;
 }
 
@@ -123,6 +125,14 @@ function decode(value: unknown): Observation | undefined {
   const text = value.slice(value.indexOf(":") + 1);
   if (text === "a") return { kind: "absent" };
   if (text.length > 1 && text[0] === "p") return { kind: "present", version: text.slice(1) };
+  if (text[0] === "o") {
+    try {
+      const { v, o } = JSON.parse(text.slice(1)) as { v: unknown; o: unknown };
+      if (typeof v === "string" && v !== "") return isOwnEdits(o) ? { kind: "present", version: v, own: o } : { kind: "present", version: v };
+    } catch {
+      return undefined;
+    }
+  }
   if (text[0] === "s") {
     try {
       const { v, s } = JSON.parse(text.slice(1)) as { v: unknown; s: unknown };

@@ -6,25 +6,12 @@
  */
 
 import type { Version } from "../storage/types.ts";
+import { withShown } from "./own-edits.ts";
+import { mergeSpans } from "./spans.ts";
 import type { LineSpan, Observation } from "./types.ts";
 
 /** Most spans kept per observation; past it, middle spans are forgotten (those lines count as unseen again). */
 export const MAX_SPANS = 64;
-
-/** `spans` sorted, with overlapping and adjacent spans merged. */
-export function mergeSpans(spans: readonly LineSpan[]): LineSpan[] {
-  const sorted = spans
-    .filter(([a, b]) => a <= b)
-    .map(([a, b]) => [a, b] as [number, number])
-    .sort((x, y) => x[0] - y[0]);
-  const out: [number, number][] = [];
-  for (const [a, b] of sorted) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
-}
 
 /** The spans of lines 1..total not in `seen` (undefined: the whole version was seen, so none). */
 export function unseenSpans(seen: readonly LineSpan[] | undefined, total: number): LineSpan[] {
@@ -49,9 +36,14 @@ export function unseenSpans(seen: readonly LineSpan[] | undefined, total: number
 export function observeLines(prior: Observation | undefined, version: Version, from: number, to: number, total: number): Observation {
   const whole: Observation = { kind: "present", version };
   if (total === 0 || (from <= 1 && to >= total)) return whole;
-  const before = prior?.kind === "present" && prior.version === version ? prior.seen : [];
-  // The session saw this version whole before: a ranged look again takes nothing away.
-  if (before === undefined) return whole;
+  const same = prior?.kind === "present" && prior.version === version ? prior : undefined;
+  const before = same ? same.seen : [];
+  if (before === undefined) {
+    // The session saw this version whole before: a ranged look again takes nothing away, and the
+    // lines it showed now carry current ids for the session (see own-edits.ts).
+    if (!same?.own) return whole;
+    return { ...whole, own: to >= from ? withShown(same.own, [[from, to]]) : same.own };
+  }
   let seen = mergeSpans(to >= from ? [...before, [from, to]] : before);
   if (unseenSpans(seen, total).length === 0) return whole;
   if (seen.length > MAX_SPANS) seen = [[seen[0][0], seen[0][1]], ...seen.slice(-(MAX_SPANS - 1))];

@@ -10,7 +10,21 @@ export type LineSpan = readonly [first: number, last: number];
  * A store must keep `seen` as given: dropping it would let a whole-file
  * `write` replace lines the session never saw.
  */
-export type Observation = { readonly kind: "present"; readonly version: Version; readonly seen?: readonly LineSpan[] } | { readonly kind: "absent" };
+export type Observation =
+  | { readonly kind: "present"; readonly version: Version; readonly seen?: readonly LineSpan[]; readonly own?: OwnEdits }
+  | { readonly kind: "absent" };
+
+/**
+ * How the session's own edits since its last whole view moved the lines of
+ * the version it viewed (`policy/own-edits.ts`). A store may drop it (the
+ * checks it enables are then skipped, as before it existed), never alter it.
+ */
+export interface OwnEdits {
+  /** Runs of lines of the viewed version still in the file: `[first, last, now]`, 1-based. */
+  readonly kept: readonly (readonly [first: number, last: number, now: number])[];
+  /** Lines of the current version the session was shown with their current ids. */
+  readonly shown: readonly LineSpan[];
+}
 
 /**
  * Per-session observation state: path -> what the session last saw there.

@@ -67,6 +67,15 @@ if (!redisServerAvailable()) {
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
     });
 
+    test("keeps where the session's own edits moved its viewed lines (another instance's batch_edit needs it)", async () => {
+      const store = createRedisObservationStore(scripting, { prefix: prefix() });
+      const own = { kept: [[1, 2, 1] as const, [3, 90, 6] as const], shown: [[1, 5] as const] };
+      await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v1", own });
+      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v1", own });
+      await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v2" });
+      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
+    });
+
     test("two stores on one server (two instances) see each other's observations", async () => {
       const p = prefix();
       const one = createRedisObservationStore(scripting, { prefix: p });

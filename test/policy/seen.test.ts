@@ -2,7 +2,8 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { createDurableObservationStore, ObservationsDO } from "../../src/policy/durable.ts";
-import { MAX_SPANS, mergeSpans, observeLines, unseenSpans } from "../../src/policy/seen.ts";
+import { MAX_SPANS, observeLines, unseenSpans } from "../../src/policy/seen.ts";
+import { mergeSpans } from "../../src/policy/spans.ts";
 import type { Observation } from "../../src/policy/types.ts";
 
 describe("spans", () => {
@@ -107,6 +108,18 @@ describe("the Durable Object store keeps seen spans", () => {
         [9, 9],
       ],
     });
+    await store.set("s", "a.ts", { kind: "present", version: "v2" });
+    expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v2" });
+  });
+
+  test("keeps where the session's own edits moved its viewed lines; a malformed record reads as a plain observation", async () => {
+    const db = new Database(":memory:");
+    const store = createDurableObservationStore(namespaceOver(db));
+    const own = { kept: [[1, 2, 1] as const, [3, 90, 6] as const], shown: [[1, 5] as const] };
+    await store.set("s", "a.ts", { kind: "present", version: "v1", own });
+    expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v1", own });
+    db.run('UPDATE observations SET own = \'{"kept":"x"}\'');
+    expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v1" });
     await store.set("s", "a.ts", { kind: "present", version: "v2" });
     expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v2" });
   });

@@ -338,10 +338,54 @@ describe("repairBatch", () => {
     return { opIndex: 0, field: "start", check };
   };
 
-  test("on a file as viewed, a wrong hash is a typo: the fix is the line's own id", () => {
-    const b = stale(5, (d.hashes[4] + 1) & 0xff);
+  test("on a file as viewed, a hash no line near has is a typo: the fix is the line's own id", () => {
+    const unused = [...Array(256).keys()].find((h) => !d.hashes.includes(h))!;
+    const b = stale(5, unused);
     const r = repairBatch(d, [b], false).ids.get(b)!;
     expect(r).toMatchObject({ reason: "mistyped", fix: { line: 5, hash: d.hashes[4] } });
+  });
+
+  test("on a file as viewed, a hash that names a nearby line is no typo: number and hash disagree, and nothing is sure", () => {
+    // "5:<hash of line 6>": an off-by-one number, or an id copied from line 6; either could be meant.
+    const b = stale(5, d.hashes[5]);
+    const r = repairBatch(d, [b], false).ids.get(b)!;
+    expect(r.fix).toBeUndefined();
+    expect(r.candidates[0]).toEqual({ line: 6, shift: 1 });
+  });
+
+  test("two ids that agree on one shift are corrected by it even on a file as viewed (ids taken before the session's own edit)", () => {
+    const a = stale(10, d.hashes[12]);
+    const b = stale(20, d.hashes[22]);
+    const r = repairBatch(d, [a, b], false);
+    expect(r.shift).toBe(3);
+    expect(r.ids.get(a)).toMatchObject({ reason: "shift", fix: { line: 13 } });
+  });
+
+  test("an id from before the session's own edit is corrected exactly by where that edit moved the line", () => {
+    // The session viewed the file, then inserted 3 lines after line 7: viewed lines 8.. are now 11..
+    const own = {
+      kept: [
+        [1, 7, 1],
+        [8, 30, 11],
+      ] as [number, number, number][],
+      shown: [[6, 12]] as [number, number][],
+    };
+    const b = stale(20, d.hashes[22]);
+    const r = repairBatch(d, [b], false, own);
+    expect(r.ids.get(b)).toMatchObject({ reason: "own-edit", fix: { line: 23, hash: d.hashes[22] } });
+    // Line 11 was shown with its new id, but this id is not that one: it is still the viewed line 11, now 14.
+    const shown = stale(11, d.hashes[13]);
+    expect(repairBatch(d, [shown], false, own).ids.get(shown)).toMatchObject({ reason: "own-edit", fix: { line: 14 } });
+    // A line the session's edit replaced has no old id to correct.
+    const gone = {
+      kept: [
+        [1, 7, 1],
+        [9, 30, 11],
+      ] as [number, number, number][],
+      shown: [],
+    };
+    const eight = stale(8, d.hashes[9]);
+    expect(repairBatch(d, [eight], false, gone).ids.get(eight)!.reason).not.toBe("own-edit");
   });
 
   test("two ids that moved by the same shift are corrected by it; one alone is not", () => {

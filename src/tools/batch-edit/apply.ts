@@ -11,12 +11,15 @@
  * every stale id) the refusal ends with the corrected batch, itself verified.
  */
 
+import { shownNow } from "../../policy/own-edits.ts";
+import type { LineSpan, OwnEdits } from "../../policy/types.ts";
 import type { TextDocument } from "../../text/document.ts";
+import { formatId } from "../../text/ids.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
 import { BOM_CHAR } from "../../text/match-bom.ts";
-import { bareNumberText, staleIdText } from "./messages.ts";
+import { bareNumberText, ownEditDoubtText, STALE_CONTEXT, staleIdText } from "./messages.ts";
 import { contentLines, type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
-import { type BadId, type BatchRepair, repairBatch } from "./repair.ts";
+import { type BadId, type BatchRepair, ownEditFix, repairBatch } from "./repair.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
 
 /** What one attempt found: the spliced file, nothing to do, or why not. */
@@ -28,6 +31,8 @@ export type BatchPlan =
       readonly failures: readonly OpFailure[];
       /** The whole batch corrected and verified, as a `batch_edit` call ready to send, when every failure had a sure fix. */
       readonly corrected?: string;
+      /** Lines the refusal shows with their current ids. */
+      readonly shown: readonly LineSpan[];
     };
 
 /** What {@link verifyBatch} found: the sorted edits to apply, nothing to do, or why not. */
@@ -39,6 +44,8 @@ export interface PlanOptions {
   readonly raw?: readonly RawOperation[];
   /** The file is not the version the session viewed (default true: a wrong id may be stale). */
   readonly changedSinceView?: boolean;
+  /** Where the session's own edits since its view moved the lines it viewed. */
+  readonly own?: OwnEdits;
 }
 
 /** Largest corrected call put in a refusal (bytes of JSON); beyond it the id changes are listed instead. */
@@ -74,13 +81,24 @@ export function verifyBatch(
   const verified: PlannedEdit[] = [];
   const bad: BadId[] = [];
   const fixable = new Map<number, Operation>(); // ops whose only problem is a check below, with the fix
+  const shown: LineSpan[] = [];
   for (const op of ops) {
     const before = bad.length;
+    let unsure = false;
     for (const { field, id } of idsOf(op)) {
       const check = checkId(doc, id);
       if (check.kind !== "ok") bad.push({ opIndex: op.index, field, check });
+      else if (options.own) {
+        // It verifies, but the line the session viewed under this id may now be another with the same hash.
+        const doubt = shownNow(options.own, id.line) ? undefined : ownEditFix(doc, options.own, id);
+        if (doubt !== undefined) {
+          failures.push({ index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message: ownEditDoubtText(doc, id, doubt, field, maxLineChars) });
+          shown.push(around(id.line), [doubt, doubt]);
+          unsure = true;
+        }
+      }
     }
-    if (bad.length > before) continue;
+    if (bad.length > before || unsure) continue;
     const problem = shapeProblem(op);
     if (problem) {
       failures.push({ index: op.index, label: op.label, code: "INVALID_ARGUMENT", message: problem.message });
@@ -89,8 +107,13 @@ export function verifyBatch(
     }
     verified.push(toEdit(op, doc.lines.length));
   }
-  const repair = repairBatch(doc, bad, changed);
-  for (const b of bad) failures.push(badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw));
+  const repair = repairBatch(doc, bad, changed, options.own);
+  for (const b of bad) {
+    failures.push(badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw));
+    const fix = repair.ids.get(b)!;
+    shown.push(around(b.check.id.line), ...fix.candidates.map((c): LineSpan => [c.line, c.line]));
+    if (fix.fix) shown.push(around(fix.fix.line));
+  }
   for (const op of ops) {
     if (op.kind === "replace" && op.lines.length === 0 && bad.some((b) => b.opIndex === op.index)) {
       failures.push({
@@ -107,11 +130,16 @@ export function verifyBatch(
   const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index))).map((e) => keepOneBom(doc, e));
   failures.push(...findDuplicatedLines(doc, sorted));
   if (failures.length > 0) {
-    return { kind: "failed", failures, corrected: correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw) };
+    return { kind: "failed", failures, corrected: correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw), shown };
   }
 
   if (editsChangeNothing(doc.lines, sorted)) return { kind: "no-change" };
   return { kind: "ok", edits: sorted };
+}
+
+/** The lines a stale-id refusal shows around `line`. */
+function around(line: number): LineSpan {
+  return [Math.max(1, line - STALE_CONTEXT), line + STALE_CONTEXT];
 }
 
 /** A verified operation that cannot be meant as sent (empty replace, reversed range): the fix is sure. */
@@ -159,11 +187,19 @@ function badIdFailure(
   // One stale id and a likely new home: the operation as it would be there (its text is shown above to check).
   const top = fix.candidates[0];
   const soleBad = [...repair.ids.keys()].filter((x) => x.opIndex === op.index).length === 1;
-  if (!fix.fix && top && soleBad && changed && repair.shift === undefined) {
+  if (!fix.fix && top && soleBad && repair.shift === undefined) {
     const moved = withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]]));
     if (moved) message += `\nIf ${moved.text} (shown above) is the line you meant, send this operation: ${opJson(moved.op, contentOf(raw, op))}`;
+    // On a file as viewed, the number is evidence too: the line it names is the other choice.
+    const { line } = b.check.id;
+    const numbered = !changed && b.check.kind === "stale" ? withIds(op, new Map([[b.field, lineRef(doc, line)]])) : undefined;
+    if (moved && numbered) message += `\nIf line ${line} as shown is the line you meant, send this operation: ${opJson(numbered.op, contentOf(raw, op))}`;
   }
   return { index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message };
+}
+
+function lineRef(doc: TextDocument, line: number): LineIdRef {
+  return { line, hash: doc.hashes[line - 1], text: formatId(line, doc.hashes[line - 1]) };
 }
 
 /** `op` with the ids of `fields` replaced; a reversed result is swapped. */

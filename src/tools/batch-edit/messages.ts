@@ -10,12 +10,14 @@ import type { TextDocument } from "../../text/document.ts";
 import { formatHash } from "../../hash/fnv.ts";
 import { formatId } from "../../text/ids.ts";
 import { renderLine, renderLines } from "../../text/render.ts";
-import type { OpFailure } from "./parse.ts";
+import type { OwnEdits } from "../../policy/types.ts";
+import type { LineIdRef, OpFailure } from "./parse.ts";
 import { type IdRepair, repairBatch } from "./repair.ts";
 import { type IdCheck, RELOCATE_WINDOW } from "./verify.ts";
 
 /** Lines shown either side of a stale target. */
-const AROUND = 2;
+export const STALE_CONTEXT = 2;
+const AROUND = STALE_CONTEXT;
 /** A relocation this close is folded into the suggested view range. */
 const NEAR = 40;
 /** Longest line content quoted for a candidate. */
@@ -29,6 +31,8 @@ export interface StaleContext {
   readonly repair?: IdRepair;
   /** The batch-wide shift, when one explains every stale id. */
   readonly shift?: number;
+  /** Where the session's own edits moved the lines it viewed. */
+  readonly own?: OwnEdits;
 }
 
 /**
@@ -48,7 +52,7 @@ export function staleIdText(
   const changed = context.changedSinceView ?? true;
   const repair =
     context.repair ??
-    repairBatch(doc, [{ opIndex: 0, field, check }], changed)
+    repairBatch(doc, [{ opIndex: 0, field, check }], changed, context.own)
       .ids.values()
       .next().value!;
   const out: string[] = [];
@@ -65,6 +69,15 @@ export function staleIdText(
     from = Math.max(1, n - 2 * AROUND);
     to = n;
     out.push(`The last lines now:`);
+  } else if (repair.reason === "own-edit" && repair.fix) {
+    const now = repair.fix.line;
+    out.push(
+      `${field} "${id.text}" is an id from before your own edit of this file: that edit moved the line you viewed as line ${id.line} ` +
+        `to line ${now}, where it is ${repair.fix.text} (same hash; an old id N:hh of a moved line is now (N+shift):hh, as the edit's result said).`,
+    );
+    from = Math.max(1, now - AROUND);
+    to = Math.min(n, now + AROUND);
+    out.push(`Lines ${from}-${to} now:`);
   } else if (!changed) {
     const real = formatId(id.line, check.actual);
     out.push(
@@ -109,10 +122,30 @@ export function staleIdText(
   }
   if (repair.reason === "mistyped" && repair.fix) {
     out.push(`If you meant line ${id.line} as shown, use "${repair.fix.text}".`);
+  } else if (repair.reason === "own-edit" && repair.fix) {
+    out.push(`Use "${repair.fix.text}".`);
   } else {
     out.push(`Retry with the fresh ids shown, or confirm first: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`);
   }
   return out.join("\n");
+}
+
+/**
+ * The refusal of an id that verifies but may be from before the session's
+ * own edit: the line the session viewed under it is now at `now`, with the
+ * same hash. Both lines are shown (so both ids count as current to the
+ * session afterwards: sending either again is taken as meant).
+ */
+export function ownEditDoubtText(doc: TextDocument, id: LineIdRef, now: number, field: string, maxLineChars: number): string {
+  const width = Math.min(maxLineChars, SHOWN_CHARS);
+  const moved = formatId(now, doc.hashes[now - 1]);
+  return [
+    `${field} "${id.text}" is ambiguous: you edited this file since you viewed it, and that edit moved the line you viewed as line ${id.line} ` +
+      `to line ${now}; the line now at ${id.line} has the same hash, so the id fits both:`,
+    `  ${renderLine(now, doc.hashes[now - 1], doc.lines[now - 1], width)}   (the line you viewed as line ${id.line})`,
+    `  ${renderLine(id.line, doc.hashes[id.line - 1], doc.lines[id.line - 1], width)}   (the line at ${id.line} now)`,
+    `Name the line you mean: "${moved}" for the first, "${id.text}" for the second (both are current ids now).`,
+  ].join("\n");
 }
 
 /** The refusal of a bare line number, naming that line's current id. */

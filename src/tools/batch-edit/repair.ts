@@ -3,17 +3,23 @@
  * call that works. Pure.
  *
  * - A bare line number (`"start": 6`) means that line: its current id.
- * - A wrong id on a file that is exactly as the session viewed it was
- *   mistyped (or copied from another line): the line number is taken, and
- *   its real id given.
- * - A wrong id on a file that changed since the view was shifted by an edit
- *   above it. A hash is only 8 bits, so one line with the same hash nearby
- *   proves little (1 in 256 per line); what proves a move is one shift that
- *   explains every failed id of the batch. Candidates that fit that shift
- *   rank first; the others are named as likely unrelated. The batch is
- *   corrected by that shift only when at least two different ids agree.
+ * - A wrong id from before the session's own edit of the file (it viewed
+ *   the file, edited it, and names lines by the ids it viewed) is corrected
+ *   exactly: the session's record says where each viewed line went
+ *   (`policy/own-edits.ts`), and the hash there must match.
+ * - A wrong id was shifted by an edit above it, when one shift explains
+ *   every failed id of the batch. A hash is only 8 bits, so one line with
+ *   the same hash nearby proves little (1 in 256 per line); at least two
+ *   different ids must agree. Candidates that fit that shift rank first;
+ *   the others are named as likely unrelated.
+ * - A wrong id on a file exactly as the session viewed it, whose hash no
+ *   line nearby has, was mistyped: the line number is taken, and its real
+ *   id given. When a nearby line has the hash, the number and the hash
+ *   disagree about the line, and nothing is sure: both are shown.
  */
 
+import { viewedLineNow } from "../../policy/own-edits.ts";
+import type { OwnEdits } from "../../policy/types.ts";
 import { formatId } from "../../text/ids.ts";
 import type { LineIdRef } from "./parse.ts";
 import { type IdCheck, type Lines, RELOCATE_WINDOW, relocate } from "./verify.ts";
@@ -39,7 +45,7 @@ export interface Candidate {
 export interface IdRepair {
   /** The id to use instead, when sure enough to put it in a call ready to send. */
   readonly fix?: LineIdRef;
-  readonly reason?: "bare" | "mistyped" | "shift";
+  readonly reason?: "bare" | "mistyped" | "shift" | "own-edit";
   /** Lines with the id's hash near it, best first (fitting the batch's shift, then nearest). */
   readonly candidates: readonly Candidate[];
 }
@@ -59,7 +65,7 @@ function idAt(doc: Lines, line: number): LineIdRef {
 }
 
 /** Work out every bad id of a batch (see the module comment). */
-export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView: boolean): BatchRepair {
+export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView: boolean, own?: OwnEdits): BatchRepair {
   const n = doc.lines.length;
   const ids = new Map<BadId, IdRepair>();
   const hashed = bad.filter((b) => b.check.kind !== "bare");
@@ -78,7 +84,7 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
   }
   const distinct = found.size;
   const common = [...support].filter(([, count]) => count === distinct).map(([shift]) => shift);
-  const shift = changedSinceView && distinct >= 2 && common.length === 1 ? common[0] : undefined;
+  const shift = distinct >= 2 && common.length === 1 ? common[0] : undefined;
 
   for (const b of bad) {
     const { id } = b.check;
@@ -94,7 +100,10 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
       })
       .sort((a, c) => Number(c.fits ?? false) - Number(a.fits ?? false) || Math.abs(a.shift) - Math.abs(c.shift) || a.line - c.line)
       .slice(0, CANDIDATE_LIMIT);
-    if (!changedSinceView && b.check.kind === "stale") {
+    const viewed = ownEditFix(doc, own, id);
+    if (viewed !== undefined) {
+      ids.set(b, { fix: idAt(doc, viewed), reason: "own-edit", candidates });
+    } else if (!changedSinceView && b.check.kind === "stale" && candidates.length === 0) {
       ids.set(b, { fix: idAt(doc, id.line), reason: "mistyped", candidates });
     } else if (shift !== undefined) {
       ids.set(b, { fix: idAt(doc, id.line + shift), reason: "shift", candidates });
@@ -103,4 +112,16 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
     }
   }
   return { shift, ids };
+}
+
+/**
+ * Where the line the session viewed as `id` is now, when its own edits moved
+ * it there and the hash proves it. Whether the session was since shown line
+ * `id.line` with its new id is the caller's question: for an id that fails
+ * there it does not matter (it is not the id shown).
+ */
+export function ownEditFix(doc: Lines, own: OwnEdits | undefined, id: LineIdRef): number | undefined {
+  if (!own) return undefined;
+  const now = viewedLineNow(own, id.line);
+  return now !== undefined && now !== id.line && now <= doc.lines.length && doc.hashes[now - 1] === id.hash ? now : undefined;
 }

@@ -55,6 +55,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
           path: shownPath(path),
           maxLineChars: ctx.limits.maxLineChars,
           changedSinceView: file.changedSinceView,
+          own: file.own,
         });
   if (windowed) {
     const { hunks, oldLineCount, newLineCount } = windowed;
@@ -73,10 +74,11 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
   const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars, {
     raw: parsed.raw,
     changedSinceView: file.changedSinceView,
+    own: file.own,
   });
   if (planned.kind === "failed") {
     const text = capOutput(renderRefusal(planned.failures, total, planned.corrected), ctx.limits.maxOutputBytes);
-    return { kind: "stop", result: fail(refusalCode(planned.failures), text) };
+    return { kind: "stop", result: fail(refusalCode(planned.failures), text), shown: planned.shown };
   }
   if (planned.kind === "no-change") {
     return {

@@ -11,6 +11,7 @@
  */
 
 import { lineHash } from "../../hash/fnv.ts";
+import type { OwnEdits } from "../../policy/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { countLines, eolStyleOfBytes } from "../../text/line-scan.ts";
 import { type LineWindow, readWindows, spliceWindows, type SplicedWindows, windowHunks } from "../../text/line-windows.ts";
@@ -40,6 +41,7 @@ export interface BatchInput {
   readonly path: string;
   readonly maxLineChars: number;
   readonly changedSinceView: boolean;
+  readonly own?: OwnEdits;
 }
 
 /** The batch applied on windows, or undefined when the whole-file path must decide (any failure, any read outside). */
@@ -66,6 +68,7 @@ export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBat
     const verified = verifyBatch(view, checked.ops, [], input.path, input.maxLineChars, {
       raw: input.raw,
       changedSinceView: input.changedSinceView,
+      own: input.own,
     });
     if (verified.kind !== "ok") return undefined;
     const spliced: SplicedWindows = spliceWindows(doc.bom, body, windows, verified.edits, eolStyleOfBytes(body), lineCount);

@@ -7,14 +7,14 @@
  */
 
 import { decideEdit, type EditDecision } from "../../policy/decide.ts";
-import type { Observation } from "../../policy/types.ts";
+import type { LineSpan, Observation, OwnEdits } from "../../policy/types.ts";
 import { fail, type ToolResult } from "../../result.ts";
 import { isFsError } from "../../storage/errors.ts";
 import { parentPath } from "../../storage/path.ts";
 import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { loadTextFile } from "./load.ts";
-import { observed, observeEdited } from "./observe.ts";
+import { observed, observeEdited, observeShown } from "./observe.ts";
 import { similarNames } from "../view/messages.ts";
 import { remedyFor, shownPath, toolError } from "./remedy.ts";
 import type { ToolContext } from "../types.ts";
@@ -38,6 +38,8 @@ export interface FileSnapshot {
   readonly version: Version;
   /** This is not the version the session last viewed (so a wrong id may be stale rather than mistyped). */
   readonly changedSinceView: boolean;
+  /** Where the session's own edits since its view moved the lines it viewed (absent: none moved, or not known). */
+  readonly own?: OwnEdits;
 }
 
 /** What one attempt decided to do with the snapshot it was given. */
@@ -49,8 +51,8 @@ export type Plan =
    * rely on it having run.
    */
   | { readonly kind: "write"; readonly bytes: Uint8Array; readonly done: (outcome: Landed) => ToolResult; readonly prepare?: () => void }
-  /** Nothing to write: return this result (a refusal, or a change that changes nothing). */
-  | { readonly kind: "stop"; readonly result: ToolResult };
+  /** Nothing to write: return this result (a refusal, or a change that changes nothing); `shown`: lines it shows with their ids. */
+  | { readonly kind: "stop"; readonly result: ToolResult; readonly shown?: readonly LineSpan[] };
 
 /** How a written mutation landed. */
 export interface Landed {
@@ -113,8 +115,13 @@ export async function mutateFile(
     const decision = decideEdit(observation, { kind: "file", version: loaded.version });
     if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options.tool);
 
-    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView });
-    if (next.kind === "stop") return next.result;
+    // How the session's own edits moved the lines it viewed, when this is the version they made.
+    const own = !decision.changedSinceView && observation?.kind === "present" ? observation.own : undefined;
+    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView, own });
+    if (next.kind === "stop") {
+      if (next.shown && own) await observeShown(ctx, path, next.shown);
+      return next.result;
+    }
     // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
     if (ctx.signal?.aborted) return cancelled(path);
     try {
@@ -123,8 +130,9 @@ export async function mutateFile(
       // lose again is work taken from them (done makes it anyway for the attempt that lands).
       if (next.prepare && attempt === 1) whileWriting(next.prepare);
       const written = await writing;
-      if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation);
-      return next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
+      const result = next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
+      if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation, result.facts?.changes);
+      return result;
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);
     }

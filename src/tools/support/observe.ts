@@ -1,5 +1,6 @@
 /** Thin helpers over the session's observation store, keyed by the caller's session. */
 
+import { afterOwnEdit, type LineChange, shownByChanges, withShown } from "../../policy/own-edits.ts";
 import { observeLines } from "../../policy/seen.ts";
 import type { LineSpan, Observation } from "../../policy/types.ts";
 import type { Version } from "../../storage/types.ts";
@@ -34,10 +35,28 @@ export async function observeLinesSeen(ctx: ToolContext, path: string, version: 
 /**
  * Record the version a content-proven edit wrote. The session knows the new
  * content as well as it knew the old (its view plus its own change): after a
- * whole view, all of it; after a partial one, its lines are not mapped
- * through the edit, so none count as seen and a whole-file write asks for a view.
+ * whole view, all of it, and where its edits moved the viewed lines
+ * (`changes`, the result's changed ranges); after a partial one, its lines
+ * are not mapped through the edit, so none count as seen and a whole-file
+ * write asks for a view.
  */
-export function observeEdited(ctx: ToolContext, path: string, version: Version, before: Observation | undefined): Promise<void> {
-  const partial = before?.kind === "present" && before.seen !== undefined;
-  return ctx.observations.set(ctx.caller.session, path, partial ? { kind: "present", version, seen: [] } : { kind: "present", version });
+export function observeEdited(
+  ctx: ToolContext,
+  path: string,
+  version: Version,
+  before: Observation | undefined,
+  changes: readonly LineChange[] | undefined,
+): Promise<void> {
+  if (before?.kind === "present" && before.seen !== undefined) {
+    return ctx.observations.set(ctx.caller.session, path, { kind: "present", version, seen: [] });
+  }
+  const own = afterOwnEdit(before?.kind === "present" ? before.own : undefined, changes, changes ? shownByChanges(changes) : []);
+  return ctx.observations.set(ctx.caller.session, path, own ? { kind: "present", version, own } : { kind: "present", version });
+}
+
+/** Record that this session was shown lines `spans` of the version it edited last (a refusal's excerpt): their ids are current to it. */
+export async function observeShown(ctx: ToolContext, path: string, spans: readonly LineSpan[]): Promise<void> {
+  const observation = await observed(ctx, path);
+  if (observation?.kind !== "present" || !observation.own || spans.length === 0) return;
+  await ctx.observations.set(ctx.caller.session, path, { ...observation, own: withShown(observation.own, spans) });
 }
