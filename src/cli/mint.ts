@@ -7,6 +7,12 @@
  * `{"kty":"OKP","crv":"Ed25519","d":...,"x":...}` for EdDSA) or plain text,
  * which is an HS256 secret: its UTF-8 bytes after trimming surrounding
  * whitespace (the server reads `--jwt-secret-env` and `secretEnv` the same way).
+ *
+ * The server's principal of a signed token is its kid, sub, ws and scopes
+ * (src/http/auth.ts). `--label` sets `sub`: the same label, scopes and
+ * workspace are one agent across re-minted tokens. Without `--label` each
+ * token gets a random `sub` of its own (`anon-` and 32 hex digits, printed on
+ * stderr), so two unlabelled tokens are never one principal.
  */
 import { readFile } from "node:fs/promises";
 import { importJWK, SignJWT, type JWK } from "jose";
@@ -40,21 +46,36 @@ export interface MintClaims {
   readonly workspace: string;
   readonly scopes: readonly JwtScope[];
   readonly ttlSeconds: number;
+  /** The `sub` claim (who holds it); without one the token gets its own {@link unlabelledSub}. */
   readonly label?: string;
   readonly audience?: string;
   /** Seconds since the epoch (default: now). */
   readonly now?: number;
 }
 
-/** Sign a token. */
+/** Longest `sub` the server accepts (src/http/jwt.ts). */
+export const MAX_LABEL_CHARS = 128;
+
+/**
+ * A fresh `sub` for a token minted without a label: `anon-` and 128 random
+ * bits in hex. The server's principal id hashes `sub` (with kid, ws and
+ * scopes), so a shared default would make every unlabelled token of a
+ * workspace one principal, sharing observation sessions and MCP sessions.
+ */
+export function unlabelledSub(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `anon-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Sign a token. Without `label` it gets its own random `sub` ({@link unlabelledSub}). */
 export async function mintToken(key: SigningKey, claims: MintClaims): Promise<string> {
   const now = claims.now ?? Math.floor(Date.now() / 1000);
   const material = key.alg === "HS256" ? key.secret : await importJWK({ ...key.jwk, alg: "EdDSA" }, "EdDSA");
   let jwt = new SignJWT({ ws: claims.workspace, scope: claims.scopes.join(" ") })
     .setProtectedHeader({ alg: key.alg, typ: "JWT", ...(key.kid === undefined ? {} : { kid: key.kid }) })
+    .setSubject(claims.label ?? unlabelledSub())
     .setIssuedAt(now)
     .setExpirationTime(now + claims.ttlSeconds);
-  if (claims.label !== undefined) jwt = jwt.setSubject(claims.label);
   if (claims.audience !== undefined) jwt = jwt.setAudience(claims.audience);
   return jwt.sign(material);
 }
@@ -129,6 +150,9 @@ export async function runToken(argv: readonly string[], io: CliIO): Promise<numb
   if (flags.scopes === undefined) throw new UsageError("--scopes is required, e.g. --scopes read,write");
   const scopes = parseScopes(flags.scopes as string);
   if (workspace === ALL_WORKSPACES && !scopes.includes("admin")) throw new UsageError('--workspace "*" is only for admin tokens (--scopes admin)');
+  if (flags.label !== undefined && ((flags.label as string).length === 0 || (flags.label as string).length > MAX_LABEL_CHARS)) {
+    throw new UsageError(`--label must be 1-${MAX_LABEL_CHARS} characters (the server refuses any other sub)`);
+  }
   if (flags.ttl === undefined) throw new UsageError("--ttl is required, e.g. --ttl 1h");
   const ttlSeconds = parseTtl(flags.ttl as string);
   const file = flags["key-file"] as string | undefined;
@@ -150,13 +174,16 @@ export async function runToken(argv: readonly string[], io: CliIO): Promise<numb
     text = value;
   }
   const key = signingKeyFrom(text, where, flags.kid as string | undefined);
+  const label = (flags.label as string | undefined) ?? unlabelledSub();
   const token = await mintToken(key, {
     workspace,
     scopes,
     ttlSeconds,
-    ...(flags.label !== undefined ? { label: flags.label as string } : {}),
+    label,
     ...(flags.audience !== undefined ? { audience: flags.audience as string } : {}),
   });
   io.out(`${token}\n`);
+  // Stdout stays the token alone (TOKEN=$(...)); the generated sub is what logs and the audit log will name.
+  if (flags.label === undefined) io.err(`toolwarden: no --label: this token's sub is ${label} (a principal of its own; --label gives an agent a stable one)\n`);
   return 0;
 }

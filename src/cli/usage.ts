@@ -120,7 +120,9 @@ Options:
   --workspace WS     Workspace the token reaches ("*": every workspace, admin tokens only)
   --scopes S         Comma-separated: read, write, exec (tools), admin, audit
   --ttl T            Lifetime: 30m, 1h, 7d or seconds (the server caps it, default 1 day)
-  --label L          Who holds it (the sub claim; shown in logs)
+  --label L          Who holds it (the sub claim; shown in logs and the audit log). Same label,
+                     scopes and workspace: the same agent across tokens. Without it the token
+                     gets a random sub of its own (printed on stderr)
   --kid K            Key id (default: the JWK's kid, else none)
   --audience A       The aud claim (when the server requires one)
   --key-file F       File holding the key

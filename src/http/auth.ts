@@ -7,7 +7,7 @@
  * against the configured keys when no static token matches.
  */
 import { isScope, SCOPES, type Scope, TOOL_SCOPES } from "../scopes.ts";
-import { createJwtVerifier, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
+import { createJwtVerifier, type JwtGrant, looksLikeJwt, type JwtOptions, type JwtVerifier } from "./jwt.ts";
 
 export type { Scope };
 /** Every tool scope, in a stable order (what local mode without auth holds). */
@@ -36,9 +36,11 @@ export type AuthOptions =
 export interface Principal {
   /**
    * Stable, non-secret id: a SHA-256 prefix of the token (or `local` without
-   * auth); for a signed token a SHA-256 prefix of its kid, sub and ws, so
-   * every token minted for one agent is the same principal. Session keys use
-   * it, so it must never be the token itself.
+   * auth); for a signed token a SHA-256 prefix of its kid, sub, ws and scopes
+   * ({@link signedPrincipalId}), so every token minted for one agent with
+   * one grant is the same principal, and a token with other scopes is
+   * another. Session keys (observations, MCP sessions, their bounded shares)
+   * use it, so it must never be the token itself.
    */
   readonly id: string;
   /** For logs: the grant's label (a signed token's `sub`), else `id`. */
@@ -167,8 +169,30 @@ async function signedPrincipal(jwt: JwtVerifier, token: string): Promise<AuthOut
     const failure: AuthFailure = outcome.refusal.kind === "invalid" ? "invalid" : outcome.refusal.kind;
     return { ok: false, failure, reason: outcome.refusal.reason };
   }
-  const { kid, sub, workspace, scopes } = outcome.grant;
-  // Injective over (kid, sub, ws): JSON keeps the parts apart whatever they contain.
-  const id = `j_${hex((await sha256(JSON.stringify([kid ?? null, sub ?? null, workspace]))).subarray(0, 8))}`;
+  const { sub, workspace } = outcome.grant;
+  const scopes = canonicalScopes(outcome.grant.scopes);
+  const id = await signedPrincipalId(outcome.grant);
   return { ok: true, principal: { id, label: sub ?? id, workspace, scopes: new Set(scopes) } };
+}
+
+/** `scopes` without repeats, in the order of {@link SCOPES}: how a token orders its scope claim changes nothing. */
+export function canonicalScopes(scopes: Iterable<Scope>): Scope[] {
+  const have = new Set(scopes);
+  return SCOPES.filter((scope) => have.has(scope));
+}
+
+/**
+ * The principal id of a signed token's grant: a SHA-256 prefix of its kid,
+ * sub, ws and scopes (in canonical order). Scopes are part of it, so a
+ * read-only token is never the principal of a writer minted for the same
+ * agent: it has its own observation sessions (it cannot refresh the
+ * writer's), its own MCP sessions (the writer's answer it 404) and its own
+ * bounded shares. The same label, scopes and ws (and key) give the same
+ * principal whatever the token's lifetime: an agent's identity across
+ * re-minted tokens.
+ */
+export async function signedPrincipalId(grant: Pick<JwtGrant, "kid" | "sub" | "workspace" | "scopes">): Promise<string> {
+  // Injective over (kid, sub, ws, scopes): JSON keeps the parts apart whatever they contain.
+  const parts = [grant.kid ?? null, grant.sub ?? null, grant.workspace, canonicalScopes(grant.scopes)];
+  return `j_${hex((await sha256(JSON.stringify(parts))).subarray(0, 8))}`;
 }

@@ -17,11 +17,13 @@ import {
   revertStep,
   type RevertOutcome,
 } from "../history/mod.ts";
+import { isCodedError } from "../errors.ts";
 import { normalizeWorkspacePath } from "../storage/path.ts";
 import type { Scope } from "../scopes.ts";
 import type { ToolHost } from "./host.ts";
+import { ALL_WORKSPACES } from "./jwt.ts";
 import type { AppEnv } from "./middleware.ts";
-import { errorResponse } from "./responses.ts";
+import { errorResponse, statusForCode } from "./responses.ts";
 
 const READERS: readonly Scope[] = ["audit", "admin"];
 
@@ -31,11 +33,31 @@ function allowed(c: Context<AppEnv>, scopes: readonly Scope[]): Response | undef
   return errorResponse(403, "FORBIDDEN", `This needs a token with scope ${scopes.join(" or ")}; this token has ${[...have].join(", ") || "none"}.`);
 }
 
-/** The caller's workspace history, if the caller holds one of `scopes` and the server records one. */
-function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Scope[]): HistoryStore | Response {
+/**
+ * The caller's workspace history, if the caller holds one of `scopes`, the
+ * workspace exists, and the server records one. The workspace is checked
+ * first: opening a history may create its place (a directory under the
+ * workspace), which a read must never do for a workspace that does not exist.
+ */
+async function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Scope[]): Promise<HistoryStore | Response> {
   const refused = allowed(c, scopes);
   if (refused) return refused;
-  const history = host.historyOf(c.get("principal").workspace);
+  const workspace = c.get("principal").workspace;
+  if (workspace === ALL_WORKSPACES) {
+    return errorResponse(
+      403,
+      "FORBIDDEN",
+      'A global admin token (ws "*") has no audit log: each workspace has its own. Mint a token for the workspace (scope audit or admin).',
+    );
+  }
+  try {
+    // Hosted workspaces: FS_NOT_FOUND (404) for a workspace that does not exist, as a tool call gets.
+    await host.storageOf(workspace);
+  } catch (error) {
+    if (isCodedError(error)) return errorResponse(statusForCode(error.code), error.code, error.message);
+    throw error;
+  }
+  const history = host.historyOf(workspace);
   if (history) return history;
   return errorResponse(404, "INVALID_ARGUMENT", "This server does not record history (start it with a state directory, or on storage that keeps one).");
 }
@@ -98,7 +120,7 @@ const RevertBody = v.union([
 /** Register the routes (auth is applied by the caller). */
 export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   app.get("/v1/audit", async (c) => {
-    const history = historyOf(c, host, READERS);
+    const history = await historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const query = auditQuery(c);
     if (query instanceof Response) return query;
@@ -106,7 +128,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.get("/v1/history", async (c) => {
-    const history = historyOf(c, host, READERS);
+    const history = await historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const path = pathParam(c);
     if (path instanceof Response) return path;
@@ -127,7 +149,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.get("/v1/history/content", async (c) => {
-    const history = historyOf(c, host, READERS);
+    const history = await historyOf(c, host, READERS);
     if (history instanceof Response) return history;
     const path = pathParam(c);
     if (path instanceof Response) return path;
@@ -150,7 +172,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
   });
 
   app.post("/v1/revert", async (c) => {
-    const history = historyOf(c, host, ["admin"]);
+    const history = await historyOf(c, host, ["admin"]);
     if (history instanceof Response) return history;
     const parsed = v.safeParse(RevertBody, await c.req.json().catch(() => undefined));
     if (!parsed.success) {

@@ -171,7 +171,7 @@ describe("signed tokens at the HTTP door", () => {
     for (const part of early.split(".")) expect(earlyText).not.toContain(part);
   });
 
-  test("the principal id is stable per kid, sub and ws, and is not the token", async () => {
+  test("the principal id is stable per kid, sub, ws and scopes, and is not the token", async () => {
     const auth = createAuthenticator({ mode: "bearer", tokens: [], jwt: base });
     const id = async (key: SigningKey, extra: Partial<typeof claims> & { label?: string }) => {
       const token = await mintToken(key, { ...claims, ...extra });
@@ -181,9 +181,14 @@ describe("signed tokens at the HTTP door", () => {
       return outcome.principal;
     };
     const first = await id(keyA, { label: "agent-1", ttlSeconds: 100 });
-    const second = await id(keyA, { label: "agent-1", ttlSeconds: 200, scopes: ["read"] });
+    // Another lifetime, the scope claim in another order: the same agent.
+    const second = await id(keyA, { label: "agent-1", ttlSeconds: 200, scopes: ["write", "read"] });
     expect(second.id).toBe(first.id);
     expect(first.label).toBe("agent-1");
+    // Other scopes: another principal (its own sessions), though the log names the same label.
+    const reader = await id(keyA, { label: "agent-1", scopes: ["read"] });
+    expect(reader.id).not.toBe(first.id);
+    expect(reader.label).toBe("agent-1");
     expect((await id(keyA, { label: "agent-2" })).id).not.toBe(first.id);
     expect((await id(keyB, { label: "agent-1" })).id).not.toBe(first.id);
     expect((await id(keyA, { label: "agent-1", workspace: "ws2" })).id).not.toBe(first.id);
