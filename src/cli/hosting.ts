@@ -3,7 +3,7 @@
  * of a local directory, or as key prefixes in an S3 bucket
  * (`s3://BUCKET[/PREFIX]`, credentials from the S3_* environment variables).
  */
-import { mkdir, rm } from "node:fs/promises";
+import { access, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   createMemoryLedger,
@@ -15,6 +15,7 @@ import {
 } from "../http/hosting/mod.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
+import { createMemoryStorage } from "../storage/memory/mod.ts";
 import { connectS3Bucket, type S3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
 import { mcpClientConfig, type BannerInfo } from "./banner.ts";
@@ -54,10 +55,19 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
     },
     history(workspace) {
       const dir = join(real, workspace, RESERVED_SEGMENT, "history");
-      return lazyStorage(
-        "local",
-        mkdir(dir, { recursive: true }).then(() => createLocalStorage(dir)),
-      );
+      let made: Promise<Storage> | undefined;
+      const open = () => (made ??= mkdir(dir, { recursive: true }).then(() => createLocalStorage(dir)));
+      // Only a write makes the directory: a read (the audit route, the inspector) of a workspace that
+      // does not exist, or has recorded nothing yet, finds an empty history and creates nothing.
+      const reading = async () =>
+        made ??
+        ((await access(dir).then(
+          () => true,
+          () => false,
+        ))
+          ? open()
+          : NOTHING_RECORDED);
+      return lazyStorage("local", reading, open);
     },
   };
 }
@@ -77,20 +87,23 @@ export async function s3Backend(location: string, env: Readonly<Record<string, s
   return prefixBackend((prefix) => connected.storage(prefix.replace(/\/$/, "")));
 }
 
-/** A storage whose provider is still being made (every method waits for it). */
-function lazyStorage(kind: string, made: Promise<Storage>): Storage {
+/** What a history never written to reads as. */
+const NOTHING_RECORDED: Storage = createMemoryStorage();
+
+/** A storage made on first use: reads through `reading`, writes (which may create its place) through `writing`. */
+function lazyStorage(kind: string, reading: () => Promise<Storage>, writing: () => Promise<Storage>): Storage {
   return {
     kind,
-    stat: async (path) => (await made).stat(path),
-    read: async (path, options) => (await made).read(path, options),
+    stat: async (path) => (await reading()).stat(path),
+    read: async (path, options) => (await reading()).read(path, options),
     readStream: async (path) => {
-      const storage = await made;
+      const storage = await reading();
       if (!storage.readStream) throw new Error("no readStream");
       return storage.readStream(path);
     },
-    write: async (path, bytes, condition) => (await made).write(path, bytes, condition),
-    list: async (path, options) => (await made).list(path, options),
-    delete: async (path, options) => (await made).delete(path, options),
+    write: async (path, bytes, condition) => (await writing()).write(path, bytes, condition),
+    list: async (path, options) => (await reading()).list(path, options),
+    delete: async (path, options) => (await reading()).delete(path, options),
   };
 }
 

@@ -254,6 +254,19 @@ describe("serve --workspaces DIR with signed tokens (real process)", () => {
     const global = await get(admin, "/v1/audit");
     expect(global.status).toBe(403);
     expect(global.text).toContain("Mint a token for the workspace");
+    // The inspector, signed in with that token, reads the same history: it must not create it either.
+    const signin = await fetch(new URL("/ui/signin", server.url), {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: server.url, "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${encodeURIComponent(auditor)}`,
+    });
+    const cookie = signin.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    expect(cookie).not.toBe("");
+    for (const page of ["/ui", "/ui/sessions", "/ui/files"]) await (await fetch(new URL(page, server.url), { headers: { cookie } })).text();
     expect(existsSync(join(dir.path, "ghost"))).toBe(false);
     expect(listing(dir.path)).toEqual(before);
     // An existing workspace's log still answers.
