@@ -7,7 +7,7 @@
  */
 import type * as v from "valibot";
 import type { ToolResult } from "../result.ts";
-import { argPath } from "./support/paths.ts";
+import { checkArgPath } from "./support/paths.ts";
 import type { ToolAnnotations, ToolContext, ToolDef } from "./types.ts";
 import type { Scope } from "../scopes.ts";
 
@@ -33,7 +33,7 @@ export function defineTool<S extends PathSchema>(spec: FileToolSpec<S>): ToolDef
   return {
     ...rest,
     async run(args, ctx) {
-      const checked = argPath(args.path, ctx.storage, { file: target === "file" });
+      const checked = await checkArgPath(args.path, ctx.storage, { file: target === "file", call: { tool: rest.name, args } });
       if (!checked.ok) return checked.result;
       return run(args, ctx, checked.path);
     },

@@ -43,6 +43,7 @@ function argsFor(tool: Tool, path: string): Record<string, unknown> {
 /** The code each tool must answer with. */
 function expectedCode(tool: Tool, outcome: PathOutcome): string {
   if (outcome.kind === "refused") return outcome.code;
+  if (outcome.kind === "unexpanded") return tool === "view" ? "FS_NOT_FOUND" : "FS_INVALID_PATH";
   if (outcome.exists) return tool === "view" ? "ok" : "FS_NOT_OBSERVED";
   return tool === "write" ? "ok" : "FS_NOT_FOUND";
 }
@@ -89,7 +90,7 @@ function hostilePathTests(label: string, backend: Backend): void {
     const directoryOnly = named.kind === "inside" && attempt.path.endsWith("/");
     const outcomeFor = (tool: Tool): PathOutcome => (directoryOnly && tool !== "view" ? { kind: "refused", code: "FS_INVALID_PATH" } : named);
     const outcome = outcomeFor("write");
-    const verdict = outcome.kind === "refused" ? outcome.code : `inside -> ${shown(outcome.landsOn)}`;
+    const verdict = outcome.kind === "refused" ? outcome.code : outcome.kind === "unexpanded" ? "not expanded" : `inside -> ${shown(outcome.landsOn)}`;
     test(`${label} #${i} ${shown(attempt.path)} (${attempt.why}): ${verdict}`, async () => {
       const before = (baseline ??= await backend.snapshot());
       const run = async (tool: Tool) => {
@@ -110,6 +111,9 @@ function hostilePathTests(label: string, backend: Backend): void {
         if (expected.kind === "refused") {
           // Every refusal says how to recover.
           expect(text).toMatch(expected.code === "FS_INVALID_PATH" ? /workspace-relative path/ : /choose a path inside the workspace/);
+        } else if (expected.kind === "unexpanded") {
+          expect(text).toMatch(/not expanded|relative to the workspace|workspace-relative path/);
+          expect(text).not.toContain("can create it");
         } else if (tool === "write" && !expected.exists) {
           expect(text).toContain(`Created \`${expected.landsOn}\``);
         }

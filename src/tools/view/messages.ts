@@ -9,6 +9,18 @@ import { fail, type ToolResult } from "../../result.ts";
 import { baseName, childPath, parentPath } from "../../storage/path.ts";
 import type { NotText } from "../../text/document.ts";
 import { observeAbsent } from "../support/observe.ts";
+import {
+  asciiJson,
+  normalizationTwins,
+  otherSpellings,
+  respell,
+  respellingText,
+  sameCall,
+  type ShellPrefix,
+  shellPrefix,
+  shellPrefixReason,
+  spellingOf,
+} from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { viewCall } from "./format.ts";
@@ -40,10 +52,18 @@ const SIBLINGS_SCANNED = 2000;
 /**
  * FS_NOT_FOUND for `path` (normalised), after recording absent for this
  * session: the model looked and found nothing, which is what lets `write`
- * create the file without a further read.
+ * create the file without a further read. `args` are the view's other
+ * arguments, kept in a corrected call the answer offers.
+ *
+ * Two misses are not typos, and the answer does not offer to create them:
+ * a leading `~` or `$VAR` the workspace has no entry for (a shell would
+ * have expanded it; toolwarden does not), and a name that exists spelled
+ * with another Unicode normalisation (creating it would make a second,
+ * identical-looking entry).
  */
-export async function notFound(ctx: ToolContext, path: string): Promise<ToolResult> {
+export async function notFound(ctx: ToolContext, path: string, args: Readonly<Record<string, unknown>> = {}): Promise<ToolResult> {
   await observeAbsent(ctx, path);
+  const others = withoutPath(args);
   let text = `\`${shownPath(path)}\` does not exist (nothing is there; \`write\` can create it).`;
   try {
     // Walk up to the nearest directory that exists; the first missing segment is what to suggest for.
@@ -58,15 +78,18 @@ export async function notFound(ctx: ToolContext, path: string): Promise<ToolResu
       missing = dir;
       dir = parentPath(dir);
     }
-    if (missing !== path) text += ` Its directory \`${shownPath(missing)}\` does not exist either.`;
+    const prefix = shellPrefix(path);
+    if (prefix && missing === prefix.segment) return fail("FS_NOT_FOUND", await prefixNotFound(ctx, path, prefix, others));
     const listing = await ctx.storage.list(dir, { limit: SIBLINGS_SCANNED });
-    const close = similarNames(
-      baseName(missing),
-      listing.entries.filter((e) => !e.unaddressable).map((e) => e.name),
-    );
+    const names = listing.entries.filter((e) => !e.unaddressable).map((e) => e.name);
+    let twins = normalizationTwins(baseName(missing), names);
+    if (twins.length === 0 && listing.truncated) twins = await otherSpellings(ctx.storage, dir, baseName(missing));
+    if (twins.length > 0) return fail("FS_NOT_FOUND", await twinNotFound(ctx, path, dir, baseName(missing), twins, others));
+    if (missing !== path) text += ` Its directory \`${shownPath(missing)}\` does not exist either.`;
+    const close = similarNames(baseName(missing), names);
     if (close.length > 0) {
-      const names = close.map((name) => `\`${childPath(dir, name)}\``).join(", ");
-      text += ` Similar ${close.length === 1 ? "name" : "names"} in \`${shownPath(dir)}\`: ${names}.`;
+      const shown = close.map((name) => `\`${childPath(dir, name)}\``).join(", ");
+      text += ` Similar ${close.length === 1 ? "name" : "names"} in \`${shownPath(dir)}\`: ${shown}.`;
     }
     text += ` See what exists: ${viewCall(dir)}`;
   } catch {
@@ -74,6 +97,49 @@ export async function notFound(ctx: ToolContext, path: string): Promise<ToolResu
     text += ` See what exists: ${viewCall(parentPath(path))}`;
   }
   return fail("FS_NOT_FOUND", text);
+}
+
+function withoutPath(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { path: _path, ...others } = args;
+  return others;
+}
+
+/** A path under `~` or `$VAR` with no such entry: say it was not expanded and offer the path without it. */
+async function prefixNotFound(ctx: ToolContext, path: string, prefix: ShellPrefix, others: Record<string, unknown>): Promise<string> {
+  const head = `\`${shownPath(path)}\` does not exist: the path ${shellPrefixReason(prefix)}.`;
+  if (prefix.rest === "") return `${head} See what exists: ${viewCall("")}`;
+  const there = await ctx.storage.stat(prefix.rest).catch(() => null);
+  if (there) return `${head} \`${prefix.rest}\` exists; the same view without that prefix: ${viewCall(prefix.rest, others)}`;
+  return `${head} Without that prefix the path is \`${prefix.rest}\`, which does not exist either. See what exists: ${viewCall("")}`;
+}
+
+/**
+ * A missing name whose Unicode twin (NFC vs NFD) is in the directory: name
+ * it with both spellings escaped, and give the view with the names as on disk
+ * (deeper segments respelled too where each has one twin).
+ */
+async function twinNotFound(
+  ctx: ToolContext,
+  path: string,
+  dir: string,
+  asked: string,
+  twins: readonly string[],
+  others: Record<string, unknown>,
+): Promise<string> {
+  const head = `\`${shownPath(path)}\` does not exist as spelled`;
+  if (twins.length > 1) {
+    const spellings = twins.map((t) => `${asciiJson(t)} (${spellingOf(t)})`).join(", ");
+    return (
+      `${head}: \`${shownPath(dir)}\` has ${twins.length} names that differ from \`${asked}\` (${asciiJson(asked)}, ${spellingOf(asked)}) only by Unicode normalisation: ${spellings}. ` +
+      `They look identical but are different names; name the one you mean exactly (${viewCall(dir)} lists them).`
+    );
+  }
+  const first = { dir, asked, found: twins[0] };
+  const rest = path.slice(childPath(dir, asked).length);
+  const deeper = await respell(ctx.storage, childPath(dir, twins[0]) + rest).catch(() => ({ path: childPath(dir, twins[0]) + rest, respelled: [] }));
+  const all = [first, ...deeper.respelled];
+  const call = sameCall({ tool: "view", args: others }, deeper.path, true);
+  return `${head}: ${all.map(respellingText).join("; ")}. The same view with the ${all.length === 1 ? "name" : "names"} as on disk:\n${call}`;
 }
 
 /**

@@ -35,7 +35,57 @@ function parseBound(which: "start" | "end", value: Bound) {
         : 'use "end": -1 for the last line, or a line number from 1';
     return { ok: false as const, message: `${which} ${shown(value)}: lines are 1-indexed, so there is no line 0; ${fix}.` };
   }
+  const line = lineOfBadId(value);
+  if (line !== undefined) {
+    // Only the number positions a view, so the bad hash is no reason to ask for a view first.
+    return {
+      ok: false as const,
+      message: `${which} ${shown(value)} is not a line id: the hash after the colon must be 2 hex chars (as in "${line}:a3"). A view needs only the line number: "${which}": ${line}.`,
+    };
+  }
   return { ok: false as const, message: `${which} ${shown(value)}: ${parsed.message}.` };
+}
+
+// A positive line number, a colon, and whatever stands where the hash should be (maybe a pasted "|content").
+const ID_WITH_LINE = /^\s*\+?0*([1-9][0-9]*)\s*:([^|]*)(?:\|[\s\S]*)?$/;
+
+/**
+ * The line number of a bound written as an id whose hash is malformed
+ * ("3:zz", "3:"), or undefined for anything else (a valid id, a plain
+ * number, text that names no line). Pure.
+ */
+export function lineOfBadId(value: string | number | undefined): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const m = ID_WITH_LINE.exec(value);
+  if (!m || /^\s*[0-9a-fA-F]{2}\s*$/.test(m[2])) return undefined;
+  const line = Number(m[1]);
+  return Number.isSafeInteger(line) ? line : undefined;
+}
+
+/**
+ * Why bounds that {@link boundsWithLineNumbers} corrected were refused, for
+ * the message that offers the corrected view. Pure.
+ */
+export function badIdText(start: Bound, end: Bound): string {
+  const bad = (["start", "end"] as const)
+    .map((which) => [which, which === "start" ? start : end] as const)
+    .filter(([, value]) => lineOfBadId(value) !== undefined)
+    .map(([which, value]) => `${which} ${shown(value!)}`);
+  const example = `"${lineOfBadId(start) ?? lineOfBadId(end)}:a3"`;
+  const subject = bad.length === 1 ? `${bad[0]} is not a line id` : `${bad.join(" and ")} are not line ids`;
+  return `${subject}: the hash after the colon must be 2 hex chars (as in ${example}). A view needs only the line number, so nothing is lost without the hash.`;
+}
+
+/**
+ * `start`/`end` with each id whose hash is malformed replaced by its line
+ * number, when that is all that stops the bounds from parsing; otherwise
+ * undefined (nothing to correct, or something else is wrong too). Pure.
+ */
+export function boundsWithLineNumbers(start: Bound, end: Bound): { start: Bound; end: Bound } | undefined {
+  const fixedStart = lineOfBadId(start) ?? start;
+  const fixedEnd = lineOfBadId(end) ?? end;
+  if (fixedStart === start && fixedEnd === end) return undefined;
+  return resolveRange(fixedStart, fixedEnd, 0, () => 0).ok ? { start: fixedStart, end: fixedEnd } : undefined;
 }
 
 /**

@@ -11,7 +11,9 @@ import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, type ViewArgs, ViewArgsSchema } from "./schema.ts";
 import { listDirectory } from "./directory.ts";
-import { notFound } from "./messages.ts";
+import { viewCall } from "./format.ts";
+import { invalidArgument, notFound } from "./messages.ts";
+import { badIdText, boundsWithLineNumbers } from "./range.ts";
 import { viewFile } from "./file.ts";
 import { search } from "./search.ts";
 
@@ -47,12 +49,27 @@ function unusedArgs(args: ViewArgs, mode: Mode): string[] {
 }
 
 async function run(args: ViewArgs, ctx: ToolContext, path: string): Promise<ToolResult> {
+  const refused = badIdBounds(args, path);
+  if (refused) return refused;
   try {
     return await dispatch(args, path, ctx);
   } catch (error) {
     // A storage failure mid-listing or mid-search is still an answer the model can act on.
     return toolError(error, path);
   }
+}
+
+/**
+ * A bound written as an id with a malformed hash ("3:zz"): a view positions
+ * by the number alone, so the refusal gives the view with the number
+ * instead of sending the model off to view the file for an id.
+ */
+function badIdBounds(args: ViewArgs, path: string): ToolResult | undefined {
+  const fixed = boundsWithLineNumbers(args.start, args.end);
+  if (fixed === undefined) return undefined;
+  const { path: _path, ...others } = args;
+  const call = viewCall(path, { ...others, start: fixed.start, end: fixed.end });
+  return invalidArgument(`${badIdText(args.start, args.end)} The same view with line numbers, ready to send:\n${call}`);
 }
 
 async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise<ToolResult> {
@@ -77,7 +94,7 @@ async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise
     } catch (error) {
       return toolError(error, path);
     }
-    if (stat === null) return notFound(ctx, path);
+    if (stat === null) return notFound(ctx, path, args);
     const kind = stat.kind;
     const notes = unusedArgs(args, kind === "file" ? "search-file" : "search-directory");
     return search(ctx, path, kind, searchArgs, notes);
@@ -98,7 +115,7 @@ async function dispatch(args: ViewArgs, path: string, ctx: ToolContext): Promise
   } catch {
     // Fall through to the not-found answer, which still holds.
   }
-  return notFound(ctx, path);
+  return notFound(ctx, path, args);
 }
 
 /** The `view` tool. */

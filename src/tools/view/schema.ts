@@ -12,6 +12,41 @@ export const MAX_DEPTH = 20;
 /** Most context lines around a search match. */
 export const MAX_CONTEXT = 10;
 
+// Exactly a JSON number: "2" and "-1" are numbers, " 2", "2x" and "02" are not.
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * A whole number from `min` to `max`, also taken quoted ("context": "2"), as
+ * `start` is: models sometimes quote every scalar, and a string that is
+ * exactly a JSON number means only that number. Anything else is refused
+ * as before. Clients see the JSON Schema of the number alone (the metadata:
+ * the converter stops at the transform), so the quoted form is tolerated,
+ * not advertised; the bounds come from the same arguments as the checks.
+ */
+function wholeNumber(name: string, min: number, max: number, minMessage: string, maxMessage: string, description: string) {
+  return v.pipe(
+    v.unknown(),
+    v.metadata({ type: "integer", minimum: min, maximum: max }),
+    v.description(description),
+    v.transform((input: unknown) => (typeof input === "string" && JSON_NUMBER.test(input) ? Number(input) : input)),
+    v.number(`${name} must be a number`),
+    v.integer(`${name} must be a whole number`),
+    v.minValue(min, minMessage),
+    v.maxValue(max, maxMessage),
+  );
+}
+
+/** true or false, also taken as the exact strings "true" and "false" (see {@link wholeNumber}). */
+function flag(name: string, description: string) {
+  return v.pipe(
+    v.unknown(),
+    v.metadata({ type: "boolean" }),
+    v.description(description),
+    v.transform((input: unknown) => (input === "true" ? true : input === "false" ? false : input)),
+    v.boolean(`${name} must be true or false`),
+  );
+}
+
 const lineRef = (which: "start" | "end", example: string) =>
   v.pipe(
     v.union(
@@ -40,21 +75,20 @@ export const ViewArgsSchema = v.strictObject({
     ),
   ),
   regex: v.optional(
-    v.pipe(
-      v.boolean("regex must be true or false"),
-      v.description(
-        "Treat content as an RE2 regular expression matched against each line (^ and $ anchor the line; no lookaround or backreferences). Default false.",
-      ),
+    flag(
+      "regex",
+      "Treat content as an RE2 regular expression matched against each line (^ and $ anchor the line; no lookaround or backreferences). Default false.",
     ),
   ),
-  case_sensitive: v.optional(v.pipe(v.boolean("case_sensitive must be true or false"), v.description("Search case-sensitively. Default true."))),
+  case_sensitive: v.optional(flag("case_sensitive", "Search case-sensitively. Default true.")),
   context: v.optional(
-    v.pipe(
-      v.number("context must be a number"),
-      v.integer("context must be a whole number"),
-      v.minValue(0, "context must be 0 or more"),
-      v.maxValue(MAX_CONTEXT, `context is at most ${MAX_CONTEXT} lines`),
-      v.description(`Lines shown before and after each search match (0-${MAX_CONTEXT}). Default 0.`),
+    wholeNumber(
+      "context",
+      0,
+      MAX_CONTEXT,
+      "context must be 0 or more",
+      `context is at most ${MAX_CONTEXT} lines`,
+      `Lines shown before and after each search match (0-${MAX_CONTEXT}). Default 0.`,
     ),
   ),
   pattern: v.optional(
@@ -68,20 +102,17 @@ export const ViewArgsSchema = v.strictObject({
     ),
   ),
   depth: v.optional(
-    v.pipe(
-      v.number("depth must be a number"),
-      v.integer("depth must be a whole number"),
-      v.minValue(1, "depth must be at least 1 (1 = the directory's own entries)"),
-      v.maxValue(MAX_DEPTH, `depth is at most ${MAX_DEPTH}`),
-      v.description(`Levels below the directory to walk (1-${MAX_DEPTH}). Default 1 for a listing; ${MAX_DEPTH} with pattern or content.`),
+    wholeNumber(
+      "depth",
+      1,
+      MAX_DEPTH,
+      "depth must be at least 1 (1 = the directory's own entries)",
+      `depth is at most ${MAX_DEPTH}`,
+      `Levels below the directory to walk (1-${MAX_DEPTH}). Default 1 for a listing; ${MAX_DEPTH} with pattern or content.`,
     ),
   ),
-  hidden: v.optional(
-    v.pipe(v.boolean("hidden must be true or false"), v.description("Include dot-files and dot-directories in listings and searches. Default false.")),
-  ),
-  gitignore: v.optional(
-    v.pipe(v.boolean("gitignore must be true or false"), v.description("Leave out what .gitignore files exclude. Default true; false shows everything.")),
-  ),
+  hidden: v.optional(flag("hidden", "Include dot-files and dot-directories in listings and searches. Default false.")),
+  gitignore: v.optional(flag("gitignore", "Leave out what .gitignore files exclude. Default true; false shows everything.")),
 });
 
 /** Parsed `view` arguments. */

@@ -17,6 +17,12 @@
  *   directory, so write, edit and batch_edit refuse it (FS_INVALID_PATH)
  *   and only view reaches `landsOn`.
  *
+ * - `unexpanded`: a leading `~` or `$VAR` that names nothing in the
+ *   workspace. It is never expanded: `view` finds nothing (FS_NOT_FOUND)
+ *   and the tools that change files refuse it (FS_INVALID_PATH), offering
+ *   the path without the prefix; nothing is created.
+ *
+ * A `file://` URL is read as the absolute path it names.
  * On local storage an absolute path means what it says: inside the
  * workspace root it is that file, anywhere else (every absolute path here)
  * it is refused with FS_INVALID_PATH. On R2 there is no real root, and a
@@ -27,7 +33,8 @@ import { HOSTILE_PATHS, LOOKALIKE_PATHS } from "../storage-conformance.ts";
 /** What every tool must do with one attempt. */
 export type PathOutcome =
   | { readonly kind: "refused"; readonly code: "FS_INVALID_PATH" | "FS_ACCESS_DENIED" }
-  | { readonly kind: "inside"; readonly landsOn: string; readonly exists: boolean };
+  | { readonly kind: "inside"; readonly landsOn: string; readonly exists: boolean }
+  | { readonly kind: "unexpanded" };
 
 /** One attempt and its outcome per backend. */
 export interface PathAttempt {
@@ -50,6 +57,11 @@ function everywhereInvalid(path: string, why: string): PathAttempt {
 /** An ordinary name everywhere, landing on `landsOn`. */
 function everywhereInside(path: string, landsOn: string, why: string, exists = false): PathAttempt {
   return { path, why, local: inside(landsOn, exists), r2: inside(landsOn, exists) };
+}
+
+/** A shell prefix (`~`, `$HOME`) that names nothing in the workspace, on every backend. */
+function unexpanded(path: string, why: string): PathAttempt {
+  return { path, why, local: { kind: "unexpanded" }, r2: { kind: "unexpanded" } };
 }
 
 /** An absolute path outside the local root: refused there; on R2 the workspace root is "/", so it lands inside. */
@@ -127,11 +139,13 @@ export const PATH_ATTEMPTS: readonly PathAttempt[] = [
   everywhereInside("&#46;&#46;/secret.txt", "&#46;&#46;/secret.txt", "HTML entities"),
   everywhereInside("%00", "%00", "encoded NUL"),
   // Unicode look-alikes of "." and "/": only U+002E U+002E climbs, only U+002F separates.
-  ...LOOKALIKE_PATHS.map(([path, landsOn]) =>
+  // (A file: URL is the tools' business, not storage's: it is read as the absolute path it names, below.)
+  ...LOOKALIKE_PATHS.filter(([path]) => !path.startsWith("file:")).map(([path, landsOn]) =>
     path.startsWith("/")
       ? absolute(path, landsOn, "storage conformance LOOKALIKE_PATHS")
       : everywhereInside(path, landsOn, "storage conformance LOOKALIKE_PATHS"),
   ),
+  absolute("file:///etc/passwd", "etc/passwd", "a file: URL names an absolute path"),
   everywhereInside("..\uff0fsecret.txt", "..\uff0fsecret.txt", "fullwidth solidus"),
   everywhereInside("..\u2044secret.txt", "..\u2044secret.txt", "fraction slash"),
   everywhereInside("\ufe52\ufe52/secret.txt", "\ufe52\ufe52/secret.txt", "small full stops"),
@@ -140,8 +154,8 @@ export const PATH_ATTEMPTS: readonly PathAttempt[] = [
   everywhereInside(".. /secret.txt", ".. /secret.txt", "dots followed by a space"),
   // Absolute names are refused on local storage and rebased onto the workspace on R2; special-looking ones are never expanded.
   absolute("/proc/self/root/etc/passwd", "proc/self/root/etc/passwd", "procfs escape, absolute"),
-  everywhereInside("~/.ssh/id_rsa", "~/.ssh/id_rsa", "home directory shorthand"),
-  everywhereInside("$HOME/secret.txt", "$HOME/secret.txt", "shell variable"),
+  unexpanded("~/.ssh/id_rsa", "home directory shorthand"),
+  unexpanded("$HOME/secret.txt", "shell variable"),
   everywhereInside("D:secret.txt", "D:secret.txt", "drive-relative Windows name (a plain name on POSIX)"),
   // Prefix containment: "ws" must never reach "ws-evil".
   everywhereInside("-evil/canary.txt", "-evil/canary.txt", "the rest of the sibling's name (prefix without separator)"),
