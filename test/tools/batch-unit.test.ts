@@ -353,6 +353,31 @@ describe("repairBatch", () => {
     expect(r.candidates[0]).toEqual({ line: 6, shift: 1 });
   });
 
+  test("on a file as viewed, a line far off with the hash is a likely coincidence: the number stands", () => {
+    const hashes = Uint8Array.from(d.hashes);
+    hashes[24] = (d.hashes[4] + 1) & 0xff; // line 25 has the hash sent for line 5
+    for (let i = 0; i < 30; i++) if (i !== 24 && hashes[i] === hashes[24]) hashes[i] = (hashes[i] + 2) & 0xff;
+    const lines = { lines: d.lines, hashes };
+    const check = checkId(lines, ref(5, hashes[24]));
+    if (check.kind === "ok") throw new Error("should not verify");
+    const b = { opIndex: 0, field: "start", check };
+    expect(repairBatch(lines, [b], false).ids.get(b)).toMatchObject({ reason: "mistyped", fix: { line: 5 } });
+  });
+
+  test("on a file as viewed, a near line with the hash yields to the number when the content written is clearly an edit of the numbered line", () => {
+    const src = doc('\t/**\n\t * Returns the body.\n\t */\n\tarrayBuffer() {\n\t\treturn this.#cachedBody("arrayBuffer");\n\t}\n');
+    // "5:<hash of line 3>": line 3 is a lone ` */`, two lines above; the content edits line 5.
+    const check = checkId(src, ref(5, src.hashes[2]));
+    if (check.kind === "ok") throw new Error("should not verify");
+    const edit = { opIndex: 0, field: "start", check, writes: '\t\treturn this.#cachedBody("arrayBuffer"); // checked' };
+    expect(repairBatch(src, [edit], false).ids.get(edit)).toMatchObject({ reason: "mistyped", fix: { line: 5 } });
+    // Content that reads like neither (or like the near line) leaves both choices open.
+    const unclear = { ...edit, writes: "something else entirely" };
+    expect(repairBatch(src, [unclear], false).ids.get(unclear)!.fix).toBeUndefined();
+    const deletion = { opIndex: 0, field: "start", check };
+    expect(repairBatch(src, [deletion], false).ids.get(deletion)!.fix).toBeUndefined();
+  });
+
   test("two ids that agree on one shift are corrected by it even on a file as viewed (ids taken before the session's own edit)", () => {
     const a = stale(10, d.hashes[12]);
     const b = stale(20, d.hashes[22]);

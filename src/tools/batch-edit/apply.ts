@@ -87,7 +87,7 @@ export function verifyBatch(
     let unsure = false;
     for (const { field, id } of idsOf(op)) {
       const check = checkId(doc, id);
-      if (check.kind !== "ok") bad.push({ opIndex: op.index, field, check });
+      if (check.kind !== "ok") bad.push({ opIndex: op.index, field, check, writes: writtenAt(op, field) });
       else if (options.own) {
         // It verifies, but the line the session viewed under this id may now be another with the same hash.
         const doubt = shownNow(options.own, id.line) ? undefined : ownEditFix(doc, options.own, id);
@@ -135,6 +135,12 @@ export function verifyBatch(
 
   if (editsChangeNothing(doc.lines, sorted)) return { kind: "no-change" };
   return { kind: "ok", edits: sorted };
+}
+
+/** The content line a replace writes where `field` points: its first line for start, its last for end. */
+function writtenAt(op: Operation, field: string): string | undefined {
+  if (op.kind !== "replace" || op.lines.length === 0) return undefined;
+  return field === "end" ? op.lines[op.lines.length - 1] : op.lines[0];
 }
 
 /** The lines a stale-id refusal shows around `line`. */

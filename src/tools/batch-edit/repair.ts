@@ -13,14 +13,20 @@
  *   different ids must agree. Candidates that fit that shift rank first;
  *   the others are named as likely unrelated.
  * - A wrong id on a file exactly as the session viewed it, whose hash no
- *   line nearby has, was mistyped: the line number is taken, and its real
- *   id given. When a nearby line has the hash, the number and the hash
- *   disagree about the line, and nothing is sure: both are shown.
+ *   line within {@link NEAR_MISS} lines has, was mistyped: the line number
+ *   is taken, and its real id given (a line farther off with the hash is a
+ *   likely coincidence: ~1 in 256 per line). When a line that near has the
+ *   hash (an off-by-one number, an id copied from the next line), the
+ *   number and the hash disagree about the line: the number is taken only
+ *   when the content written there is clearly an edit of that line and not
+ *   of the other (a lone `*` `/` near a method is no evidence against the
+ *   method); otherwise nothing is sure, and both are shown.
  */
 
 import { viewedLineNow } from "../../policy/own-edits.ts";
 import type { OwnEdits } from "../../policy/types.ts";
 import { formatId } from "../../text/ids.ts";
+import { lineSimilarity } from "../../text/similarity.ts";
 import type { LineIdRef } from "./parse.ts";
 import { type IdCheck, type Lines, RELOCATE_WINDOW, relocate } from "./verify.ts";
 
@@ -29,6 +35,8 @@ export interface BadId {
   readonly opIndex: number;
   readonly field: string;
   readonly check: Exclude<IdCheck, { kind: "ok" }>;
+  /** The replacement line written where this id points (a replace's first or last content line), when there is one. */
+  readonly writes?: string;
 }
 
 /** A line with the wanted hash near a stale id. */
@@ -56,6 +64,9 @@ export interface BatchRepair {
   readonly shift?: number;
   readonly ids: ReadonlyMap<BadId, IdRepair>;
 }
+
+/** How near a line with the id's hash must be for the hash to count as naming it rather than a typo. */
+export const NEAR_MISS = 3;
 
 /** Most candidates shown per id. */
 export const CANDIDATE_LIMIT = 3;
@@ -103,7 +114,7 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
     const viewed = ownEditFix(doc, own, id);
     if (viewed !== undefined) {
       ids.set(b, { fix: idAt(doc, viewed), reason: "own-edit", candidates });
-    } else if (!changedSinceView && b.check.kind === "stale" && candidates.length === 0) {
+    } else if (!changedSinceView && b.check.kind === "stale" && numberStands(doc, b, candidates)) {
       ids.set(b, { fix: idAt(doc, id.line), reason: "mistyped", candidates });
     } else if (shift !== undefined) {
       ids.set(b, { fix: idAt(doc, id.line + shift), reason: "shift", candidates });
@@ -124,4 +135,16 @@ export function ownEditFix(doc: Lines, own: OwnEdits | undefined, id: LineIdRef)
   if (!own) return undefined;
   const now = viewedLineNow(own, id.line);
   return now !== undefined && now !== id.line && now <= doc.lines.length && doc.hashes[now - 1] === id.hash ? now : undefined;
+}
+
+/** How much more like the numbered line than like any near candidate the written content must be. */
+const CLEARLY = 0.3;
+
+/** On a file as viewed: whether a wrong hash is a typo of the numbered line (see the module comment). */
+function numberStands(doc: Lines, b: BadId, candidates: readonly Candidate[]): boolean {
+  const near = candidates.filter((c) => Math.abs(c.shift) <= NEAR_MISS);
+  if (near.length === 0) return true;
+  if (b.writes === undefined) return false;
+  const numbered = lineSimilarity(b.writes, doc.lines[b.check.id.line - 1]);
+  return near.every((c) => numbered - lineSimilarity(b.writes!, doc.lines[c.line - 1]) >= CLEARLY);
 }
