@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
+import { editTool } from "../../src/tools/edit/run.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
 import { asSession, makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectFreshIds, expectOk, expectUntouched, markViewed, racingStorage, utf8 } from "../helpers/tool-mutation.ts";
+import { row, view } from "../helpers/tool-view.ts";
 
 const write = (ctx: Parameters<typeof call>[2], path: string, content: string) => call(writeTool, { path, content }, ctx);
 
@@ -226,5 +229,208 @@ describe("write: style properties", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+/** The call a message offers on its line starting with `tool `: the JSON after it, parsed. */
+function offered(text: string, tool: string): Record<string, unknown> {
+  const line = text.split("\n").find((l) => l.startsWith(`${tool} {`));
+  if (!line) throw new Error(`no ${tool} call offered in:\n${text}`);
+  return JSON.parse(line.slice(tool.length + 1)) as Record<string, unknown>;
+}
+
+/** A file seeded and viewed with the real view tool; its view text, and its bytes and version to compare after a refusal. */
+async function viewedFile(path: string, content: string | Uint8Array, limits?: Parameters<typeof makeContext>[0]) {
+  const ctx = makeContext(limits);
+  await seed(ctx.storage, { [path]: content });
+  const shown = await view(ctx, { path });
+  expectOk(shown.result);
+  return { ctx, view: shown.text, before: await ctx.storage.read(path) };
+}
+
+describe("write: a pasted view header and footers (bug: written into the file)", () => {
+  test("ids current: the header goes with the prefixes, the note says so, and the file holds only the lines", async () => {
+    const { ctx, view: shown } = await viewedFile("p.ts", "const a = 1;\nconst b = 2;\n");
+    expect(shown.split("\n")[0]).toBe("[p.ts: 2 lines]");
+    const text = expectOk(await write(ctx, "p.ts", `${shown.replace("|const b = 2;", "|const b = 4;")}\n`));
+    expect(text).toContain('1 line around them ("[p.ts: 2 lines]") is what view prints around its lines');
+    expect(text).toContain("the prefixes were removed");
+    expect(await readText(ctx.storage, "p.ts")).toBe("const a = 1;\nconst b = 4;\n");
+  });
+
+  test("ids not current: refused, nothing written; the cleaned call has no header and lands as meant", async () => {
+    const { ctx, before } = await viewedFile("p.ts", "const a = 1;\nconst b = 2;\n");
+    const content = `[p.ts: 2 lines]\n${row(1, "const a = 1;")}\n${row(2, "const b = 3;")}\n`.replace("|const b = 3;", "|const b = 4;");
+    const text = expectFail(await write(ctx, "p.ts", content), "INVALID_ARGUMENT");
+    await expectUntouched(ctx.storage, "p.ts", before);
+    const again = offered(text, "write");
+    expect(again).toEqual({ path: "p.ts", content: "const a = 1;\nconst b = 4;\n" });
+    expectOk(await call(writeTool, again, ctx));
+    expect(await readText(ctx.storage, "p.ts")).toBe("const a = 1;\nconst b = 4;\n");
+  });
+
+  test("a header-shaped line in a file that is not a paste is written as sent", async () => {
+    const ctx = makeContext();
+    expectOk(await write(ctx, "notes.txt", "[p.ts: 2 lines]\nplain text\n"));
+    expect(await readText(ctx.storage, "notes.txt")).toBe("[p.ts: 2 lines]\nplain text\n");
+  });
+
+  test("a header among lines of the model's own and a row: refused with no call offered, nothing written", async () => {
+    const { ctx, before } = await viewedFile("p.ts", "const a = 1;\nconst b = 2;\n");
+    const content = `[p.ts: 2 lines]\n${row(1, "const a = 1;")}\nconst c = 5;\n`;
+    const text = expectFail(await write(ctx, "p.ts", content), "INVALID_ARGUMENT");
+    expect(text).toContain("no cleaned call is offered");
+    expect(text).toContain('"[p.ts: 2 lines]") sits among lines that are not rows');
+    expect(text.split("\n").some((l) => l.startsWith("write {"))).toBe(false);
+    await expectUntouched(ctx.storage, "p.ts", before);
+  });
+
+  test("a cut view pasted whole: refused; the offered batch_edit replaces only the lines shown", async () => {
+    const source = `${Array.from({ length: 7 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    const { ctx, view: shown, before } = await viewedFile("s.ts", source, { limits: { maxViewLines: 4 } });
+    expectOk((await view(ctx, { path: "s.ts", start: 5 })).result);
+    expect(shown).toContain("[cut at line 4 by the 4-line limit");
+    const text = expectFail(await write(ctx, "s.ts", `${shown.replace("|line 2", "|LINE 2")}\n`), "INVALID_ARGUMENT");
+    expect(text).toContain("the pasted view shows only part of the file (lines 1-4 of 7)");
+    await expectUntouched(ctx.storage, "s.ts", before);
+    expect(offered(text, "write")).toEqual({ path: "s.ts", content: "line 1\nLINE 2\nline 3\nline 4\n" });
+    expectOk(await call(batchEditTool, offered(text, "batch_edit"), ctx));
+    expect(await readText(ctx.storage, "s.ts")).toBe(source.replace("line 2", "LINE 2"));
+  });
+
+  test("a cut view pasted whole: the offered write, when meant, leaves exactly the lines shown", async () => {
+    const source = `${Array.from({ length: 7 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    const { ctx, view: shown } = await viewedFile("s.ts", source, { limits: { maxViewLines: 4 } });
+    expectOk((await view(ctx, { path: "s.ts", start: 5 })).result);
+    const text = expectFail(await write(ctx, "s.ts", `${shown}\n`), "INVALID_ARGUMENT");
+    expectOk(await call(writeTool, offered(text, "write"), ctx));
+    expect(await readText(ctx.storage, "s.ts")).toBe("line 1\nline 2\nline 3\nline 4\n");
+  });
+
+  test("two ranged views pasted one after the other cover the file: stripped, every view line left out", async () => {
+    const source = `${Array.from({ length: 7 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    const { ctx, view: first } = await viewedFile("s.ts", source, { limits: { maxViewLines: 4 } });
+    const second = (await view(ctx, { path: "s.ts", start: 5 })).text;
+    expect(second.split("\n")[0]).toBe("[s.ts: lines 5-7 of 7]");
+    expectOk(await write(ctx, "s.ts", `${first}\n${second.replace("|line 6", "|LINE 6")}\n`));
+    expect(await readText(ctx.storage, "s.ts")).toBe(source.replace("line 6", "LINE 6"));
+  });
+
+  test("a new file from an unclear paste: refused with no call, and no edit to suggest", async () => {
+    const ctx = makeContext();
+    const text = expectFail(await write(ctx, "new.ts", `- ${row(2, "const b = 2;")}\n`), "INVALID_ARGUMENT");
+    expect(text).toContain("no cleaned call is offered");
+    expect(text).not.toContain("batch_edit");
+    expect(await ctx.storage.stat("new.ts")).toBeNull();
+  });
+
+  test("a line view showed shortened is written whole, as the file has it (never the shortened text)", async () => {
+    const long = `${"x".repeat(30)}END`;
+    const { ctx, view: shown } = await viewedFile("s.ts", `a\n${long}\nb\n`, { limits: { maxLineChars: 10 } });
+    expect(shown).toContain("… [line truncated: 33 chars total]");
+    const text = expectOk(await write(ctx, "s.ts", `${shown.replace("|b", "|B")}\n`));
+    expect(text).toContain("line 2, shown shortened");
+    expect(await readText(ctx.storage, "s.ts")).toBe(`a\n${long}\nB\n`);
+  });
+
+  test("a shortened line whose visible part was edited: refused with no call, nothing written", async () => {
+    const long = `${"x".repeat(30)}END`;
+    const { ctx, view: shown, before } = await viewedFile("s.ts", `a\n${long}\nb\n`, { limits: { maxLineChars: 10 } });
+    const text = expectFail(await write(ctx, "s.ts", `${shown.replace("|xxxx", "|yxxx")}\n`), "INVALID_ARGUMENT");
+    expect(text).toContain("line 2 was shown shortened");
+    expect(text).toContain("no cleaned call is offered");
+    expect(text.split("\n").some((l) => l.startsWith("write {"))).toBe(false);
+    await expectUntouched(ctx.storage, "s.ts", before);
+  });
+});
+
+describe("write: a pasted result diff (bug: the cleaned call kept the removed lines)", () => {
+  test("the tester's paste: refused; the cleaned call keeps context and + lines only, and lands as meant", async () => {
+    const { ctx, before } = await viewedFile("p.ts", "const a = 1;\nconst b = 2;\n");
+    const content = `  ${row(1, "const a = 1;")}\n- ${row(2, "const b = 2;")}\n+ ${row(2, "const b = 3;")}\n`;
+    const text = expectFail(await write(ctx, "p.ts", content), "INVALID_ARGUMENT");
+    expect(text).toContain('whose "- N:hh|" line is a line the change removed');
+    await expectUntouched(ctx.storage, "p.ts", before);
+    const again = offered(text, "write");
+    expect(again).toEqual({ path: "p.ts", content: "const a = 1;\nconst b = 3;\n" });
+    expectOk(await call(writeTool, again, ctx));
+    expect(await readText(ctx.storage, "p.ts")).toBe("const a = 1;\nconst b = 3;\n");
+  });
+
+  test("an edit's real result diff pasted back with a change: never stripped (it has - lines); the cleaned call lands", async () => {
+    const { ctx } = await viewedFile("p.ts", "const a = 1;\nconst b = 2;\nconst c = 3;\n");
+    const edited = expectOk(await call(editTool, { path: "p.ts", old_string: "const b = 2;", new_string: "const b = 20;" }, ctx));
+    const diff = edited.split("\n").slice(1).join("\n");
+    expect(diff).toStartWith("@@ ");
+    expect(diff).toContain("- 2:");
+    const before = await ctx.storage.read("p.ts");
+    const text = expectFail(await write(ctx, "p.ts", `${diff.replace("|const c = 3;", "|const c = 30;")}\n`), "INVALID_ARGUMENT");
+    await expectUntouched(ctx.storage, "p.ts", before);
+    expectOk(await call(writeTool, offered(text, "write"), ctx));
+    expect(await readText(ctx.storage, "p.ts")).toBe("const a = 1;\nconst b = 20;\nconst c = 30;\n");
+  });
+
+  test("context and + rows only, every id current: stripped with the hunk header, as a view paste is", async () => {
+    const { ctx } = await viewedFile("p.ts", "const a = 1;\nconst b = 3;\n");
+    const content = `@@ -1,2 +1,2 @@\n  ${row(1, "const a = 1;")}\n+ ${row(2, "const b = 3;")}\n`.replace("|const b = 3;", "|const b = 5;");
+    const text = expectOk(await write(ctx, "p.ts", content));
+    expect(text).toContain("a result diff's hunk header");
+    expect(await readText(ctx.storage, "p.ts")).toBe("const a = 1;\nconst b = 5;\n");
+  });
+
+  test("a diff mixed with lines of the model's own: refused with no call, nothing written", async () => {
+    const { ctx, before } = await viewedFile("p.ts", "const a = 1;\nconst b = 2;\n");
+    const content = `  ${row(1, "const a = 1;")}\n- ${row(2, "const b = 2;")}\nconst b = 9;\n`;
+    const text = expectFail(await write(ctx, "p.ts", content), "INVALID_ARGUMENT");
+    expect(text).toContain("no cleaned call is offered");
+    await expectUntouched(ctx.storage, "p.ts", before);
+  });
+});
+
+describe("write: the final newline and the BOM are said when they change (bug: reported as no change)", () => {
+  test("removed: a note, the bytes as sent; keeping it as the note says changes nothing more", async () => {
+    const { ctx } = await viewedFile("fn.txt", "a\nb\n");
+    const result = await write(ctx, "fn.txt", "a\nb");
+    const text = expectOk(result);
+    expect(text).toBe(
+      'Updated `fn.txt`: 2 -> 2 lines.\nNote: the file no longer ends with a newline (it had one before this write), because content does not end with "\\n"; to keep it, end content with "\\n".',
+    );
+    expect(await readText(ctx.storage, "fn.txt")).toBe("a\nb");
+    // The line ids are unchanged, so no range changed; the new version says the bytes did.
+    expect(result.facts?.changes).toEqual([]);
+    expectOk(await write(ctx, "fn.txt", "a\nb\n"));
+    expect(await readText(ctx.storage, "fn.txt")).toBe("a\nb\n");
+  });
+
+  test("added: a note", async () => {
+    const { ctx } = await viewedFile("fn.txt", "a\nb");
+    expect(expectOk(await write(ctx, "fn.txt", "a\nb\n"))).toContain("Note: the file now ends with a newline (it had none before this write)");
+    expect(await readText(ctx.storage, "fn.txt")).toBe("a\nb\n");
+  });
+
+  test("with other changes too, and on a BOM + CRLF file", async () => {
+    const { ctx } = await viewedFile("w.txt", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nb\r\n")]));
+    const text = expectOk(await write(ctx, "w.txt", "a\nc"));
+    expect(text).toContain("Note: the file no longer ends with a newline");
+    expect(text).toContain("Line endings: kept the file's CRLF line endings; kept its byte-order mark.");
+    expect(await bytesOf(ctx.storage, "w.txt")).toEqual(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nc")]));
+    const { ctx: ctx2 } = await viewedFile("w.txt", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nb\r\n")]));
+    expect(expectOk(await write(ctx2, "w.txt", "a\nb"))).toContain("Note: the file no longer ends with a newline");
+    expect(await bytesOf(ctx2.storage, "w.txt")).toEqual(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nb")]));
+  });
+
+  test("a BOM added by content starting with U+FEFF: a note", async () => {
+    const { ctx } = await viewedFile("b.txt", "a\n");
+    expect(expectOk(await write(ctx, "b.txt", "\ufeffa\n"))).toContain(
+      "Note: the file now starts with a UTF-8 byte-order mark (it had none before this write)",
+    );
+    expect(await bytesOf(ctx.storage, "b.txt")).toEqual(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\n")]));
+  });
+
+  test("no note when the state stays, or for an empty file", async () => {
+    const { ctx } = await viewedFile("n.txt", "a\n");
+    expect(expectOk(await write(ctx, "n.txt", "b\n"))).not.toContain("Note:");
+    expect(expectOk(await write(ctx, "n.txt", ""))).not.toContain("Note:");
+    expect(expectOk(await write(ctx, "n.txt", "c"))).not.toContain("Note:");
   });
 });

@@ -14,17 +14,38 @@
  *   markdown snippet in a docstring), so the model says which it meant.
  * - Not checked when the file already has such lines (it is that kind of
  *   file), for markdown files (fences), or when the call says "verbatim": true.
+ *
+ * A paste is read whole (text/id-prefix.ts): when every line is a row or a
+ * line view or a diff prints around rows (a `[path: N lines]` header, a cut
+ * footer, `@@` hunk headers), those lines go with the prefixes, and a diff's
+ * `- ` rows (lines the change removed) are left out. A paste that is cut or
+ * mixes a diff with other lines is never stripped, and its refusal says why
+ * (`unclear`): a caller should then not offer the cleaned text as a ready call.
  */
 
-import { fenceWrapped, findViewPrefixes, isFenceLine, isMarkdownPath } from "../../text/artifacts.ts";
+import { fenceWrapped, isFenceLine, isMarkdownPath } from "../../text/artifacts.ts";
+import { type Paste, type PastedRow, readPaste } from "../../text/id-prefix.ts";
+import { formatId } from "../../text/ids.ts";
 
 /** What to do with a text before writing it. */
 export type PasteVerdict =
   | { readonly kind: "clean" }
   /** Write `text` instead, and say `note`. */
   | { readonly kind: "strip"; readonly text: string; readonly note: string }
-  /** Write nothing; `what` says what was found, `cleaned` is the text without it. */
-  | { readonly kind: "refuse"; readonly what: string; readonly cleaned: string };
+  /**
+   * Write nothing; `what` says what was found, `cleaned` is the text without
+   * it. `unclear` says why `cleaned` may not be what was meant (a cut paste,
+   * a diff mixed with other lines): then no call should be offered as ready.
+   * `shown`: for a whole-file text that is a paste of part of a view (the
+   * only doubt), the current ids of the first and last lines it shows.
+   */
+  | {
+      readonly kind: "refuse";
+      readonly what: string;
+      readonly cleaned: string;
+      readonly unclear?: string;
+      readonly shown?: { readonly start: string; readonly end: string };
+    };
 
 /** What the check knows about the target. */
 export interface PasteContext {
@@ -38,6 +59,8 @@ export interface PasteContext {
   readonly fileLines?: readonly string[] | (() => readonly string[]);
   /** Whether `N:hh` is a current id of a line in the region being replaced. */
   readonly ownsId?: (line: number, hash: number) => boolean;
+  /** The text replaces the whole file (write): a paste of part of a view would delete the rest. */
+  readonly wholeFile?: boolean;
 }
 
 /** Check `text` (rules in the module comment). */
@@ -54,31 +77,93 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
     const close = JSON.stringify(text.trimEnd().split("\n").pop()!.trim());
     found.push(`is wrapped in a markdown code fence (first line ${open}, last line ${close}), and \`${target.path}\` is not a markdown file`);
   }
-  const prefixes = findViewPrefixes(cleaned);
-  const lines = prefixes ? fileLines() : undefined;
+  const paste = readPaste(cleaned, { fileLines });
+  const lines = paste ? fileLines() : undefined;
   const existing = lines ? new Set(lines) : undefined;
-  const pasted = prefixes?.prefixed.filter((p) => !existing?.has(p.text.replace(/\r$/, ""))) ?? [];
-  if (prefixes && pasted.length > 0) {
+  const pasted = paste?.rows.filter((p) => !existing?.has(p.text.replace(/\r$/, ""))) ?? [];
+  let unclear: string | undefined;
+  let shown: { start: string; end: string } | undefined;
+  if (paste && pasted.length > 0) {
+    const partial = target.wholeFile && paste.partial ? partialWrite(paste.partial) : undefined;
+    unclear = [paste.unclear, partial].filter(Boolean).join("; and ") || undefined;
     const own = target.ownsId;
-    if (!fenced && own && prefixes.prefixed.every((p) => own(p.line, p.hash))) {
-      const n = prefixes.prefixed.length;
-      return {
-        kind: "strip",
-        text: prefixes.cleaned,
-        note:
-          `${n === 1 ? "1 line" : `${n} lines`} of the content started with "N:hh|", the view prefix of the very line ${n === 1 ? "it replaces" : "they replace"}; ` +
-          `the prefixes were removed and only the text after them written. Send content without the prefixes.`,
-      };
+    // Stripped only when every row is a current line of the region and nothing else is in doubt.
+    if (!fenced && own && !unclear && paste.removed === 0 && paste.rows.every((p) => own(p.line, p.hash))) {
+      return { kind: "strip", text: paste.cleaned, note: stripNote(paste) };
     }
-    cleaned = prefixes.cleaned;
+    if (partial && !paste.unclear && own) shown = shownSpan(paste, own);
+    cleaned = paste.cleaned;
     const first = pasted[0].text;
     const sample = first.length > 60 ? `${first.slice(0, 60)}…` : first;
     found.push(
       `has ${pasted.length === 1 ? "a line" : `${pasted.length} lines`} starting with a view prefix "N:hh|" (e.g. ${JSON.stringify(sample)}); ` +
-        `view shows that prefix in front of each line, it is not part of the file`,
+        `view shows that prefix in front of each line, it is not part of the file` +
+        aroundRows(paste),
     );
   }
-  return found.length === 0 ? { kind: "clean" } : { kind: "refuse", what: found.join(", and "), cleaned };
+  if (found.length === 0) return { kind: "clean" };
+  return { kind: "refuse", what: found.join(", and "), cleaned, ...(unclear ? { unclear } : {}), ...(shown ? { shown } : {}) };
+}
+
+/** The ids of the first and last rows, when every row is a current id of the region, in file order. */
+function shownSpan(paste: Paste, own: (line: number, hash: number) => boolean): { start: string; end: string } | undefined {
+  const rows = paste.rows;
+  if (paste.removed > 0) return undefined;
+  for (let i = 0; i < rows.length; i++) {
+    if (!own(rows[i].line, rows[i].hash) || (i > 0 && rows[i].line <= rows[i - 1].line)) return undefined;
+  }
+  const id = (r: PastedRow) => formatId(r.line, r.hash);
+  return { start: id(rows[0]), end: id(rows[rows.length - 1]) };
+}
+
+/** The note of a stripped paste. */
+function stripNote(paste: Paste): string {
+  const n = paste.rows.length;
+  const k = paste.meta.length;
+  return (
+    `${n === 1 ? "1 line" : `${n} lines`} of the content started with "N:hh|", the view prefix of the very line ${n === 1 ? "it replaces" : "they replace"}` +
+    (k === 0 ? "" : `, and ${metaClause(paste.meta)}`) +
+    `; the prefixes were removed and only the text after them written${k === 0 ? "" : `, without ${k === 1 ? "that line" : "those lines"}`}` +
+    (paste.restored.length > 0 ? ` (${restoredClause(paste.restored, "written")})` : "") +
+    ". " +
+    `Send content without the prefixes${k === 0 ? "" : " and the lines around them"}.`
+  );
+}
+
+/** What else of the paste the cleaned text leaves out: the lines tools print around rows, and a diff's removed rows. */
+function aroundRows(paste: Paste): string {
+  let out = "";
+  const k = paste.meta.length;
+  if (k > 0) out += `; ${metaClause(paste.meta)}, not file text either, so the cleaned text leaves ${k === 1 ? "it" : "them"} out`;
+  const r = paste.removed;
+  if (r > 0) {
+    out +=
+      `; the rows are a pasted result diff, whose ${r === 1 ? `"- N:hh|" line is a line` : `${r} "- N:hh|" lines are lines`} the change removed, ` +
+      `so the cleaned text leaves ${r === 1 ? "it" : "them"} out and keeps the context and "+" lines`;
+  }
+  if (paste.restored.length > 0) out += `; ${restoredClause(paste.restored, "in the cleaned text")}`;
+  return out;
+}
+
+/** Shortened rows taken whole from the file: said, since that text is not what was sent. `where`: "written", "in the cleaned text". */
+function restoredClause(lines: readonly number[], where: string): string {
+  const one = lines.length === 1;
+  const verb = where === "written" ? (one ? "was" : "were") : one ? "is" : "are";
+  return `${one ? `line ${lines[0]}` : `lines ${lines.join(", ")}`}, shown shortened with "… [line truncated: …]", ${verb} ${where} whole, as the file has ${one ? "it" : "them"}`;
+}
+
+/** "1 line around them ("[a.ts: 2 lines]") is what view prints around its lines". */
+function metaClause(meta: readonly string[]): string {
+  const k = meta.length;
+  const sample = k === 1 ? JSON.stringify(meta[0]) : `e.g. ${JSON.stringify(meta[0])}`;
+  const hunks = meta.every((l) => l.startsWith("@@"));
+  const what = hunks ? `a result diff's hunk header${k === 1 ? "" : "s"}` : "what view prints around its lines";
+  return `${k === 1 ? "1 line" : `${k} lines`} around them (${sample}) ${k === 1 ? "is" : "are"} ${what}`;
+}
+
+/** Why a pasted partial view is unclear as a whole file. */
+function partialWrite(part: string): string {
+  return `the pasted view shows only part of the file (${part}), and write replaces the whole file, so writing it would delete every line it does not show`;
 }
 
 /** The closing sentences of a refusal: what to send, and how to keep the text as it was. */

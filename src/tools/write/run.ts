@@ -22,7 +22,7 @@ import { remedyFor, shownPath, toolError } from "../support/remedy.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, WriteSchema } from "./schema.ts";
-import { contentLines, styleLike } from "./style.ts";
+import { bomNote, contentLines, finalNewlineNote, styleLike } from "./style.ts";
 
 /** The `write` tool. */
 export const writeTool = defineTool({
@@ -69,7 +69,7 @@ async function act(
       return refuse(ctx, path, decision);
     case "create": {
       const pasted = verbatim ? undefined : checkPasted(content, { path: shownPath(path) });
-      if (pasted?.kind === "refuse") return pastedRefusal(path, pasted);
+      if (pasted?.kind === "refuse") return pastedRefusal(path, pasted, false);
       return create(ctx, path, content, decision);
     }
     case "overwrite":
@@ -77,9 +77,31 @@ async function act(
   }
 }
 
-function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refuse" }>): ToolResult {
-  const call = `write ${JSON.stringify({ path: shownPath(path), content: pasted.cleaned })}`;
-  return fail("INVALID_ARGUMENT", `The content for \`${shownPath(path)}\` ${pasted.what}. ${pastedRemedy(call)}`);
+function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refuse" }>, exists: boolean): ToolResult {
+  const p = shownPath(path);
+  const write = `write ${JSON.stringify({ path: p, content: pasted.cleaned })}`;
+  const head = `The content for \`${p}\` ${pasted.what}.`;
+  const verbatim = `If the text really belongs in the file as sent, send the same call with "verbatim": true.`;
+  if (!pasted.unclear) return fail("INVALID_ARGUMENT", `${head} ${pastedRemedy(write)}`);
+  if (pasted.shown) {
+    // Part of a view: most likely those lines were meant to change; both readings are offered, each ready to send.
+    const { start, end } = pasted.shown;
+    const content = pasted.cleaned.endsWith("\n") ? pasted.cleaned.slice(0, -1) : pasted.cleaned;
+    const batch = `batch_edit ${JSON.stringify({ path: p, operations: [{ operation: "replace", start, end, content }] })}`;
+    return fail(
+      "INVALID_ARGUMENT",
+      `${head} Nothing was written: ${pasted.unclear}.\n` +
+        `To replace only the lines shown (${start} to ${end}) with this text, send:\n${batch}\n` +
+        `To make the file exactly this text, deleting the lines not shown, send:\n${write}\n${verbatim}`,
+    );
+  }
+  // A guess would be written as sent: no call is offered as ready.
+  return fail(
+    "INVALID_ARGUMENT",
+    `${head} Nothing was written, and no cleaned call is offered: ${pasted.unclear}. ` +
+      `Send write with the file's whole new content as it should be, without the "N:hh|" prefixes and the lines view or a diff prints around them` +
+      `${exists ? ", or change only the lines you mean with edit (by text) or batch_edit (by line id)" : ""}. ${verbatim}`,
+  );
 }
 
 async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision): Promise<ToolResult> {
@@ -125,8 +147,13 @@ async function overwrite(
   let pastedNote: string | undefined;
   if (!verbatim) {
     // The whole file is the region replaced: a prefix naming one of its current lines is a paste of its view.
-    const pasted = checkPasted(content, { path: shownPath(path), fileLines: () => old.lines, ownsId: (n, h) => old.hashes[n - 1] === h });
-    if (pasted.kind === "refuse") return pastedRefusal(path, pasted);
+    const pasted = checkPasted(content, {
+      path: shownPath(path),
+      fileLines: () => old.lines,
+      ownsId: (n, h) => old.hashes[n - 1] === h,
+      wholeFile: true,
+    });
+    if (pasted.kind === "refuse") return pastedRefusal(path, pasted, true);
     if (pasted.kind === "strip") {
       content = pasted.text;
       pastedNote = `Note: ${pasted.note}`;
@@ -144,7 +171,8 @@ async function overwrite(
 
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
-  return changeResult([heading, pastedNote], report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
+  const notes = [heading, pastedNote, finalNewlineNote(old, next.doc), bomNote(old, next.doc)];
+  return changeResult(notes, report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
 }
 
 async function replaceBlind(

@@ -66,3 +66,24 @@ export function styleLike(old: Pick<TextDocument, "eols">, content: SplitLines &
   for (let j = 0; j < n; j++) eols[j] = faithfulEol(content.lines[j], eols[j]);
   return { lines: content.lines, eols, bom: content.bom, eolApplied: eol };
 }
+
+/**
+ * A change of whether the file ends with a newline, which no line diff shows
+ * (a line's id covers its text, not its terminator): said, as edit says it,
+ * with how to get the other ending. Not said for an empty file either side.
+ */
+export function finalNewlineNote(old: Pick<TextDocument, "eols">, next: Pick<TextDocument, "eols">): string | undefined {
+  if (old.eols.length === 0 || next.eols.length === 0) return undefined;
+  const before = old.eols[old.eols.length - 1] !== "";
+  const after = next.eols[next.eols.length - 1] !== "";
+  if (before === after) return undefined;
+  return after
+    ? 'Note: the file now ends with a newline (it had none before this write), because content ends with "\\n"; to leave it without one, end content without "\\n".'
+    : 'Note: the file no longer ends with a newline (it had one before this write), because content does not end with "\\n"; to keep it, end content with "\\n".';
+}
+
+/** A byte-order mark added by a content starting with U+FEFF: no diff shows it either. */
+export function bomNote(old: Pick<TextDocument, "bom">, next: Pick<TextDocument, "bom">): string | undefined {
+  if (old.bom || !next.bom) return undefined;
+  return "Note: the file now starts with a UTF-8 byte-order mark (it had none before this write), because content starts with U+FEFF; to leave it without one, start content without U+FEFF.";
+}

@@ -1,0 +1,157 @@
+/**
+ * Pasted view artifacts (src/tools/support/pasted.ts): the verdict on its
+ * own, then through edit and batch_edit, asserting the bytes on disk and
+ * following each offered call as sent. write's cases are in write.test.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import { lineHash } from "../../src/hash/fnv.ts";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
+import { editTool } from "../../src/tools/edit/run.ts";
+import { checkPasted } from "../../src/tools/support/pasted.ts";
+import { writeTool } from "../../src/tools/write/run.ts";
+import { bomNote, finalNewlineNote } from "../../src/tools/write/style.ts";
+import { makeContext, readText, seed } from "../helpers/tool-context.ts";
+import { call, expectFail, expectOk, expectUntouched } from "../helpers/tool-mutation.ts";
+import { id, row, view } from "../helpers/tool-view.ts";
+
+const FILE = ["const a = 1;", "const b = 2;"];
+const owns = (n: number, h: number) => FILE[n - 1] !== undefined && lineHash(FILE[n - 1]) === h;
+const target = { path: "p.ts", fileLines: FILE, ownsId: owns };
+
+describe("checkPasted", () => {
+  test("a whole view with its header, ids current: stripped, header and all", () => {
+    const verdict = checkPasted(`[p.ts: 2 lines]\n${row(1, FILE[0])}\n${row(2, FILE[1]).replace("= 2", "= 4")}\n`, target);
+    expect(verdict.kind).toBe("strip");
+    if (verdict.kind === "strip") expect(verdict.text).toBe("const a = 1;\nconst b = 4;\n");
+  });
+
+  test("a diff with a - row is never stripped, even when every id is current", () => {
+    const verdict = checkPasted(`  ${row(1, FILE[0])}\n- ${row(2, FILE[1])}\n+ ${row(2, FILE[1])}\n`, target);
+    expect(verdict).toMatchObject({ kind: "refuse", cleaned: "const a = 1;\nconst b = 2;\n" });
+    expect(verdict).not.toHaveProperty("unclear");
+  });
+
+  test("a partial view: stripped for a region, refused for a whole file with the span it shows", () => {
+    const text = `[p.ts: lines 1-1 of 2]\n${row(1, FILE[0])}\n`;
+    expect(checkPasted(text, target).kind).toBe("strip");
+    const whole = checkPasted(text, { ...target, wholeFile: true });
+    expect(whole).toMatchObject({ kind: "refuse", cleaned: "const a = 1;\n", shown: { start: id(1, FILE[0]), end: id(1, FILE[0]) } });
+    if (whole.kind === "refuse") expect(whole.unclear).toContain("shows only part of the file (lines 1-1 of 2)");
+  });
+
+  test("a partial view whose ids are not current: unclear, with no span to offer", () => {
+    const whole = checkPasted(`[p.ts: lines 1-1 of 2]\n${row(1, "const a = 9;")}\n`, { ...target, wholeFile: true });
+    expect(whole.kind).toBe("refuse");
+    expect(whole).not.toHaveProperty("shown");
+  });
+
+  test("lines already in the file are its own: clean", () => {
+    const lines = ["1:ab|documented view row", "x"];
+    expect(checkPasted("1:ab|documented view row\n", { path: "doc.txt", fileLines: lines }).kind).toBe("clean");
+  });
+});
+
+describe("write's notes on bytes no line diff shows", () => {
+  test("finalNewlineNote: removed, added, unchanged, empty", () => {
+    expect(finalNewlineNote({ eols: ["\n", "\n"] }, { eols: ["\n", ""] })).toContain("no longer ends with a newline");
+    expect(finalNewlineNote({ eols: ["\r\n", ""] }, { eols: ["\r\n", "\r\n"] })).toContain("now ends with a newline");
+    expect(finalNewlineNote({ eols: ["\n"] }, { eols: ["\n", "\n"] })).toBeUndefined();
+    expect(finalNewlineNote({ eols: [] }, { eols: ["\n"] })).toBeUndefined();
+    expect(finalNewlineNote({ eols: ["\n"] }, { eols: [] })).toBeUndefined();
+  });
+
+  test("bomNote: only when a BOM was added", () => {
+    expect(bomNote({ bom: false }, { bom: true })).toContain("now starts with a UTF-8 byte-order mark");
+    expect(bomNote({ bom: true }, { bom: true })).toBeUndefined();
+    expect(bomNote({ bom: false }, { bom: false })).toBeUndefined();
+  });
+});
+
+/** The call a message offers on its line starting with `tool `, parsed. */
+function offered(text: string, tool: string): Record<string, unknown> {
+  const line = text.split("\n").find((l) => l.startsWith(`${tool} {`));
+  if (!line) throw new Error(`no ${tool} call offered in:\n${text}`);
+  return JSON.parse(line.slice(tool.length + 1)) as Record<string, unknown>;
+}
+
+async function viewed(path: string, content: string) {
+  const ctx = makeContext();
+  await seed(ctx.storage, { [path]: content });
+  const shown = await view(ctx, { path });
+  expectOk(shown.result);
+  return { ctx, view: shown.text, before: await ctx.storage.read(path) };
+}
+
+describe("edit: old_string pasted with prefixes, the offered call carries a cleaned new_string", () => {
+  test("new_string with a line of the model's own after prefixed rows: cleaned in the offered call, which lands", async () => {
+    const { ctx, before } = await viewed("e.ts", "const a = 1;\nconst b = 2;\n");
+    const old = `${row(1, "const a = 1;")}\n${row(2, "const b = 2;")}`;
+    const next = `${row(1, "const a = 1;")}\n${row(2, "const b = 2;").replace("= 2", "= 3")}\nconst c = 4;`;
+    const text = expectFail(await call(editTool, { path: "e.ts", old_string: old, new_string: next }, ctx), "EDIT_NO_MATCH");
+    await expectUntouched(ctx.storage, "e.ts", before);
+    const again = offered(text, "edit");
+    expect(again).toEqual({ path: "e.ts", old_string: "const a = 1;\nconst b = 2;", new_string: "const a = 1;\nconst b = 3;\nconst c = 4;" });
+    expectOk(await call(editTool, again, ctx));
+    expect(await readText(ctx.storage, "e.ts")).toBe("const a = 1;\nconst b = 3;\nconst c = 4;\n");
+  });
+
+  test("a result diff pasted as both strings: the offered call keeps the lines the change left, and lands", async () => {
+    const { ctx, before } = await viewed("e.ts", "const a = 1;\nconst b = 3;\n");
+    const old = `  ${row(1, "const a = 1;")}\n- ${row(2, "const b = 2;")}\n+ ${row(2, "const b = 3;")}`;
+    const next = `  ${row(1, "const a = 1;")}\n+ ${row(2, "const b = 5;")}`;
+    const text = expectFail(await call(editTool, { path: "e.ts", old_string: old, new_string: next }, ctx), "EDIT_NO_MATCH");
+    await expectUntouched(ctx.storage, "e.ts", before);
+    const again = offered(text, "edit");
+    expect(again).toEqual({ path: "e.ts", old_string: "const a = 1;\nconst b = 3;", new_string: "const a = 1;\nconst b = 5;" });
+    expectOk(await call(editTool, again, ctx));
+    expect(await readText(ctx.storage, "e.ts")).toBe("const a = 1;\nconst b = 5;\n");
+  });
+});
+
+describe("batch_edit: a pasted ranged view with its header", () => {
+  test("the ids name the replaced range: stripped, header and footer too", async () => {
+    const source = "one\ntwo\nthree\nfour\n";
+    const ctx = makeContext();
+    await seed(ctx.storage, { "r.txt": source });
+    const shown = (await view(ctx, { path: "r.txt", start: 2, end: 3 })).text;
+    expect(shown.split("\n")[0]).toBe("[r.txt: lines 2-3 of 4]");
+    const content = shown.replace("|two", "|TWO");
+    const operations = [{ operation: "replace", start: id(2, "two"), end: id(3, "three"), content }];
+    const text = expectOk(await call(batchEditTool, { path: "r.txt", operations }, ctx));
+    expect(text).toContain("what view prints around its lines");
+    expect(await readText(ctx.storage, "r.txt")).toBe("one\nTWO\nthree\nfour\n");
+  });
+
+  test("a diff pasted into an insert: refused; the offered operation leaves the removed line out, and lands", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "r.txt": "one\n" });
+    expectOk((await view(ctx, { path: "r.txt" })).result);
+    const before = await ctx.storage.read("r.txt");
+    const content = `- ${row(2, "old")}\n+ ${row(2, "new")}`;
+    const text = expectFail(await call(batchEditTool, { path: "r.txt", operations: [{ operation: "insert", after: -1, content }] }, ctx), "INVALID_ARGUMENT");
+    await expectUntouched(ctx.storage, "r.txt", before);
+    const op = JSON.parse(text.slice(text.indexOf("Send this operation instead: ") + 29).split("\n")[0]);
+    expect(op).toEqual({ operation: "insert", after: -1, content: "new" });
+    expectOk(await call(batchEditTool, { path: "r.txt", operations: [op] }, ctx));
+    expect(await readText(ctx.storage, "r.txt")).toBe("one\nnew\n");
+  });
+});
+
+describe("docs/tools.md says what the tools say", () => {
+  const docs = Bun.file(new URL("../../docs/tools.md", import.meta.url)).text();
+
+  test("the diff-paste refusal example is the real text", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "src/app.ts": "const a = 1;\nconst b = 2;\n" });
+    expectOk((await view(ctx, { path: "src/app.ts" })).result);
+    const content = "@@ -1,2 +1,2 @@\n  1:8c|const a = 1;\n- 2:a1|const b = 2;\n+ 2:84|const b = 3;\n";
+    const text = expectFail(await call(writeTool, { path: "src/app.ts", content }, ctx), "INVALID_ARGUMENT");
+    expect(await docs).toContain(`\`\`\`\n${text}\n\`\`\``);
+  });
+
+  test("the final-newline note is the real text", async () => {
+    const { ctx } = await viewed("fn.txt", "a\n");
+    const note = expectOk(await call(writeTool, { path: "fn.txt", content: "a" }, ctx)).split("\n")[1];
+    expect(await docs).toContain(`\`${note}\``);
+  });
+});
