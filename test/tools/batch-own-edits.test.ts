@@ -139,3 +139,15 @@ describe("batch_edit: a wrong id on a file as viewed", () => {
     expect(await readText(ctx.storage, "small.ts")).toBe(SMALL.replace("const d = 4;", "const d = 40;"));
   });
 });
+
+describe("batch_edit: pasted content that cannot be cleaned with certainty", () => {
+  test("a shortened row that names no current line is refused with no operation offered, and nothing is written", async () => {
+    const ctx = await viewed("small.ts", SMALL);
+    const before = { bytes: await bytesOf(ctx.storage, "small.ts"), version: (await ctx.storage.stat("small.ts"))!.version! };
+    const content = "1:00|const x = 'a very long line'… [line truncated: 900 chars total]\n2:00|const y = 2;";
+    const text = expectFail(await batch(ctx, "small.ts", [{ operation: "replace", start: idOf(SMALL, 2), content }]), "INVALID_ARGUMENT");
+    await expectUntouched(ctx.storage, "small.ts", before);
+    expect(text).toContain("cannot be cleaned with certainty");
+    expect(text).not.toContain("Send this operation instead");
+  });
+});

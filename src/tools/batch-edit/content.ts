@@ -40,13 +40,15 @@ export function checkContents(doc: TextDocument, path: string, ops: readonly Ope
     const corrected = (content: string) => JSON.stringify({ ...raw[op.index], content });
     // A refused operation is still verified with the rest, so a stale id in it is reported too.
     if (pasted.kind === "refuse") {
+      // An unclear paste (a cut diff, a shortened row that names no current line) has no sure cleaning to offer.
+      const instead = pasted.unclear
+        ? `It cannot be cleaned with certainty (${pasted.unclear}): send the operation with content exactly as the lines should read, without "N:hh|" prefixes or diff markers.`
+        : `Send this operation instead: ${corrected(pasted.cleaned)}`;
       failures.push({
         index: op.index,
         label: op.label,
         code: "INVALID_ARGUMENT",
-        message:
-          `content ${pasted.what}. Send this operation instead: ${corrected(pasted.cleaned)}\n` +
-          `If the text really belongs in the file as sent, send the batch with "verbatim": true.`,
+        message: `content ${pasted.what}. ${instead}\nIf the text really belongs in the file as sent, send the batch with "verbatim": true.`,
       });
       out.push(op);
       continue;
