@@ -9,6 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import { viewTool } from "../../src/tools/view/run.ts";
+import { writeTool } from "../../src/tools/write/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
@@ -149,5 +150,17 @@ describe("batch_edit: pasted content that cannot be cleaned with certainty", () 
     await expectUntouched(ctx.storage, "small.ts", before);
     expect(text).toContain("cannot be cleaned with certainty");
     expect(text).not.toContain("Send this operation instead");
+  });
+});
+
+describe("write, then batch_edit with the ids viewed before it", () => {
+  test("an old id that verifies on another line after the session's whole-file write is refused, not applied there", async () => {
+    const FNS = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n";
+    const ctx = await viewed("fns.js", FNS);
+    expectOk(await call(writeTool, { path: "fns.js", content: `// 1\n// 2\n// 3\n// 4\n${FNS}` }, ctx));
+    const before = { bytes: await bytesOf(ctx.storage, "fns.js"), version: (await ctx.storage.stat("fns.js"))!.version! };
+    const text = expectFail(await batch(ctx, "fns.js", [{ operation: "insert", after: idOf(FNS, 7), content: "export { b };" }]), "EDIT_STALE_LINE_ID");
+    expect(text).toContain("ambiguous");
+    await expectUntouched(ctx.storage, "fns.js", before);
   });
 });

@@ -17,7 +17,7 @@ import { documentFromLines, type TextDocument } from "../../text/document.ts";
 import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { loadTextFile } from "../support/load.ts";
-import { observed, observeAbsent, observePresent } from "../support/observe.ts";
+import { observeAbsent, observed, observeEdited, observePresent } from "../support/observe.ts";
 import { remedyFor, shownPath, toolError } from "../support/remedy.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
@@ -172,7 +172,10 @@ async function overwrite(
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
   const notes = [heading, pastedNote, finalNewlineNote(old, next.doc), bomNote(old, next.doc)];
-  return changeResult(notes, report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
+  const result = changeResult(notes, report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
+  // Ids the model viewed before this write may be reused: record where the diff moved those lines (see own-edits.ts).
+  await observeEdited(ctx, path, landed.written, observation, result.facts?.changes);
+  return result;
 }
 
 async function replaceBlind(
