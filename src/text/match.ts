@@ -17,7 +17,7 @@
 import { formatHash, lineHash } from "../hash/fnv.ts";
 import { applyLineEdits, editsChangeNothing, findOccurrences, type LineEdit, spanLines, spansToLineEdits, type TextSpan, textToLines } from "./line-edits.ts";
 import { escapePlaces, interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
-import { findWhitespaceInsensitive, fitIndentation } from "./match-fuzzy.ts";
+import { findWhitespaceInsensitive, fitIndentation, type IndentPair } from "./match-fuzzy.ts";
 import { findWhitespaceOnly, type WhitespacePlace } from "./near-match.ts";
 import { closestWindows, type WindowCandidate } from "./similarity.ts";
 
@@ -136,8 +136,28 @@ export interface EscapeAmbiguous {
   readonly inside: number;
 }
 
+/**
+ * old_string matched one place ignoring whitespace, but new_string's
+ * indentation cannot be placed in the file without guessing (see
+ * `fitIndentation`): nothing is applied. The tool shows the matched lines
+ * and, when the pairs allow a few readings, each as a call ready to send.
+ */
+export interface IndentAmbiguous {
+  readonly kind: "indent-ambiguous";
+  /** The lines old_string matched. */
+  readonly range: LineRange;
+  /** new_string's lines as sent ("\r\n" read as "\n"). */
+  readonly newLines: readonly string[];
+  /** 0-based lines of new_string that could not be placed. */
+  readonly unsure: readonly number[];
+  /** Each reading as the edit it would make (two or more), or none when the pairs fit no reading. */
+  readonly readings: readonly LineEdit[];
+  /** How old_string's indentation read in the file, line by line (distinct pairs). */
+  readonly pairs: readonly IndentPair[];
+}
+
 /** What {@link applyStringEdit} returns. */
-export type StringEditResult = EditApplied | EditNoChange | MatchAmbiguous | MatchMissing | MatchInvalid | EscapeAmbiguous;
+export type StringEditResult = EditApplied | EditNoChange | MatchAmbiguous | MatchMissing | MatchInvalid | EscapeAmbiguous | IndentAmbiguous;
 
 /** Find old_string in `lines` with the ladder (see the module comment). */
 export function findMatch(lines: readonly string[], oldString: string, options: MatchOptions = {}): MatchResult {
@@ -164,10 +184,15 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
   let hint: string | undefined;
   if (found.strategy === "fuzzy") {
     const { start, end } = found.ranges[0];
-    const replacement = fitIndentation(textToLines(oldText), lines.slice(start, end), textToLines(newText));
-    edits = [{ start, end, lines: replacement }];
+    const newLines = textToLines(newText);
+    const fit = fitIndentation(textToLines(oldText), lines.slice(start, end), newLines, lines);
+    if (fit.kind === "ambiguous") {
+      const readings = fit.readings.map((r) => ({ start, end, lines: r.slice() }));
+      return { kind: "indent-ambiguous", range: { start, end }, newLines, unsure: fit.lines, readings, pairs: fit.pairs };
+    }
+    edits = [{ start, end, lines: fit.lines }];
     hint =
-      `old_string had no exact match; it matched lines ${start + 1}-${end} when whitespace is ignored. ` +
+      `old_string had no exact match; it matched ${end - start === 1 ? `line ${end}` : `lines ${start + 1}-${end}`} when whitespace is ignored. ` +
       `Only those lines were replaced, with new_string's indentation fitted to the file.`;
   } else if (found.strategy === "escaped") {
     newStringInterpreted = shouldInterpretNewString(newText);
@@ -199,38 +224,130 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
   };
 }
 
-function locate(lines: readonly string[], needle: string, replaceAll: boolean): MatchResult {
-  if (needle === "") return invalidEmpty();
+/** The first rung of the ladder on which old_string occurs, with every occurrence there. */
+type Occurrences =
+  | { readonly strategy: "exact" | "escaped"; readonly needle: string; readonly spans: TextSpan[] }
+  | { readonly strategy: "fuzzy"; readonly needleLines: string[]; readonly starts: number[] };
 
+function occurrences(lines: readonly string[], needle: string): Occurrences | undefined {
   const exact = findOccurrences(lines, needle);
-  if (exact.length > 0) return decide("exact", lines, needle, exact, replaceAll);
-
+  if (exact.length > 0) return { strategy: "exact", needle, spans: exact };
   const escaped = interpretEscapes(needle);
   if (escaped !== needle) {
     const spans = findOccurrences(lines, escaped);
-    if (spans.length > 0) return decide("escaped", lines, escaped, spans, replaceAll);
+    if (spans.length > 0) return { strategy: "escaped", needle: escaped, spans };
   }
-
   const needleLines = textToLines(needle);
-  const fuzzy = findWhitespaceInsensitive(lines, needleLines);
-  if (fuzzy.length === 1) {
-    const range = { start: fuzzy[0], end: fuzzy[0] + needleLines.length };
-    return { kind: "found", strategy: "fuzzy", needle, ranges: [range], spans: [] };
-  }
-  if (fuzzy.length > 1) {
-    const ranges = fuzzy.map((start) => ({ start, end: start + needleLines.length }));
+  const starts = findWhitespaceInsensitive(lines, needleLines);
+  return starts.length > 0 ? { strategy: "fuzzy", needleLines, starts } : undefined;
+}
+
+function locate(lines: readonly string[], needle: string, replaceAll: boolean): MatchResult {
+  if (needle === "") return invalidEmpty();
+
+  const found = occurrences(lines, needle);
+  if (found && found.strategy !== "fuzzy") return decide(found.strategy, lines, found.needle, found.spans, replaceAll);
+  if (found) {
+    const ranges = found.starts.map((start) => ({ start, end: start + found.needleLines.length }));
+    if (ranges.length === 1) return { kind: "found", strategy: "fuzzy", needle, ranges, spans: [] };
     return { kind: "ambiguous", strategy: "fuzzy", total: ranges.length, matches: listRefs(lines, ranges) };
   }
 
   // An over-escaped one-line old_string is best compared in the lines it meant.
+  const escaped = interpretEscapes(needle);
   const comparedText = escaped !== needle && !needle.includes("\n") ? escaped : needle;
-  const compared = comparedText === needle ? needleLines : textToLines(comparedText);
+  const compared = textToLines(comparedText);
   return {
     kind: "no-match",
     candidates: closestWindows(lines, compared),
     whitespacePlaces: findWhitespaceOnly(lines, comparedText),
     needle: comparedText,
   };
+}
+
+/**
+ * For an old_string that matches several places: the edit replacing only
+ * the k-th match would make, for the first `limit` matches, as the ladder
+ * would make it there (escapes read, indentation fitted). Undefined where
+ * that cannot be told (an escape reading or an indentation in doubt) or
+ * where it would change nothing. Empty when old_string does not match
+ * several places.
+ */
+export function editsAtMatches(lines: readonly string[], oldString: string, newString: string, limit: number): (LineEdit | undefined)[] {
+  const oldText = crlfToLf(oldString);
+  const newText = crlfToLf(newString);
+  if (oldText === "") return [];
+  const found = occurrences(lines, oldText);
+  if (found === undefined) return [];
+  const keep = (edit: LineEdit | undefined) => (edit && !editsChangeNothing(lines, [edit]) ? edit : undefined);
+  if (found.strategy === "fuzzy") {
+    if (found.starts.length < 2) return [];
+    const newLines = textToLines(newText);
+    const height = found.needleLines.length;
+    return found.starts.slice(0, limit).map((start) => {
+      const fit = fitIndentation(found.needleLines, lines.slice(start, start + height), newLines, lines);
+      return keep(fit.kind === "fitted" ? { start, end: start + height, lines: fit.lines } : undefined);
+    });
+  }
+  if (found.spans.length < 2) return [];
+  let replacement = newText;
+  if (found.strategy === "escaped" && shouldInterpretNewString(newText)) {
+    if (escapePlaces(newText).inside > 0) return found.spans.slice(0, limit).map(() => undefined);
+    replacement = interpretEscapes(newText);
+  }
+  return found.spans.slice(0, limit).map((span) => keep(spansToLineEdits(lines, [span], replacement)[0]));
+}
+
+/** An `edit` call's strings, proven to make one given edit. */
+export interface ReadyEdit {
+  readonly oldString: string;
+  readonly newString: string;
+}
+
+/** How far {@link readyEdit} widens old_string: lines before, lines after. */
+const WIDENINGS: readonly (readonly [number, number])[] = [
+  [0, 0],
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [2, 1],
+  [1, 2],
+  [2, 2],
+  [3, 3],
+  [5, 5],
+  [8, 8],
+];
+
+/**
+ * The old_string / new_string of an `edit` that makes exactly `edit` on
+ * `lines` and nothing else: old_string is the file's own text of the edited
+ * lines, widened by the lines around them until it matches only there, and
+ * new_string the same lines with the edit made. Whole lines with their
+ * newlines, so the call means the same whatever the lines hold. Proven by
+ * running it through the ladder; undefined when no widening (up to 8 lines
+ * each side) is unique.
+ */
+export function readyEdit(lines: readonly string[], edit: LineEdit): ReadyEdit | undefined {
+  const expected = applyLineEdits(lines, [edit]);
+  const text = (part: readonly string[]) => part.map((line) => `${line}\n`).join("");
+  const tried = new Set<string>();
+  for (const [before, after] of WIDENINGS) {
+    const from = Math.max(0, edit.start - before);
+    const to = Math.min(lines.length, edit.end + after);
+    if (to === from || tried.has(`${from}:${to}`)) continue;
+    tried.add(`${from}:${to}`);
+    const oldString = text(lines.slice(from, to));
+    if (findOccurrences(lines, oldString).length !== 1) continue;
+    const newString = text([...lines.slice(from, edit.start), ...edit.lines, ...lines.slice(edit.end, to)]);
+    // One occurrence counted left to right may still overlap another (repeated lines): the ladder decides, and must agree.
+    const r = applyStringEdit(lines, oldString, newString);
+    if (r.kind === "ok" && r.strategy === "exact" && sameLines(r.lines, expected)) return { oldString, newString };
+  }
+  return undefined;
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, i) => line === b[i]);
 }
 
 function decide(strategy: "exact" | "escaped", lines: readonly string[], needle: string, spans: TextSpan[], replaceAll: boolean): MatchResult {

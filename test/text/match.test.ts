@@ -282,16 +282,14 @@ describe("whitespace-insensitive whole-line match", () => {
   });
 
   test("fitIndentation leaves the replacement alone when the indentation already agrees", () => {
-    expect(fitIndentation(["  a  b"], ["  a b"], ["  c", "d"])).toEqual(["  c", "d"]);
+    expect(fitIndentation(["  a  b"], ["  a b"], ["  c", "d"])).toEqual({ kind: "fitted", lines: ["  c", "d"] });
   });
 
   test("fitIndentation converts extra indentation from tabs to the file's spaces", () => {
-    expect(fitIndentation(["\tif x:"], ["    if x:"], ["\tif x:", "\t\tpass", "", "\t\t\treturn"])).toEqual([
-      "    if x:",
-      "        pass",
-      "",
-      "            return",
-    ]);
+    expect(fitIndentation(["\tif x:"], ["    if x:"], ["\tif x:", "\t\tpass", "", "\t\t\treturn"])).toEqual({
+      kind: "fitted",
+      lines: ["    if x:", "        pass", "", "            return"],
+    });
   });
 });
 

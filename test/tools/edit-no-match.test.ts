@@ -11,7 +11,7 @@ import type { ToolContext } from "../../src/tools/types.ts";
 import { findWhitespaceOnly, firstCharDifference } from "../../src/text/near-match.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf, markViewed } from "../helpers/tool-mutation.ts";
-import { firstCall } from "../helpers/suggested-calls.ts";
+import { firstCall, suggestedCalls } from "../helpers/suggested-calls.ts";
 
 const edit = (ctx: ToolContext, path: string, old_string: string, new_string: string) => call(editTool, { path, old_string, new_string }, ctx);
 
@@ -155,6 +155,50 @@ describe("edit: pasted prefixes and mistyped paths", () => {
     await expectUntouched(ctx.storage, "db.js", before);
     expectOk(await call(editTool, firstCall(text, "edit"), ctx));
     expect(await readText(ctx.storage, "db.js")).toBe(SOURCE.replace("row, { fresh: true });\n  return ok;", "row);\n  return ok;"));
+  });
+
+  test("old_string pasted with prefixes and new_string prefixed on some lines only: the offered call's new_string is clean, and lands as is", async () => {
+    const { ctx, snapshot } = await viewed({ "db.js": SOURCE });
+    const before = await snapshot("db.js");
+    const old = `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row, { fresh: true });\n${idOf(SOURCE, 8)}|  return ok;`;
+    // The model pasted the two lines it read and typed a new one between them.
+    const sent = `${idOf(SOURCE, 7)}|  const ok = db.put(row.id, row);\n  log(ok);\n${idOf(SOURCE, 8)}|  return ok;`;
+    const text = expectFail(await edit(ctx, "db.js", old, sent), "EDIT_NO_MATCH");
+    expect(text).toContain("(new_string's prefixes are removed too)");
+    await expectUntouched(ctx.storage, "db.js", before);
+    const offered = firstCall(text, "edit");
+    expect(offered.new_string).toBe("  const ok = db.put(row.id, row);\n  log(ok);\n  return ok;");
+    expect(String(offered.new_string)).not.toMatch(/\d+:[0-9a-f]{2}\|/);
+    const landed = expectOk(await call(editTool, offered, ctx));
+    expect(landed).not.toContain("prefixes were removed"); // nothing left to strip on the way in
+    expect(await readText(ctx.storage, "db.js")).toBe(SOURCE.replace("row, { fresh: true });\n  return ok;", "row);\n  log(ok);\n  return ok;"));
+  });
+
+  test("old_string pasted with prefixes and new_string with a prefix naming another line: cleaned in the offered call, said so, and it lands", async () => {
+    const { ctx, snapshot } = await viewed({ "db.js": SOURCE });
+    const before = await snapshot("db.js");
+    const old = `${idOf(SOURCE, 8)}|  return ok;`;
+    const text = expectFail(await edit(ctx, "db.js", old, `${idOf(SOURCE, 2)}|  return ok && row;`), "EDIT_NO_MATCH");
+    expect(text).toContain(
+      'it is cleaned in this call too; if that text really belongs in the file, send this call with your own new_string and "verbatim": true',
+    );
+    await expectUntouched(ctx.storage, "db.js", before);
+    const offered = firstCall(text, "edit");
+    expect(offered).toEqual({ path: "db.js", old_string: "  return ok;", new_string: "  return ok && row;" });
+    expectOk(await call(editTool, offered, ctx));
+    expect(await readText(ctx.storage, "db.js")).toBe(SOURCE.replace("  return ok;", "  return ok && row;"));
+  });
+
+  test("old_string pasted with prefixes and new_string a pasted diff mixed with other lines: no call is offered as ready, old_string is", async () => {
+    const { ctx, snapshot } = await viewed({ "db.js": SOURCE });
+    const before = await snapshot("db.js");
+    const old = `${idOf(SOURCE, 8)}|  return ok;`;
+    const sent = `- ${idOf(SOURCE, 8)}|  return ok;\n+ 8:00|  return ok && row;\n  log(ok);`;
+    const text = expectFail(await edit(ctx, "db.js", old, sent), "EDIT_NO_MATCH");
+    await expectUntouched(ctx.storage, "db.js", before);
+    expect(text).toContain("No call is offered ready: send old_string without the prefixes");
+    expect(text).toContain('"old_string": "  return ok;"');
+    expect(suggestedCalls(text)).toEqual([]);
   });
 
   test("a mistyped path names the similar file first, and that call lands", async () => {

@@ -6,6 +6,7 @@ import { writeTool } from "../../src/tools/write/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectFreshIds, expectOk, expectUntouched, idOf, markViewed, racingStorage, utf8 } from "../helpers/tool-mutation.ts";
+import { firstCall, suggestedCalls } from "../helpers/suggested-calls.ts";
 
 const edit = (ctx: ToolContext, path: string, old_string: string, new_string: string, replace_all?: boolean) =>
   call(editTool, { path, old_string, new_string, ...(replace_all === undefined ? {} : { replace_all }) }, ctx);
@@ -21,12 +22,46 @@ async function viewedFiles(files: Record<string, string | Uint8Array>, ctx = mak
 const CODE = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 1;\n}\nconst q = 3;\n";
 
 describe("edit: arguments and the observation policy", () => {
-  test("an empty old_string is INVALID_ARGUMENT before anything else, pointing to write and batch_edit insert", async () => {
+  test("an empty old_string on a file with content is INVALID_ARGUMENT before anything else, pointing to write and batch_edit insert", async () => {
     const ctx = makeContext(); // not even viewed: the argument is wrong whatever the file
+    await seed(ctx.storage, { "a.ts": CODE });
     const text = expectFail(await edit(ctx, "a.ts", "", "x"), "INVALID_ARGUMENT");
     expect(text).toStartWith("old_string is empty");
     expect(text).toContain('use write {"path": "a.ts", "content": "..."}');
     expect(text).toContain('"operation": "insert"');
+    expect(await readText(ctx.storage, "a.ts")).toBe(CODE);
+  });
+
+  test("an empty old_string on a missing file offers the write of new_string, ready to send, and it creates exactly that", async () => {
+    const ctx = makeContext();
+    const content = 'print("héllo \\t \u{1F680}")\n\tindented\r\nlast "quoted" line';
+    const text = expectFail(await edit(ctx, "src/new.py", "", content), "INVALID_ARGUMENT");
+    expect(text).toBe(
+      "old_string is empty: edit replaces existing text, so old_string must be the exact text to replace. " +
+        `\`src/new.py\` does not exist; to create it with your new_string as its content, send:\nwrite ${JSON.stringify({ path: "src/new.py", content })}`,
+    );
+    expect(await ctx.storage.stat("src/new.py")).toBeNull();
+    const offered = firstCall(text, "write");
+    expect(offered).toEqual({ path: "src/new.py", content });
+    expectOk(await call(writeTool, offered, ctx));
+    expect(await bytesOf(ctx.storage, "src/new.py")).toEqual(utf8(content));
+  });
+
+  test("an empty old_string on an empty file offers the same write; sent after a view, it fills the file", async () => {
+    const { ctx } = await viewedFiles({ "empty.txt": "" });
+    const text = expectFail(await edit(ctx, "empty.txt", "", "one\ntwo\n"), "INVALID_ARGUMENT");
+    expect(text).toContain('`empty.txt` is empty; to fill it with your new_string as its content, send:\nwrite {"path":"empty.txt","content":"one\\ntwo\\n"}');
+    expectOk(await call(writeTool, firstCall(text, "write"), ctx));
+    expect(await readText(ctx.storage, "empty.txt")).toBe("one\ntwo\n");
+  });
+
+  test("an empty old_string with a huge new_string on a missing file: the write is described, never offered with a placeholder", async () => {
+    const ctx = makeContext();
+    const big = "x = 1\n".repeat(3000);
+    const text = expectFail(await edit(ctx, "big.py", "", big), "INVALID_ARGUMENT");
+    expect(text).toEndWith(`send write {"path": "big.py", "content": <your new_string, ${big.length} characters>}.`);
+    expect(suggestedCalls(text).filter((c) => c.tool === "write")).toEqual([]);
+    expect(text.length).toBeLessThan(1000);
   });
 
   test("an unseen file: FS_NOT_OBSERVED with the exact view call, nothing written", async () => {
@@ -196,7 +231,7 @@ describe("edit: applying", () => {
 });
 
 describe("edit: failures say what to do, and write nothing", () => {
-  test("several exact matches: EDIT_AMBIGUOUS lists every match by id and the three exits", async () => {
+  test("several exact matches: EDIT_AMBIGUOUS lists every match by id and the three exits, each place's edit ready to send", async () => {
     const { ctx, snapshot } = await viewedFiles({ "a.ts": CODE });
     const before = await snapshot("a.ts");
     const text = expectFail(await edit(ctx, "a.ts", "  return 1;", "  return 2;"), "EDIT_AMBIGUOUS");
@@ -206,28 +241,107 @@ describe("edit: failures say what to do, and write nothing", () => {
         `  ${idOf(CODE, 2)}|  return 1;`,
         `  ${idOf(CODE, 6)}|  return 1;`,
         "Either:",
-        "- add surrounding lines to old_string until it matches only the place you mean;",
+        "- send the edit of the place you mean, with old_string widened by the lines around it until it matches only there (ready to send):",
+        '  line 2: edit {"path":"a.ts","old_string":"function a() {\\n  return 1;\\n","new_string":"function a() {\\n  return 2;\\n"}',
+        '  line 6: edit {"path":"a.ts","old_string":"function b() {\\n  return 1;\\n","new_string":"function b() {\\n  return 2;\\n"}',
         '- pass "replace_all": true to replace all 2; or',
-        `- use batch_edit with the id of the one you mean, e.g. {"path": "a.ts", "operations": [{"operation": "replace", "start": "${idOf(CODE, 2)}", "content": "..."}]}.`,
+        `- replace the lines of the one you mean by id with batch_edit: a "replace" operation with "start" its id (for line 2: "start": "${idOf(CODE, 2)}") and "content" the whole new text of that line.`,
       ].join("\n"),
     );
+    expect(text).not.toContain('"..."');
     await expectUntouched(ctx.storage, "a.ts", before);
+    // Sent as it is, the call for line 6 edits line 6 and nothing else.
+    expectOk(await call(editTool, suggestedCalls(text)[1].args, ctx));
+    expect(await readText(ctx.storage, "a.ts")).toBe(CODE.replace("function b() {\n  return 1;", "function b() {\n  return 2;"));
   });
 
-  test("a multi-line ambiguous match names each range's last line too", async () => {
+  test("a multi-line ambiguous match names each range's last line too, and its ready call replaces that range", async () => {
     const { ctx } = await viewedFiles({ "a.ts": CODE });
     const text = expectFail(await edit(ctx, "a.ts", "  return 1;\n}\n", "  return 2;\n}\n"), "EDIT_AMBIGUOUS");
     expect(text).toContain("each spans 2 lines");
     expect(text).toContain(`(through ${idOf(CODE, 7)})`);
-    expect(text).toContain(`"start": "${idOf(CODE, 2)}", "end": "${idOf(CODE, 3)}"`);
+    expect(text).toContain(
+      `"start" and "end" its first and last ids (for line 2: "start": "${idOf(CODE, 2)}", "end": "${idOf(CODE, 3)}") and "content" the whole new text of those lines`,
+    );
+    expectOk(await call(editTool, suggestedCalls(text)[0].args, ctx));
+    expect(await readText(ctx.storage, "a.ts")).toBe(CODE.replace("  return 1;", "  return 2;"));
   });
 
-  test("whitespace-insensitive ambiguity offers only more context or batch_edit", async () => {
-    const { ctx } = await viewedFiles({ "a.ts": "if (a) {\n    go();\n}\nif (a) {\n\tgo();\n}\n" });
-    const text = expectFail(await edit(ctx, "a.ts", "if (a) {\n  go();\n}", "x"), "EDIT_AMBIGUOUS");
+  test("an ambiguous old_string inside lines: the ready calls carry whole lines, and the one sent changes only its place", async () => {
+    const file = "let a = f(1, 2);\nlet b = f(1, 2);\n";
+    const { ctx, snapshot } = await viewedFiles({ "a.js": file });
+    const before = await snapshot("a.js");
+    const text = expectFail(await edit(ctx, "a.js", "f(1, 2)", "g(1)"), "EDIT_AMBIGUOUS");
+    await expectUntouched(ctx.storage, "a.js", before);
+    const calls = suggestedCalls(text);
+    expect(calls.map((c) => c.args)).toEqual([
+      { path: "a.js", old_string: "let a = f(1, 2);\n", new_string: "let a = g(1);\n" },
+      { path: "a.js", old_string: "let b = f(1, 2);\n", new_string: "let b = g(1);\n" },
+    ]);
+    expectOk(await call(editTool, calls[1].args, ctx));
+    expect(await readText(ctx.storage, "a.js")).toBe("let a = f(1, 2);\nlet b = g(1);\n");
+  });
+
+  test("a ready call for the last line of a CRLF file without a final newline keeps both", async () => {
+    const file = "a = 1\r\nb = 1\r\na = 1\r\nb = 1";
+    const { ctx } = await viewedFiles({ "c.py": file });
+    const text = expectFail(await edit(ctx, "c.py", "b = 1", "b = 2"), "EDIT_AMBIGUOUS");
+    const calls = suggestedCalls(text);
+    expect(calls[1].args).toEqual({ path: "c.py", old_string: "b = 1\na = 1\nb = 1\n", new_string: "b = 1\na = 1\nb = 2\n" });
+    expectOk(await call(editTool, calls[1].args, ctx));
+    expect(await bytesOf(ctx.storage, "c.py")).toEqual(utf8("a = 1\r\nb = 1\r\na = 1\r\nb = 2"));
+  });
+
+  test("repeated identical lines: each ready call is widened until the ladder itself picks that place", async () => {
+    const file = "x\nx\nx\nx\n";
+    const { ctx } = await viewedFiles({ "r.txt": file });
+    const text = expectFail(await edit(ctx, "r.txt", "x\nx", "y\ny"), "EDIT_AMBIGUOUS");
+    const calls = suggestedCalls(text);
+    expect(calls).toHaveLength(2);
+    expectOk(await call(editTool, calls[1].args, ctx));
+    expect(await readText(ctx.storage, "r.txt")).toBe("x\nx\ny\ny\n");
+  });
+
+  test("over-escaped and ambiguous: the ready calls carry the escapes read, and land", async () => {
+    const file = "a();\nb();\nc();\na();\nb();\n";
+    const { ctx } = await viewedFiles({ "e.js": file });
+    const text = expectFail(await edit(ctx, "e.js", "a();\\nb();", "a();\\nd();"), "EDIT_AMBIGUOUS");
+    expect(text).toContain("(after reading its literal \\n / \\t as newlines / tabs)");
+    const calls = suggestedCalls(text);
+    expect(calls[1].args).toEqual({ path: "e.js", old_string: "c();\na();\nb();\n", new_string: "c();\na();\nd();\n" });
+    expectOk(await call(editTool, calls[1].args, ctx));
+    expect(await readText(ctx.storage, "e.js")).toBe("a();\nb();\nc();\na();\nd();\n");
+  });
+
+  test("over-escaped, ambiguous, and an escape inside a quoted literal: no reading is sure, so no call is offered ready", async () => {
+    const file = "a();\nb();\na();\nb();\n";
+    const { ctx } = await viewedFiles({ "e.js": file });
+    const text = expectFail(await edit(ctx, "e.js", "a();\\nb();", 'a();\\nlog("\\t");'), "EDIT_AMBIGUOUS");
+    expect(suggestedCalls(text)).toEqual([]);
+    expect(text).toContain("- add surrounding lines to old_string until it matches only the place you mean;");
+  });
+
+  test("whitespace-insensitive ambiguity: no replace_all; each place's call is fitted to its own indentation and lands", async () => {
+    const file = "if (a) {\n    go();\n}\nif (a) {\n\tgo();\n}\n";
+    const { ctx } = await viewedFiles({ "a.ts": file });
+    const text = expectFail(await edit(ctx, "a.ts", "if (a) {\n  go();\n}", "if (a) {\n  go();\n  stop();\n}"), "EDIT_AMBIGUOUS");
     expect(text).toContain("ignoring whitespace it matches 2 places");
     expect(text).not.toContain("replace_all");
     expect(text).toContain("batch_edit");
+    const calls = suggestedCalls(text);
+    expect(calls.map((c) => c.args.new_string)).toEqual(["if (a) {\n    go();\n    stop();\n}\n", "if (a) {\n\tgo();\n\tstop();\n}\n"]);
+    expectOk(await call(editTool, calls[1].args, ctx));
+    expect(await readText(ctx.storage, "a.ts")).toBe("if (a) {\n    go();\n}\nif (a) {\n\tgo();\n\tstop();\n}\n");
+  });
+
+  test("many matches: ready calls for the first few, the rest named by id", async () => {
+    const blocks = `${Array.from({ length: 12 }, (_, i) => `case ${i}:\n  handle();`).join("\n")}\n`;
+    const { ctx } = await viewedFiles({ "big.js": blocks });
+    const text = expectFail(await edit(ctx, "big.js", "  handle();", "  handleFast();"), "EDIT_AMBIGUOUS");
+    expect(suggestedCalls(text)).toHaveLength(5);
+    expect(text).toContain("; for the other 7, add surrounding lines to old_string the same way):");
+    expectOk(await call(editTool, suggestedCalls(text)[4].args, ctx));
+    expect(await readText(ctx.storage, "big.js")).toBe(blocks.replace("case 4:\n  handle();", "case 4:\n  handleFast();"));
   });
 
   test("no match: closest windows with similarity, what differs, ids, and the best window's current text", async () => {

@@ -8,7 +8,8 @@
 import type { TextDocument } from "../../text/document.ts";
 import { textToLines } from "../../text/line-edits.ts";
 import { interpretEscapes } from "../../text/match-escapes.ts";
-import type { EditNoChange, MatchAmbiguous, MatchMissing } from "../../text/match.ts";
+import { indentOf } from "../../text/match-fuzzy.ts";
+import type { EditNoChange, IndentAmbiguous, MatchAmbiguous, MatchMissing, ReadyEdit } from "../../text/match.ts";
 import { renderLine, renderLines } from "../../text/render.ts";
 import { charDifferences, describeChar } from "../../text/near-match.ts";
 import type { Difference, WindowCandidate } from "../../text/similarity.ts";
@@ -34,13 +35,31 @@ export function noChangeText(path: string, reason: EditNoChange["reason"]): stri
   );
 }
 
+/** Largest `edit` call put whole in a result (a corrected or ready call). */
+const MAX_CALL_CHARS = 8 * 1024;
+
+/** How many matches of an ambiguous old_string get a ready call. */
+export const READY_MATCHES = 5;
+/** Budget of all the ready calls of one ambiguous result. */
+const MAX_READY_CHARS = 16 * 1024;
+
 /**
  * EDIT_AMBIGUOUS: every match as a line id (range for multi-line matches)
  * with its first line, and the exits. An exact or escaped ambiguity has
- * three (more context, replace_all, batch_edit by id); a whitespace-
- * insensitive one two, since replace_all never applies a fuzzy match.
+ * three (the edit of one place, replace_all, batch_edit by id); a
+ * whitespace-insensitive one two, since replace_all never applies a fuzzy
+ * match. `ready[i]` is the edit of match i alone, old_string widened until
+ * unique (see `readyEdit`): each becomes a call to send as it is, so the
+ * model never has to fill in a placeholder.
  */
-export function ambiguousText(path: string, doc: Pick<TextDocument, "lines" | "hashes">, r: MatchAmbiguous, oldString: string, limits: ToolLimits): string {
+export function ambiguousText(
+  path: string,
+  doc: Pick<TextDocument, "lines" | "hashes">,
+  r: MatchAmbiguous,
+  oldString: string,
+  limits: ToolLimits,
+  ready: readonly (ReadyEdit | undefined)[] = [],
+): string {
   const span = matchHeight(r.strategy, oldString);
   const maxChars = Math.min(limits.maxLineChars, LISTED_LINE_CHARS);
   const list = r.matches.map((m) => {
@@ -50,11 +69,36 @@ export function ambiguousText(path: string, doc: Pick<TextDocument, "lines" | "h
   });
   if (r.total > r.matches.length) list.push(`  … and ${r.total - r.matches.length} more not listed`);
 
+  const calls: string[] = [];
+  let budget = MAX_READY_CHARS;
+  ready.forEach((edit, i) => {
+    if (edit === undefined || i >= r.matches.length) return;
+    const call = editCall(path, edit);
+    if (call.length > MAX_CALL_CHARS || call.length > budget) return;
+    budget -= call.length;
+    calls.push(`  line ${r.matches[i].line}: ${call}`);
+  });
+  const others = r.total - calls.length;
+  const own =
+    calls.length > 0
+      ? [
+          `- send the edit of the place you mean, with old_string widened by the lines around it until it matches only there (ready to send` +
+            `${others > 0 ? `; for ${others === 1 ? "the other match" : `the other ${others}`}, add surrounding lines to old_string the same way` : ""}):`,
+          ...calls,
+        ]
+      : [
+          r.strategy === "fuzzy"
+            ? "- copy the exact text (with the file's indentation) of the place you mean into old_string, with enough surrounding lines to be unique;"
+            : "- add surrounding lines to old_string until it matches only the place you mean;",
+        ];
+  // The ids of the first match as the example: real ids, and no placeholder content to send by mistake.
   const first = r.matches[0];
   const last = Math.min(doc.lines.length, first.line + span - 1);
-  const end = last > first.line ? `, "end": "${formatId(last, doc.hashes[last - 1])}"` : "";
-  const op = `{"operation": "replace", "start": "${first.id}"${end}, "content": "..."}`;
-  const batch = `use batch_edit with the id of the one you mean, e.g. {"path": ${JSON.stringify(shownPath(path))}, "operations": [${op}]}`;
+  const ids =
+    last > first.line
+      ? `"start" and "end" its first and last ids (for line ${first.line}: "start": "${first.id}", "end": "${formatId(last, doc.hashes[last - 1])}")`
+      : `"start" its id (for line ${first.line}: "start": "${first.id}")`;
+  const batch = `- replace the lines of the one you mean by id with batch_edit: a "replace" operation with ${ids} and "content" the whole new text of ${last > first.line ? "those lines" : "that line"}.`;
 
   const where = span > 1 ? `The matches (first line shown; each spans ${span} lines):` : "The matches:";
   if (r.strategy === "fuzzy") {
@@ -63,8 +107,8 @@ export function ambiguousText(path: string, doc: Pick<TextDocument, "lines" | "h
         `a whitespace-insensitive match is applied only when it is unique, so nothing was changed. ${where}`,
       ...list,
       "Either:",
-      "- copy the exact text (with the file's indentation) of the place you mean into old_string, with enough surrounding lines to be unique; or",
-      `- ${batch}.`,
+      ...orLast(own),
+      batch,
     ].join("\n");
   }
   const escaped = r.strategy === "escaped" ? " (after reading its literal \\n / \\t as newlines / tabs)" : "";
@@ -72,10 +116,89 @@ export function ambiguousText(path: string, doc: Pick<TextDocument, "lines" | "h
     `old_string matches ${r.total} places in \`${shownPath(path)}\`${escaped}, and edit replaces only a unique match; nothing was changed. ${where}`,
     ...list,
     "Either:",
-    "- add surrounding lines to old_string until it matches only the place you mean;",
+    ...own,
     `- pass "replace_all": true to replace all ${r.total}; or`,
-    `- ${batch}.`,
+    batch,
   ].join("\n");
+}
+
+/** The exits before the last one, the first line ending in "; or" when it is the second to last (fuzzy has two). */
+function orLast(lines: readonly string[]): string[] {
+  const out = lines.slice();
+  if (out[0].endsWith(";")) out[0] = `${out[0]} or`;
+  return out;
+}
+
+/** An `edit` call with these strings, as JSON a model can send unchanged. */
+function editCall(path: string, edit: ReadyEdit): string {
+  return `edit ${JSON.stringify({ path: shownPath(path), old_string: edit.oldString, new_string: edit.newString })}`;
+}
+
+/**
+ * EDIT_AMBIGUOUS for a whitespace-insensitive match whose new_string cannot
+ * be indented for the file without guessing (see `fitIndentation`): how
+ * old_string's indentation read in the file, the matched lines as the file
+ * has them, and each reading the pairs allow as an edit ready to send
+ * (`ready[i]` for `r.readings[i]`), old_string the file's own text so it
+ * matches exactly and new_string already in the file's indentation.
+ */
+export function indentAmbiguousText(
+  path: string,
+  doc: TextDocument,
+  r: IndentAmbiguous,
+  ready: readonly (ReadyEdit | undefined)[],
+  limits: ToolLimits,
+): string {
+  const { start, end } = r.range;
+  const first = r.unsure[0];
+  const sample = r.newLines[first].trim();
+  const shown = sample.length > 60 ? `${sample.slice(0, 60)}…` : sample;
+  const lineName = `new_string's line ${first + 1}`;
+  const more = r.unsure.length > 1 ? ` (and ${r.unsure.length - 1} more line${r.unsure.length > 2 ? "s" : ""})` : "";
+  const lineNote = `${lineName} (${JSON.stringify(shown)}, at ${describeIndent(indentOf(r.newLines[first]))})${more}`;
+  const pairs = r.pairs.map((p) => `${describeIndent(p.model)} -> ${describeIndent(p.file)}`).join(", ");
+  const calls: string[] = [];
+  r.readings.forEach((reading, i) => {
+    const edit = ready[i];
+    if (edit === undefined) return;
+    const call = editCall(path, edit);
+    // Each reading is named by where it puts the first line in doubt.
+    if (call.length <= MAX_CALL_CHARS) calls.push(`- ${lineName} at ${describeIndent(indentOf(reading.lines[first]))}: ${call}`);
+  });
+  const why =
+    r.readings.length > 0
+      ? `that fits more than one reading of your indentation (a different indentation unit, or the same unit shifted by a level), and they put ${lineNote} at different depths`
+      : `no one reading of your indentation fits all of that, so there is no telling where ${lineNote} goes`;
+  const p = JSON.stringify(shownPath(path));
+  const to = Math.min(end, start + MAX_WINDOW_LINES);
+  const shownLines = renderLines(doc, start + 1, to, { maxLineChars: limits.maxLineChars, maxOutputBytes: MAX_WINDOW_BYTES });
+  const out = [
+    `old_string has no exact match in \`${shownPath(path)}\`; ignoring whitespace it matches ${range(start + 1, end)}, but new_string's indentation cannot be fitted to the file without guessing, so nothing was changed. ` +
+      `Line by line, old_string's indentation reads in the file as: ${pairs}; ${why}.`,
+    `The matched lines as the file has them (${range(shownLines.from, shownLines.to)}), with ids:`,
+    shownLines.text,
+  ];
+  if (shownLines.to < end) out.push(`… view {"path": ${p}, "start": ${shownLines.to + 1}, "end": ${end}} for the rest of them.`);
+  if (calls.length >= 2) {
+    out.push("Each reading as the edit to send (old_string is the file's exact text there, new_string in the file's indentation):", ...calls);
+    out.push("If none of them is what you mean, send old_string and new_string with the file's own indentation, as shown above.");
+    return out.join("\n");
+  }
+  const exact = JSON.stringify(doc.lines.slice(start, end).join("\n"));
+  out.push(
+    exact.length <= MAX_CALL_CHARS
+      ? `Send the edit again with new_string indented the way those lines are, and old_string exactly as the file has it: "old_string": ${exact}`
+      : 'Send the edit again with old_string copied exactly from those lines (without the "N:hh|" prefixes) and new_string indented the way they are.',
+  );
+  return out.join("\n");
+}
+
+/** "column 0", "4 spaces", "1 tab", "2 tabs", or the indentation quoted when it mixes them. */
+function describeIndent(indent: string): string {
+  if (indent === "") return "column 0";
+  if (/^ +$/.test(indent)) return indent.length === 1 ? "1 space" : `${indent.length} spaces`;
+  if (/^\t+$/.test(indent)) return indent.length === 1 ? "1 tab" : `${indent.length} tabs`;
+  return JSON.stringify(indent);
 }
 
 /**
@@ -97,9 +220,6 @@ export interface SentEdit {
   readonly new_string: string;
   readonly replace_all?: boolean;
 }
-
-/** Largest corrected `edit` call put in a no-match result. */
-const MAX_CALL_CHARS = 8 * 1024;
 
 /** One place a no-match result lists: a whitespace-only place or a similar window. */
 interface Place {

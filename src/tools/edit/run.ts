@@ -13,10 +13,10 @@ import type { SplitLines } from "../../text/lines.ts";
 import { spliceLineEdits } from "../../text/line-edits.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { stripIdPrefixes } from "../../text/id-prefix.ts";
-import { applyStringEditWithBom } from "../../text/match-bom.ts";
-import { type EditApplied, type EscapeAmbiguous, findMatch } from "../../text/match.ts";
+import { applyStringEditWithBom, BOM_CHAR } from "../../text/match-bom.ts";
+import { type EditApplied, type EscapeAmbiguous, editsAtMatches, findMatch, readyEdit } from "../../text/match.ts";
 import { type ChangeReport, changedSinceViewNote, changeResult, type ReportWindow, reportChange, reportOnce } from "../support/change-report.ts";
-import { ambiguousText, noChangeText, noMatchText } from "./messages.ts";
+import { ambiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES } from "./messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -34,7 +34,7 @@ export const editTool = defineTool({
   target: "file",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx, path) {
-    if (args.old_string === "") return emptyOldString(path);
+    if (args.old_string === "") return emptyOldString(ctx, path, args.new_string);
     return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit" });
   },
 });
@@ -61,8 +61,25 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
       return stop(fail("EDIT_NO_CHANGE", noChangeText(path, r.reason) + keptStateNote(doc, args)));
     case "escape-ambiguous":
       return stop(fail("EDIT_AMBIGUOUS", escapeAmbiguousText(path, r, args)));
-    case "ambiguous":
-      return stop(fail("EDIT_AMBIGUOUS", ambiguousText(path, doc, r, args.old_string, ctx.limits)));
+    case "ambiguous": {
+      // The edit of each place alone, as a call proven to make it (a BOM in new_string is dropped, as the ladder does).
+      const sent = doc.bom && newString.startsWith(BOM_CHAR) ? newString.slice(1) : newString;
+      const ready = editsAtMatches(doc.lines, args.old_string, sent, READY_MATCHES).map((e) => e && readyEdit(doc.lines, e));
+      return stop(fail("EDIT_AMBIGUOUS", ambiguousText(path, doc, r, args.old_string, ctx.limits, ready)));
+    }
+    case "indent-ambiguous":
+      return stop(
+        fail(
+          "EDIT_AMBIGUOUS",
+          indentAmbiguousText(
+            path,
+            doc,
+            r,
+            r.readings.map((e) => readyEdit(doc.lines, e)),
+            ctx.limits,
+          ),
+        ),
+      );
     case "no-match":
       return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
@@ -210,33 +227,76 @@ function escapeAmbiguousText(path: string, r: EscapeAmbiguous, args: { old_strin
 
 /**
  * old_string pasted with view's `N:hh|` prefixes: when it matches without
- * them, say so and give the call without them (new_string cleaned too when
- * every line of it carries them). Refused rather than guessed: the prefixes
- * might be meant in new_string, and the model should see the clean call.
+ * them, say so and give the call without them, new_string cleaned in the
+ * call as the paste check would clean it on the way in (so the call is
+ * written as sent), or no call when what new_string should hold is unclear.
+ * Refused rather than guessed: the prefixes might be meant in new_string,
+ * and the model should see the clean call.
  */
-function pastedPrefixText(path: string, doc: TextDocument, args: { old_string: string; new_string: string; replace_all: boolean }): string | undefined {
+function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs): string | undefined {
   const old = stripIdPrefixes(args.old_string);
   if (old === undefined) return undefined;
-  const next = stripIdPrefixes(args.new_string) ?? args.new_string;
+  // new_string as the offered call writes it: clean in the call itself, not left to be stripped again on the way in.
+  const pasted = pastedInNewString(path, doc, { ...args, old_string: old });
+  const base = pasted.kind === "strip" ? pasted.text : pasted.kind === "refuse" ? pasted.cleaned : args.new_string;
+  const next = stripIdPrefixes(base) ?? base;
   const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all });
   if (retry.kind !== "ok") return undefined;
-  const call = { path: shownPath(path), old_string: old, new_string: next, ...(args.replace_all ? { replace_all: true } : {}) };
-  return (
+  const head =
     `old_string carries the "N:hh|" prefixes that view prints before each line; they are not part of the file, so it matched nothing and nothing was changed. ` +
-    `Without them it matches line ${retry.matches[0].line}${next !== args.new_string ? " (new_string's prefixes are removed too)" : ""}. Ready to send:\n` +
-    `edit ${JSON.stringify(call)}`
-  );
+    `Without them it matches line ${retry.matches[0].line}`;
+  if (pasted.kind === "refuse" && pasted.unclear) {
+    // What new_string should hold is in doubt: no call is offered as ready.
+    return (
+      `${head}. But new_string ${pasted.what}; and ${pasted.unclear}. No call is offered ready: ` +
+      `send old_string without the prefixes, "old_string": ${JSON.stringify(old)}, and new_string as the file should read, without them.`
+    );
+  }
+  const call = { path: shownPath(path), old_string: old, new_string: next, ...(args.replace_all ? { replace_all: true } : {}) };
+  const cleaned =
+    pasted.kind === "refuse"
+      ? ` (new_string ${pasted.what}: it is cleaned in this call too; if that text really belongs in the file, send this call with your own new_string and "verbatim": true)`
+      : next !== args.new_string
+        ? " (new_string's prefixes are removed too)"
+        : "";
+  return `${head}${cleaned}. Ready to send:\nedit ${JSON.stringify(call)}`;
 }
 
 function stop(result: ToolResult): Plan {
   return { kind: "stop", result };
 }
 
-function emptyOldString(path: string): ToolResult {
+/** Longest `write` call an empty-old_string refusal repeats whole; a longer new_string is described instead. */
+const MAX_WRITE_CALL_CHARS = 8 * 1024;
+
+/**
+ * INVALID_ARGUMENT for an empty old_string. A missing or empty file can
+ * only have meant "create it with new_string", so that write is offered
+ * ready to send; for a file with content, where the text should go is the
+ * model's to say.
+ */
+async function emptyOldString(ctx: ToolContext, path: string, newString: string): Promise<ToolResult> {
   const p = JSON.stringify(shownPath(path));
+  const head = `old_string is empty: edit replaces existing text, so old_string must be the exact text to replace.`;
+  let stat: Awaited<ReturnType<ToolContext["storage"]["stat"]>> | undefined;
+  try {
+    stat = await ctx.storage.stat(path);
+  } catch {
+    stat = undefined; // the refusal stands without knowing; it just cannot offer the write
+  }
+  if (stat === null || (stat?.kind === "file" && stat.size === 0)) {
+    const what = stat === null ? `\`${shownPath(path)}\` does not exist` : `\`${shownPath(path)}\` is empty`;
+    const call = `write ${JSON.stringify({ path: shownPath(path), content: newString })}`;
+    return fail(
+      "INVALID_ARGUMENT",
+      call.length <= MAX_WRITE_CALL_CHARS
+        ? `${head} ${what}; to ${stat === null ? "create it" : "fill it"} with your new_string as its content, send:\n${call}`
+        : `${head} ${what}; to ${stat === null ? "create it" : "fill it"} with your new_string as its content, send write {"path": ${p}, "content": <your new_string, ${newString.length} characters>}.`,
+    );
+  }
   return fail(
     "INVALID_ARGUMENT",
-    `old_string is empty: edit replaces existing text, so old_string must be the exact text to replace. ` +
+    `${head} ` +
       `To create a file or replace all of its content, use write {"path": ${p}, "content": "..."}; ` +
       `to insert lines, use batch_edit {"path": ${p}, "operations": [{"operation": "insert", "after": "N:hh", "content": "..."}]} ` +
       `(after: a line id from view, 0 for the start of the file, -1 for the end).`,
