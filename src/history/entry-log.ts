@@ -39,6 +39,8 @@ export interface EntryLog {
 }
 
 const ENTRIES = "audit";
+/** Deletes in flight at once when entries are dropped. */
+const DELETE_CONCURRENCY = 8;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
@@ -74,7 +76,11 @@ export function objectEntryLog(storage: Storage): EntryLog {
       }
     },
     async remove(ids) {
-      for (const id of ids) if (isEntryId(id)) await storage.delete(`${ENTRIES}/${id}.json`).catch(() => undefined);
+      // A few at once: a prune may drop hundreds, each a request on a bucket.
+      const names = ids.filter(isEntryId).map((id) => `${ENTRIES}/${id}.json`);
+      for (let i = 0; i < names.length; i += DELETE_CONCURRENCY) {
+        await Promise.all(names.slice(i, i + DELETE_CONCURRENCY).map((name) => storage.delete(name).catch(() => undefined)));
+      }
     },
   };
 }

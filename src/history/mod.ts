@@ -6,6 +6,6 @@ export { deferRecording, defersRecording, type DeferOptions, type DeferringHisto
 export { auditEntryOf, bounded, namedPaths, type FinishedCall } from "./record.ts";
 export { planRevert, type RevertStep } from "./plan.ts";
 export { revertEntries, revertStep, type RevertConflict, type RevertedFile, type RevertOutcome } from "./revert.ts";
-export { planPrune, type PruneEntry, type PrunePlan } from "./prune.ts";
+export { fairShares, planPrune, type PruneEntry, type PrunePlan } from "./prune.ts";
 export { matchesQuery, pageLimit } from "./query.ts";
 export { restoreStep, type RestoreTarget } from "./restore.ts";

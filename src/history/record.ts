@@ -41,9 +41,9 @@ export const MAX_NAMED_PATH_CHARS = 4096;
 
 /**
  * The paths a call names: `path`, and `paths` when a tool takes several.
- * Bounded: a call is logged even when its arguments are refused, and the
- * history's bounds count versions, not entries, so a request of 8 MiB of
- * "paths" must not become an 8 MiB entry kept for 30 days.
+ * Bounded: a call is logged even when its arguments are refused, so a
+ * request of 8 MiB of "paths" must not become an 8 MiB entry (the log's
+ * byte bound would count it, but it should not take the log's room alone).
  */
 export function namedPaths(args: unknown): string[] {
   if (typeof args !== "object" || args === null) return [];

@@ -1,7 +1,7 @@
 /**
  * A local state directory's audit entries, appended to segment files: each
  * process appends its entries, one JSON line each, to a segment of its own
- * (`<first id's time>-<random>.jsonl`, a new one past SEGMENT_BYTES). A new
+ * (`<time>-<random>.jsonl`, named after every segment it knows; a new one past SEGMENT_BYTES). A new
  * file per entry cost an inode allocation per call, 30-500 µs of kernel time
  * on ext4 (more than the call); an append costs 2 µs.
  *
@@ -10,13 +10,24 @@
  *   ended by "\n" is left for the next scan. Lines are found by their
  *   offsets; an entry is read back with one positioned read.
  * - Dropping (a prune): a tombstone line `{"deleted":"<id>"}` in this
- *   process's segment. A segment is unlinked once none of its entries is
- *   live and none of its tombstones still hides an entry in another
- *   segment (else that entry would come back), and once it has had no
- *   append for COLLECT_IDLE_MS: a writer moves to a new segment after
- *   WRITER_IDLE_MS without appending, so no writer appends to a segment
- *   being unlinked. Should one anyway, it sees after its append that the
- *   file has no link left, and appends the line again to a new segment.
+ *   process's segment (one write for all of a prune's).
+ * - Collecting: a segment no writer can append to any more (full, as its
+ *   writer closed it after the append that filled it, and read to its end;
+ *   or without an append for COLLECT_IDLE_MS, as a writer moves to a new
+ *   segment after WRITER_IDLE_MS) is unlinked once it holds no needed line:
+ *   an entry line is needed while the entry is live and no later-named
+ *   segment holds a copy of it; a tombstone while a copy of the entry it
+ *   hides is still on disk elsewhere and no later-named segment repeats it
+ *   (else the entry would come back). One whose needed lines are at most
+ *   half of it is compacted: they are copied to this process's segment
+ *   (named later than it), and it is unlinked. Without that, one old entry
+ *   a prune keeps (the file history keeps the changes it can still undo)
+ *   held its segment, and the tombstones hiding that segment's dropped
+ *   entries held theirs, and so on: every segment since stayed on disk.
+ *   Copies only ever go to a later name, so the latest copy of a line is
+ *   never the one another process deems redundant. Should a writer append
+ *   to an unlinked segment anyway, it sees after its append that the file
+ *   has no link left, and appends the line again to a new segment.
  * - Entries of the old layout (one file each, `audit/<id>.json`) are still
  *   listed, read and dropped, through `legacy`.
  * Synchronous I/O: each call is microseconds, and every tool call appends.
@@ -41,8 +52,8 @@ const decoder = new TextDecoder();
 interface Segment {
   /** Bytes scanned (up to the end of the last complete line). */
   scanned: number;
-  /** Entries in it not dropped. */
-  readonly live: Set<string>;
+  /** Entries it holds a line of, live or dropped. */
+  readonly lines: Set<string>;
   /** Ids it drops. */
   readonly drops: Set<string>;
 }
@@ -77,12 +88,11 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
   const collectIdleMs = Math.max(options.collectIdleMs ?? COLLECT_IDLE_MS, writerIdleMs);
   const now = options.now ?? Date.now;
   const segments = new Map<string, Segment>();
-  /** Where each live entry's line is. */
-  const places = new Map<string, Place>();
-  /** The segment holding each entry line scanned, live or dropped. */
-  const homes = new Map<string, string>();
-  /** Dropped ids (by any segment's tombstone). */
-  const dropped = new Set<string>();
+  /** Where each entry's lines are (one, but for the moment a compaction copies it), live or dropped. */
+  const copies = new Map<string, Place[]>();
+  /** The segments with a tombstone of each dropped id. */
+  const tombs = new Map<string, string[]>();
+  const isLive = (id: string) => copies.has(id) && !tombs.has(id);
   let own: { name: string; fd: number; size: number; last: number } | undefined;
   // While corked (see EntryLog.cork), added entries wait here for one write.
   let corked = 0;
@@ -90,31 +100,34 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
 
   const segmentOf = (name: string): Segment => {
     let segment = segments.get(name);
-    if (!segment) segments.set(name, (segment = { scanned: 0, live: new Set(), drops: new Set() }));
+    if (!segment) segments.set(name, (segment = { scanned: 0, lines: new Set(), drops: new Set() }));
     return segment;
   };
 
+  function addEntryLine(id: string, place: Place): void {
+    segmentOf(place.segment).lines.add(id);
+    const list = copies.get(id);
+    if (list) list.push(place);
+    else copies.set(id, [place]);
+  }
+
+  function addTombstone(id: string, name: string): void {
+    segmentOf(name).drops.add(id);
+    const list = tombs.get(id);
+    if (!list) tombs.set(id, [name]);
+    else if (!list.includes(name)) list.push(name);
+  }
+
   function take(name: string, line: string, offset: number, length: number): void {
-    const segment = segmentOf(name);
     const tomb = TOMBSTONE_LINE.exec(line);
     if (tomb) {
-      const id = tomb[1]!;
-      segment.drops.add(id);
-      dropped.add(id);
-      const place = places.get(id);
-      if (place) {
-        places.delete(id);
-        segments.get(place.segment)?.live.delete(id);
-      }
+      addTombstone(tomb[1]!, name);
       return;
     }
     const id = ENTRY_LINE.exec(line)?.[1];
     // Anything else (a line cut by a crash, then not ended) is no entry.
     if (id === undefined) return;
-    homes.set(id, name);
-    if (dropped.has(id)) return;
-    places.set(id, { segment: name, offset, length });
-    segment.live.add(id);
+    addEntryLine(id, { segment: name, offset, length });
   }
 
   /** Read what `name` gained since its last scan. */
@@ -165,14 +178,17 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
   function forget(name: string): void {
     const segment = segments.get(name);
     if (!segment) return;
-    for (const id of segment.live) places.delete(id);
-    for (const [id, home] of homes) if (home === name) homes.delete(id);
-    for (const id of segment.drops) dropped.delete(id);
+    for (const id of segment.lines) {
+      const left = copies.get(id)?.filter((p) => p.segment !== name) ?? [];
+      if (left.length > 0) copies.set(id, left);
+      else copies.delete(id);
+    }
+    for (const id of segment.drops) {
+      const left = tombs.get(id)?.filter((n) => n !== name) ?? [];
+      if (left.length > 0) tombs.set(id, left);
+      else tombs.delete(id);
+    }
     segments.delete(name);
-  }
-
-  function append(json: string): Place {
-    return appendLines([json])[0]!;
   }
 
   /** Append lines with one write; their places, in order. */
@@ -197,7 +213,10 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
     if (!own) {
       mkdirSync(dir, { recursive: true });
       const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
-      const name = `${String(now()).padStart(15, "0")}-${tail}.jsonl`;
+      // After every segment known, even within one millisecond: a compaction's copies must sort after their source.
+      let time = now();
+      for (const known of segments.keys()) time = Math.max(time, Number(known.slice(0, 15)) + 1);
+      const name = `${String(time).padStart(15, "0")}-${tail}.jsonl`;
       own = { name, fd: openSync(join(dir, name), "a", 0o644), size: 0, last: now() };
       segmentOf(name);
     }
@@ -226,7 +245,7 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
     }
     if (fstatFd(at.fd).nlink === 0) {
       closeSync(at.fd);
-      segments.delete(at.name);
+      forget(at.name);
       own = undefined;
       return undefined;
     }
@@ -246,11 +265,31 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
 
   function placeEntries(ids: readonly string[], placed: readonly Place[]): void {
     ids.forEach((id, k) => {
-      const place = placed[k]!;
-      places.set(id, place);
-      homes.set(id, place.segment);
-      segmentOf(place.segment).live.add(id);
+      addEntryLine(id, placed[k]!);
     });
+  }
+
+  /** The text of the line at `place`, or undefined when its segment is gone. */
+  function readLine(place: Place): string | undefined {
+    let fd: number;
+    try {
+      fd = openSync(join(dir, place.segment), "r");
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") return undefined;
+      throw error;
+    }
+    try {
+      const bytes = new Uint8Array(place.length);
+      let filled = 0;
+      while (filled < bytes.length) {
+        const n = readSync(fd, bytes, filled, bytes.length - filled, place.offset + filled);
+        if (n === 0) return undefined;
+        filled += n;
+      }
+      return decoder.decode(bytes);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Write the entries added while corked, in one append; before anything reads or drops. */
@@ -264,29 +303,68 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
     );
   }
 
-  /** Unlink every segment (not the one being appended to) that holds nothing needed any more. */
+  /** Unlink every segment (not the one being appended to) that holds nothing needed any more; compact the sparse ones. */
   function collect(): void {
     // Unlinking one segment may free another whose tombstones hid entries in it: go round until none goes.
     while (collectOnce());
   }
 
+  /** The lines of segment `name` still needed (see the module comment), and their bytes. */
+  function neededLines(name: string, segment: Segment): { entries: string[]; drops: string[]; bytes: number } {
+    const entries: string[] = [];
+    const drops: string[] = [];
+    let bytes = 0;
+    for (const id of segment.lines) {
+      if (!isLive(id) || copies.get(id)!.some((p) => p.segment > name && segments.has(p.segment))) continue;
+      entries.push(id);
+      bytes += copies.get(id)!.find((p) => p.segment === name)!.length + 1;
+    }
+    for (const id of segment.drops) {
+      if (!copies.get(id)?.some((p) => p.segment !== name && segments.has(p.segment))) continue;
+      if (tombs.get(id)!.some((n) => n > name && segments.has(n))) continue;
+      drops.push(id);
+      bytes += id.length + 15;
+    }
+    return { entries, drops, bytes };
+  }
+
+  /** Copy segment `name`'s needed lines to this process's segment (a new one unless it is named later). */
+  function compact(name: string, needed: { entries: string[]; drops: string[] }): boolean {
+    if (own && (own.name < name || now() - own.last >= writerIdleMs)) {
+      closeSync(own.fd);
+      own = undefined;
+    }
+    const lines: string[] = [];
+    for (const id of needed.entries) {
+      const line = readLine(copies.get(id)!.find((p) => p.segment === name)!);
+      // Unlinked meanwhile (another process compacted it): the next refresh finds where its lines went.
+      if (line === undefined) return false;
+      lines.push(line);
+    }
+    for (const id of needed.drops) lines.push(JSON.stringify({ deleted: id }));
+    const placed = appendLines(lines);
+    needed.entries.forEach((id, k) => {
+      addEntryLine(id, placed[k]!);
+    });
+    needed.drops.forEach((id, k) => {
+      addTombstone(id, placed[needed.entries.length + k]!.segment);
+    });
+    return true;
+  }
+
   function collectOnce(): boolean {
     let unlinked = false;
-    for (const [name, segment] of segments) {
-      if (name === own?.name || segment.live.size > 0) continue;
-      // Its tombstones must hide nothing that lies in another segment still there.
-      let needed = false;
-      for (const id of segment.drops) {
-        const home = homes.get(id);
-        if (home !== undefined && home !== name && segments.has(home)) {
-          needed = true;
-          break;
-        }
-      }
-      if (needed) continue;
+    for (const name of [...segments.keys()].sort()) {
+      const segment = segments.get(name);
+      if (!segment || name === own?.name) continue;
       try {
-        // Appended to lately: its writer may append again (writers move on after WRITER_IDLE_MS).
-        if (statSync(join(dir, name)).mtimeMs > now() - collectIdleMs) continue;
+        // Appended to lately: its writer may append again (writers move on after WRITER_IDLE_MS), unless it is
+        // full (its writer closed it for good after the append that filled it) and every line of it was read.
+        const stat = statSync(join(dir, name));
+        const full = stat.size >= segmentBytes && segment.scanned === stat.size;
+        if (!full && stat.mtimeMs > now() - collectIdleMs) continue;
+        const needed = neededLines(name, segment);
+        if (needed.bytes > 0 && (needed.bytes * 2 > stat.size || !compact(name, needed))) continue;
         unlinkSync(join(dir, name));
       } catch (error) {
         if (codeOf(error) !== "ENOENT") throw error;
@@ -319,55 +397,42 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
     async ids() {
       writeHeld();
       refresh();
-      const fromSegments = [...places.keys()];
-      const old = (await legacy.ids()).filter((id) => !places.has(id));
+      const fromSegments = [...copies.keys()].filter((id) => !tombs.has(id));
+      const old = (await legacy.ids()).filter((id) => !copies.has(id));
       return fromSegments.length === 0 ? old : [...fromSegments, ...old].sort();
     },
 
     async read(id) {
       if (!isEntryId(id)) return undefined;
       writeHeld();
-      if (!places.has(id)) refresh();
-      const place = places.get(id);
-      if (!place) return legacy.read(id);
-      let fd: number;
-      try {
-        fd = openSync(join(dir, place.segment), "r");
-      } catch (error) {
-        if (codeOf(error) === "ENOENT") return undefined;
-        throw error;
+      if (!copies.has(id)) refresh();
+      if (!copies.has(id)) return legacy.read(id);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const place = copies.get(id)?.at(-1);
+        if (!place || tombs.has(id)) return undefined;
+        const line = readLine(place);
+        if (line !== undefined) return line;
+        // Its segment went (compacted by another process): the copy is in a later one.
+        refresh();
       }
-      try {
-        const bytes = new Uint8Array(place.length);
-        let filled = 0;
-        while (filled < bytes.length) {
-          const n = readSync(fd, bytes, filled, bytes.length - filled, place.offset + filled);
-          if (n === 0) return undefined;
-          filled += n;
-        }
-        return decoder.decode(bytes);
-      } finally {
-        closeSync(fd);
-      }
+      return undefined;
     },
 
     async remove(ids) {
       writeHeld();
       refresh();
       const old: string[] = [];
+      const drops: string[] = [];
       for (const id of ids) {
-        if (!isEntryId(id)) continue;
-        const place = places.get(id);
-        if (!place) {
-          old.push(id);
-          continue;
-        }
-        const at = append(JSON.stringify({ deleted: id }));
-        segmentOf(at.segment).drops.add(id);
-        dropped.add(id);
-        places.delete(id);
-        segments.get(place.segment)?.live.delete(id);
+        if (!isEntryId(id) || tombs.has(id)) continue;
+        if (copies.has(id)) drops.push(id);
+        else old.push(id);
       }
+      // One write for all the tombstones: a prune may drop thousands of entries.
+      const placed = drops.length > 0 ? appendLines(drops.map((id) => JSON.stringify({ deleted: id }))) : [];
+      drops.forEach((id, k) => {
+        addTombstone(id, placed[k]!.segment);
+      });
       if (old.length > 0) await legacy.remove(old);
       collect();
     },

@@ -16,8 +16,9 @@ import {
   type AuditEntry,
   type AuditPage,
   type AuditQuery,
-  DEFAULT_HISTORY_BOUNDS,
+  HISTORY_ITEM_BYTES,
   type HistoryBounds,
+  historyBounds,
   type HistoryStore,
   type NewAuditEntry,
 } from "./types.ts";
@@ -26,8 +27,13 @@ export { isEntryId } from "./entry-log.ts";
 
 /** Options of {@link createStorageHistory}. */
 export interface StorageHistoryOptions {
-  readonly bounds?: HistoryBounds;
-  /** Prune after this many recorded changes (default 1024; 1 prunes at every change), or sooner once new versions add up to an eighth of the byte bound. */
+  /** The bounds (see ./prune.ts); those not given are the defaults (`DEFAULT_HISTORY_BOUNDS`). */
+  readonly bounds?: Partial<HistoryBounds>;
+  /**
+   * Prune after this many recorded calls, views and failures included (default 256; 1 prunes at every
+   * call), or sooner once new entries reach an eighth of the log's bounds or new versions an eighth of the
+   * file history's.
+   */
   readonly pruneEvery?: number;
   readonly now?: () => number;
   /** Where entries go (default: one object per entry in the storage). */
@@ -39,11 +45,33 @@ export interface StorageHistoryOptions {
   readonly sha256?: (bytes: Uint8Array) => string | Promise<string>;
 }
 
-/** Default of {@link StorageHistoryOptions.pruneEvery}. */
-const DEFAULT_PRUNE_EVERY = 1024;
+/**
+ * Default of {@link StorageHistoryOptions.pruneEvery}. Small enough that a prune on a bucket deletes a
+ * few hundred objects, not thousands (a Worker's request has a budget of subrequests), and a log's
+ * overshoot between prunes stays small; a prune lists the log and reads only the entries new to it.
+ */
+const DEFAULT_PRUNE_EVERY = 256;
+/** Deletes in flight at once during a prune (one object per entry and per blob on a bucket). */
+const DELETE_CONCURRENCY = 8;
 /** Blob hashes remembered as stored, per store. */
 const KNOWN_BLOBS = 4096;
 const BLOBS = "blobs";
+
+/** Bytes of `text` in UTF-8, counted without encoding it (an entry's JSON, at every append). */
+export function utf8Bytes(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      // A surrogate pair: 4 bytes for its 2 units.
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
 
 /** Hex SHA-256 of bytes. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -53,13 +81,17 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 /** A history store over `storage` (already scoped to one workspace's history). */
 export function createStorageHistory(storage: Storage, options: StorageHistoryOptions = {}): HistoryStore & { prune(): Promise<void> } {
-  const bounds = options.bounds ?? DEFAULT_HISTORY_BOUNDS;
+  const bounds = historyBounds(options.bounds);
   const blobHash = options.sha256 ?? sha256Hex;
   const now = options.now ?? Date.now;
   const pruneEvery = Math.max(1, options.pruneEvery ?? DEFAULT_PRUNE_EVERY);
   let lastTick = 0;
-  let changesSincePrune = 0;
-  let bytesSincePrune = 0;
+  // What was appended since the last prune: calls, log bytes, and what new changes would add to the file history.
+  let callsSincePrune = 0;
+  let logBytesSincePrune = 0;
+  let historyBytesSincePrune = 0;
+  // The prune under way, if any: one at a time (appends run concurrently where recording is inline).
+  let pruning: Promise<void> | undefined;
   // Blobs known to be stored (most recent last), so a kept version costs no storage call the next time.
   const stored = new Set<string>();
   const remember = (hash: string) => {
@@ -107,9 +139,13 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     for (const id of ids) {
       let summary = summaries.get(id);
       if (!summary) {
-        const entry = await readEntry(id);
-        if (!entry) continue;
-        summary = { id: entry.id, time: entry.time, changes: entry.changes.length ? entry.changes : NO_CHANGES };
+        const json = isEntryId(id) ? await log.read(id) : undefined;
+        if (json === undefined) continue;
+        const entry = JSON.parse(json) as AuditEntry;
+        // A call that changed nothing needs no principal for planning (see ./prune.ts): only its time and size.
+        summary = entry.changes.length
+          ? { id: entry.id, time: entry.time, principal: entry.principal, changes: entry.changes, size: utf8Bytes(json) }
+          : { id: entry.id, time: entry.time, principal: "", changes: NO_CHANGES, size: utf8Bytes(json) };
         summaries.set(id, summary);
       }
       out.push(summary);
@@ -117,19 +153,52 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     return out;
   }
 
+  /** Apply the bounds: plan over the whole log, then delete what the plan drops. */
+  async function runPrune(): Promise<void> {
+    const plan = planPrune(await pruneEntries(), bounds, now());
+    await log.remove(plan.dropEntries);
+    for (const id of plan.dropEntries) summaries.delete(id);
+    // Only blobs that entries name: a blob stored for a call still running is named by no entry yet.
+    const blobs = [...plan.dropBlobs];
+    for (const blob of blobs) stored.delete(blob);
+    for (let i = 0; i < blobs.length; i += DELETE_CONCURRENCY) {
+      await Promise.all(blobs.slice(i, i + DELETE_CONCURRENCY).map((blob) => storage.delete(`${BLOBS}/${blob}`).catch(() => undefined)));
+    }
+  }
+
+  /** The prune under way, or a new one: never two at once. */
+  function pruneOnce(): Promise<void> {
+    if (!pruning) {
+      callsSincePrune = 0;
+      logBytesSincePrune = 0;
+      historyBytesSincePrune = 0;
+      pruning = runPrune().finally(() => {
+        pruning = undefined;
+      });
+    }
+    return pruning;
+  }
+
   const store = {
     ...(log.cork ? { cork: () => log.cork!() } : {}),
 
     async append(entry: NewAuditEntry): Promise<AuditEntry> {
       const full: AuditEntry = { id: nextId(), ...entry };
-      await log.add(full.id, JSON.stringify(full));
-      if (full.changes.length === 0) return full;
-      bytesSincePrune += full.changes.reduce((n, c) => n + (c.after?.size ?? 0), 0);
-      // A prune reads the whole log: run it after many changes, or once new versions could fill an eighth of the budget.
-      if (++changesSincePrune >= pruneEvery || bytesSincePrune >= bounds.maxBytes / 8) {
-        changesSincePrune = 0;
-        bytesSincePrune = 0;
-        await store.prune();
+      const json = JSON.stringify(full);
+      await log.add(full.id, json);
+      // Every call counts, views and failures too: a log that grew by reads alone was never pruned.
+      const size = utf8Bytes(json);
+      callsSincePrune++;
+      logBytesSincePrune += size;
+      for (const change of full.changes) historyBytesSincePrune += change.after ? change.after.size + HISTORY_ITEM_BYTES : 0;
+      if (full.changes.length > 0) historyBytesSincePrune += size + HISTORY_ITEM_BYTES;
+      // A prune lists the log: run it every so many calls, or once what was added could fill an eighth of a bound.
+      if (
+        callsSincePrune >= Math.min(pruneEvery, Math.max(1, bounds.maxEntries / 8)) ||
+        logBytesSincePrune >= bounds.maxLogBytes / 8 ||
+        historyBytesSincePrune >= bounds.maxBytes / 8
+      ) {
+        await pruneOnce();
       }
       return full;
     },
@@ -190,16 +259,10 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       }
     },
 
-    /** Apply the bounds now: drop what is too old, then the oldest versions over the byte budget. */
+    /** Apply the bounds now (after the prune under way, if any): see ./prune.ts. */
     async prune(): Promise<void> {
-      const plan = planPrune(await pruneEntries(), bounds, now());
-      await log.remove(plan.dropEntries);
-      for (const id of plan.dropEntries) summaries.delete(id);
-      // Only blobs that dropped entries referenced: a blob stored for a call still running is referenced by no entry yet.
-      for (const blob of plan.dropBlobs) {
-        stored.delete(blob);
-        await storage.delete(`${BLOBS}/${blob}`).catch(() => undefined);
-      }
+      while (pruning) await pruning.catch(() => undefined);
+      await pruneOnce();
     },
   };
   return store;

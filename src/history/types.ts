@@ -81,16 +81,37 @@ export interface AuditPage {
   readonly cursor?: string;
 }
 
-/** How much history a workspace keeps. */
+/** How much history a workspace keeps (see ./prune.ts and docs/history.md, "Bounds"). */
 export interface HistoryBounds {
-  /** Most bytes of kept versions (unique blobs); the oldest go first. */
+  /**
+   * The file history: most bytes of kept versions and of the entries of the calls that made them,
+   * each counted with {@link HISTORY_ITEM_BYTES} more; shared fairly between the principals that wrote them.
+   */
   readonly maxBytes: number;
-  /** Versions older than this are dropped, in ms. */
+  /** Entries and versions older than this are dropped, in ms. */
   readonly maxAgeMs: number;
+  /** Most entries of the rest of the log (calls that changed nothing, changes whose versions are gone); the oldest go first. */
+  readonly maxEntries: number;
+  /** Most bytes (their JSON) of those entries; the oldest go first. */
+  readonly maxLogBytes: number;
 }
 
-/** Defaults: 256 MiB and 30 days per workspace. */
-export const DEFAULT_HISTORY_BOUNDS: HistoryBounds = { maxBytes: 256 * 1024 * 1024, maxAgeMs: 30 * 24 * 3600 * 1000 };
+/** What every kept version and every entry kept in the file history counts on top of its bytes: a file or object of its own. */
+export const HISTORY_ITEM_BYTES = 4096;
+
+/** Defaults per workspace: 256 MiB of file history, 30 days, and a log of 20 000 other entries in at most 64 MiB. */
+export const DEFAULT_HISTORY_BOUNDS: HistoryBounds = {
+  maxBytes: 256 * 1024 * 1024,
+  maxAgeMs: 30 * 24 * 3600 * 1000,
+  maxEntries: 20_000,
+  maxLogBytes: 64 * 1024 * 1024,
+};
+
+/** `given` over the defaults: a bound left out (or undefined) is the default's. */
+export function historyBounds(given: Partial<HistoryBounds> = {}): HistoryBounds {
+  const pick = (key: keyof HistoryBounds) => given[key] ?? DEFAULT_HISTORY_BOUNDS[key];
+  return { maxBytes: pick("maxBytes"), maxAgeMs: pick("maxAgeMs"), maxEntries: pick("maxEntries"), maxLogBytes: pick("maxLogBytes") };
+}
 
 /** The audit log and the blobs of one workspace. */
 export interface HistoryStore {

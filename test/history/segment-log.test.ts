@@ -155,7 +155,8 @@ describe("dropping", () => {
     const a = open();
     const kept = id();
     const gone = id();
-    await a.add(kept, json(kept));
+    // Most of A's segment is `kept`: too full of what is live to be worth compacting.
+    await a.add(kept, json(kept, `,"pad":"${"k".repeat(200)}"`));
     await a.add(gone, json(gone));
     await open().remove([gone]);
     const both = segmentFiles();
@@ -166,6 +167,7 @@ describe("dropping", () => {
     await c.remove([]);
     expect(segmentFiles()).toEqual(both);
     expect(await open().ids()).toEqual([kept]);
+    expect(await open().read(kept)).toBe(json(kept, `,"pad":"${"k".repeat(200)}"`));
     // Once `kept` goes as well, nothing needs any segment (C's own tombstone included, two days later).
     await c.remove([kept]);
     clock += 48 * 3600 * 1000;
@@ -186,6 +188,66 @@ describe("dropping", () => {
     expect(segmentFiles()[0]).not.toBe(segment);
     expect(await open().ids()).toEqual([second]);
     expect(readFileSync(join(dir(), segmentFiles()[0]!), "utf8")).toBe(`${json(second)}\n`);
+  });
+});
+
+describe("compacting", () => {
+  const pad = (n: number) => `,"pad":"${"x".repeat(n)}"`;
+
+  test("a full segment mostly dropped is compacted: its live entries move to a later segment, and every process reads them", async () => {
+    const a = open({ segmentBytes: 1000 });
+    const kept = id();
+    await a.add(kept, json(kept, pad(40)));
+    const dropped = Array.from({ length: 12 }, () => id());
+    for (const d of dropped) await a.add(d, json(d, pad(60)));
+    const [first] = segmentFiles();
+    const stale = open();
+    expect(await stale.ids()).toEqual([kept, ...dropped]);
+    // Dropping them compacts the full first segment at once: no day's wait, and `kept` no longer holds it.
+    await a.remove(dropped);
+    expect(segmentFiles()).not.toContain(first!);
+    for (const log of [a, open()]) {
+      expect(await log.ids()).toEqual([kept]);
+      expect(await log.read(kept)).toBe(json(kept, pad(40)));
+    }
+    // A process that placed `kept` in the unlinked segment finds it where it went.
+    expect(await stale.read(kept)).toBe(json(kept, pad(40)));
+    expect(await stale.ids()).toEqual([kept]);
+  });
+
+  test("one old live entry does not keep every later segment on disk (nor do the tombstones that hide their entries)", async () => {
+    const log = open({ segmentBytes: 2000 });
+    const kept = id();
+    await log.add(kept, json(kept));
+    const live: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const batch = Array.from({ length: 10 }, () => id());
+      for (const b of batch) await log.add(b, json(b, pad(100)));
+      live.push(...batch);
+      // A prune keeps the old entry and the 20 newest.
+      await log.remove(live.splice(0, Math.max(0, live.length - 20)));
+    }
+    // 40 rounds appended ~50 KB in ~26 segments; what is needed is ~3 KB.
+    expect(segmentFiles().length).toBeLessThanOrEqual(6);
+    const fresh = open();
+    expect(await fresh.ids()).toEqual([kept, ...live]);
+    for (const l of live) expect(await fresh.read(l)).toBe(json(l, pad(100)));
+  });
+
+  test("of two copies of an entry, the later-named one is kept, whichever process collects", async () => {
+    const entry = id();
+    mkdirSync(dir(), { recursive: true });
+    const earlier = join(dir(), `${String(clock - 2000).padStart(15, "0")}-00000001.jsonl`);
+    const later = join(dir(), `${String(clock - 1000).padStart(15, "0")}-00000002.jsonl`);
+    writeFileSync(earlier, `${json(entry)}\n`);
+    writeFileSync(later, `${json(entry)}\n`);
+    // Both untouched for two days.
+    clock += 48 * 3600 * 1000;
+    await open().remove([]);
+    expect(existsSync(later)).toBe(true);
+    expect(existsSync(earlier)).toBe(false);
+    expect(await open().ids()).toEqual([entry]);
+    expect(await open().read(entry)).toBe(json(entry));
   });
 });
 
@@ -277,7 +339,8 @@ test("a history store over the segments: appends, queries, gets and prunes by ag
   const store = createStorageHistory(storage, {
     entries: open(),
     now,
-    pruneEvery: 1,
+    // Pruned when asked below: every call counts toward a prune, views too.
+    pruneEvery: 1_000_000,
     bounds: { maxBytes: 1 << 20, maxAgeMs: 1000 },
   });
   const first = await store.append(newEntry([], new Date(clock)));

@@ -9,7 +9,7 @@
  * visible to an agent.
  */
 import { CodedError } from "../../errors.ts";
-import { createStorageHistory, type HistoryStore } from "../../history/mod.ts";
+import { createStorageHistory, type HistoryBounds, type HistoryStore } from "../../history/mod.ts";
 import { guardStorage } from "../../storage/guard.ts";
 import { FsError, isFsError } from "../../storage/errors.ts";
 import { Cond, type ListResult, type Storage, type Version } from "../../storage/types.ts";
@@ -91,6 +91,8 @@ export interface RegistryOptions {
   readonly importLimits?: ImportLimits;
   /** Keep an audit log and history per workspace (when the backend has a place for it). Default true. */
   readonly history?: boolean;
+  /** Each workspace's history bounds (docs/history.md, "Bounds"); those not given are the defaults. */
+  readonly historyBounds?: Partial<HistoryBounds>;
 }
 
 /** Default quota: 1 GiB in 100 000 files. */
@@ -311,7 +313,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     history(workspace) {
       if (options.history === false || !backend.history || !WORKSPACE_NAME.test(workspace)) return undefined;
       let history = histories.get(workspace);
-      if (!history) histories.set(workspace, (history = createStorageHistory(backend.history(workspace))));
+      if (!history) histories.set(workspace, (history = createStorageHistory(backend.history(workspace), { bounds: options.historyBounds ?? {} })));
       return history;
     },
     async archive(workspace) {
