@@ -5,6 +5,8 @@
  * retry without another view).
  */
 
+import type { EditGrowth } from "../../text/edit-size.ts";
+import { mib } from "../support/load.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { textToLines } from "../../text/line-edits.ts";
 import { interpretEscapes } from "../../text/match-escapes.ts";
@@ -367,4 +369,15 @@ function difference(c: WindowCandidate): string {
   if (c.differs !== "content") return DIFFERS[c.differs];
   const at = c.firstDifference;
   return at ? `the text differs, first at line ${at.needleLine} of old_string (file line ${at.id})` : "the text differs";
+}
+
+/** The refusal of an edit whose result would pass the file size limit (see text/edit-size.ts). */
+export function tooLargeText(path: string, growth: EditGrowth, limit: number, replaceAll: boolean): string {
+  const where = replaceAll ? `replacing old_string at up to ${growth.places} places` : "replacing old_string";
+  return (
+    `${where} with new_string would make \`${shownPath(path)}\` about ${mib(growth.bytes)}, over the ${mib(limit)} file size limit (maxFileBytes); nothing was written. ` +
+    (replaceAll
+      ? "Replace fewer places at a time (without replace_all, with enough context to name one place), or make new_string shorter."
+      : "Make new_string shorter, or split the content across several files.")
+  );
 }

@@ -8,6 +8,7 @@
 
 import { fail, type ToolResult } from "../../result.ts";
 import { encodeDocument } from "../../text/document.ts";
+import { editGrowth } from "../../text/edit-size.ts";
 import { windowedStringEdit } from "../../text/edit-window.ts";
 import type { SplitLines } from "../../text/lines.ts";
 import { spliceLineEdits } from "../../text/line-edits.ts";
@@ -16,7 +17,7 @@ import { stripIdPrefixes } from "../../text/id-prefix.ts";
 import { applyStringEditWithBom, BOM_CHAR } from "../../text/match-bom.ts";
 import { type EditApplied, type EscapeAmbiguous, editsAtMatches, findMatch, readyEdit } from "../../text/match.ts";
 import { type ChangeReport, changedSinceViewNote, changeResult, type ReportWindow, reportChange, reportOnce } from "../support/change-report.ts";
-import { ambiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES } from "./messages.ts";
+import { ambiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES, tooLargeText } from "./messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -40,6 +41,9 @@ export const editTool = defineTool({
 });
 
 function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: EditArgs): Plan {
+  // Before anything is built: a replace_all can multiply new_string past any limit in memory.
+  const growth = editGrowth(file.doc.body, args.old_string, args.new_string, args.replace_all, ctx.limits.maxFileBytes);
+  if (growth) return stop(fail("LIMIT_EXCEEDED", tooLargeText(path, growth, ctx.limits.maxFileBytes, args.replace_all)));
   const windowed = planWindowed(ctx, path, file, args);
   if (windowed) return windowed;
   const { doc } = file;

@@ -11,7 +11,8 @@ export type LoadedFile =
   | { readonly ok: true; readonly doc: TextDocument; readonly version: Version; readonly bytes: Uint8Array }
   | { readonly ok: false; readonly result: ToolResult };
 
-function mib(bytes: number): string {
+/** `bytes` as "12.3 MiB", as size refusals word it. */
+export function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 

@@ -13,7 +13,7 @@ import { isFsError } from "../../storage/errors.ts";
 import { parentPath } from "../../storage/path.ts";
 import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
-import { loadTextFile } from "./load.ts";
+import { loadTextFile, mib } from "./load.ts";
 import { observed, observeEdited, observeShown } from "./observe.ts";
 import { similarNames } from "../view/messages.ts";
 import { remedyFor, shownPath, toolError } from "./remedy.ts";
@@ -122,6 +122,8 @@ export async function mutateFile(
       if (next.shown && own) await observeShown(ctx, path, next.shown);
       return next.result;
     }
+    // A file past the size limit could not even be read back by the tools.
+    if (next.bytes.length > ctx.limits.maxFileBytes) return tooLarge(path, next.bytes.length, ctx.limits.maxFileBytes, options.tool);
     // A call the host gave up on (timeout, client gone) must not write after its caller was told so.
     if (ctx.signal?.aborted) return cancelled(path);
     try {
@@ -164,6 +166,14 @@ function whileWriting(work: () => void): void {
       // Outside any call, a throw would end the process; `done` does the work again and fails the call.
     }
   });
+}
+
+function tooLarge(path: string, bytes: number, limit: number, tool: string): ToolResult {
+  return fail(
+    "LIMIT_EXCEEDED",
+    `This \`${tool}\` would make \`${shownPath(path)}\` ${mib(bytes)}, over the ${mib(limit)} file size limit (maxFileBytes); nothing was written. ` +
+      "Add less content per call, or split the content across several files.",
+  );
 }
 
 /** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */
