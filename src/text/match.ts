@@ -156,8 +156,33 @@ export interface IndentAmbiguous {
   readonly pairs: readonly IndentPair[];
 }
 
+/**
+ * A one-line old_string found right where a line's indentation ends (the
+ * model left the indentation out), and a new_string of several lines: its
+ * later lines may be written relative to old_string's column (each then
+ * needs the line's indentation) or as they are. Both are plausible, and
+ * one of them breaks indentation-sensitive code, so neither is guessed.
+ */
+export interface ContinuationAmbiguous {
+  readonly kind: "continuation-ambiguous";
+  /** 0-based line of the first such place. */
+  readonly line: number;
+  /** That line's indentation. */
+  readonly indent: string;
+  /** The edit as written and the edit with the indentation added, when there is one place. */
+  readonly readings: readonly LineEdit[];
+}
+
 /** What {@link applyStringEdit} returns. */
-export type StringEditResult = EditApplied | EditNoChange | MatchAmbiguous | MatchMissing | MatchInvalid | EscapeAmbiguous | IndentAmbiguous;
+export type StringEditResult =
+  | EditApplied
+  | EditNoChange
+  | MatchAmbiguous
+  | MatchMissing
+  | MatchInvalid
+  | EscapeAmbiguous
+  | IndentAmbiguous
+  | ContinuationAmbiguous;
 
 /** Find old_string in `lines` with the ladder (see the module comment). */
 export function findMatch(lines: readonly string[], oldString: string, options: MatchOptions = {}): MatchResult {
@@ -203,11 +228,16 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
         return { kind: "escape-ambiguous", oldRead: found.needle, newCorrected: places.outsideRead, inside: places.inside };
       }
     }
-    edits = spansToLineEdits(lines, found.spans, newStringInterpreted ? interpretEscapes(newText) : newText);
+    const replacement = newStringInterpreted ? interpretEscapes(newText) : newText;
+    const doubt = continuationDoubt(lines, found.spans, found.needle, replacement);
+    if (doubt) return doubt;
+    edits = spansToLineEdits(lines, found.spans, replacement);
     hint =
       `old_string had no exact match; it matched after reading its literal \\n / \\t as real newlines / tabs` +
       `${newStringInterpreted ? ", and new_string was read the same way" : ""}. Send real newlines and tabs.`;
   } else {
+    const doubt = continuationDoubt(lines, found.spans, found.needle, newText);
+    if (doubt) return doubt;
     edits = spansToLineEdits(lines, found.spans, newText);
   }
 
@@ -221,6 +251,30 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
     matches: listRefs(lines, found.ranges),
     hint,
     newStringInterpreted,
+  };
+}
+
+/** See {@link ContinuationAmbiguous}: undefined when no place is in doubt. */
+function continuationDoubt(lines: readonly string[], spans: readonly TextSpan[], needle: string, replacement: string): ContinuationAmbiguous | undefined {
+  const [first, ...rest] = replacement.split("\n");
+  if (needle.includes("\n") || /^\s/.test(needle) || first.trim() === "" || !rest.some((line) => line.trim() !== "")) return undefined;
+  // The whole of a line after its indentation: the model left the indentation out.
+  const indented = spans.filter(
+    ({ start, end }) => start.col > 0 && end.line === start.line && end.col === lines[start.line].length && lines[start.line].slice(0, start.col).trim() === "",
+  );
+  if (indented.length === 0) return undefined;
+  const { line } = indented[0].start;
+  const indent = lines[line].slice(0, indented[0].start.col);
+  if (spans.length > 1) return { kind: "continuation-ambiguous", line, indent, readings: [] };
+  const relative = replacement
+    .split("\n")
+    .map((text, i) => (i === 0 || text.trim() === "" ? text : indent + text))
+    .join("\n");
+  return {
+    kind: "continuation-ambiguous",
+    line,
+    indent,
+    readings: [spansToLineEdits(lines, spans, replacement)[0], spansToLineEdits(lines, spans, relative)[0]],
   };
 }
 

@@ -545,6 +545,12 @@ describe("properties", () => {
         const r = applyStringEdit(lines, needle, newText, { replaceAll });
         if (needle === newText) return expect(r.kind).toBe("no-change");
         if (count > 1 && !replaceAll) return expect(r).toMatchObject({ kind: "ambiguous", total: count });
+        // A whole line's text after its indentation, replaced by several lines: indentation is not guessed.
+        const [head, ...later] = newText.split("\n");
+        const leftOut = lines.some((l) => l !== needle && l.trimStart() !== l && l.endsWith(needle) && l.slice(0, l.length - needle.length).trim() === "");
+        if (!needle.includes("\n") && !/^\s/.test(needle) && head.trim() !== "" && later.some((t) => t.trim() !== "") && leftOut) {
+          return expect(r.kind).toBe("continuation-ambiguous");
+        }
         const expected = textToLines(text.split(needle).join(newText));
         // E.g. deleting the last line's terminator: the lines (and the file, whose final-newline state the caller keeps) stay the same.
         if (expected.length === lines.length && expected.every((l, i) => l === lines[i])) {

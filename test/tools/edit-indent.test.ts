@@ -121,3 +121,26 @@ describe("edit: an indentation the pairs cannot place is refused, with calls tha
     expect(await readText(ctx.storage, "f.py")).toBe("def f(x):\n\tif x:\n\t\ty = 1\n\t\treturn y\n\treturn 0\n");
   });
 });
+
+describe("edit: old_string without the line's indentation, new_string of several lines", () => {
+  const CLS = "class A:\n    def f(self):\n        return 1\n";
+
+  test("the later lines' depth is not guessed: refused with both readings, and the one meant lands as sent", async () => {
+    const { ctx, snapshot } = await viewed({ "a.py": CLS });
+    const before = await snapshot("a.py");
+    const text = expectFail(await edit(ctx, "a.py", "return 1", "if self.x:\n    return 1\nreturn 2"), "EDIT_AMBIGUOUS");
+    await expectUntouched(ctx.storage, "a.py", before);
+    expect(text).toContain("after its indentation (8 spaces)");
+    const calls = suggestedCalls(text).filter((c) => c.tool === "edit");
+    expect(calls).toHaveLength(2);
+    expectOk(await call(editTool, calls[1].args, ctx));
+    expect(await readText(ctx.storage, "a.py")).toBe("class A:\n    def f(self):\n        if self.x:\n            return 1\n        return 2\n");
+  });
+
+  test("a one-line new_string, or old_string with its indentation, is applied as before", async () => {
+    const { ctx } = await viewed({ "a.py": CLS });
+    expectOk(await edit(ctx, "a.py", "return 1", "return 2"));
+    expectOk(await edit(ctx, "a.py", "        return 2", "        if self.x:\n            return 1\n        return 2"));
+    expect(await readText(ctx.storage, "a.py")).toBe("class A:\n    def f(self):\n        if self.x:\n            return 1\n        return 2\n");
+  });
+});

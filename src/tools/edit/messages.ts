@@ -11,7 +11,7 @@ import type { TextDocument } from "../../text/document.ts";
 import { textToLines } from "../../text/line-edits.ts";
 import { interpretEscapes } from "../../text/match-escapes.ts";
 import { indentOf } from "../../text/match-fuzzy.ts";
-import type { EditNoChange, IndentAmbiguous, MatchAmbiguous, MatchMissing, ReadyEdit } from "../../text/match.ts";
+import type { ContinuationAmbiguous, EditNoChange, IndentAmbiguous, MatchAmbiguous, MatchMissing, ReadyEdit } from "../../text/match.ts";
 import { renderLine, renderLines } from "../../text/render.ts";
 import { charDifferences, describeChar } from "../../text/near-match.ts";
 import type { Difference, WindowCandidate } from "../../text/similarity.ts";
@@ -369,6 +369,29 @@ function difference(c: WindowCandidate): string {
   if (c.differs !== "content") return DIFFERS[c.differs];
   const at = c.firstDifference;
   return at ? `the text differs, first at line ${at.needleLine} of old_string (file line ${at.id})` : "the text differs";
+}
+
+/**
+ * The refusal of a one-line old_string matched after a line's indentation
+ * with a new_string of several lines (see `ContinuationAmbiguous`): each
+ * reading as an edit ready to send, when there is one place.
+ */
+export function continuationAmbiguousText(path: string, doc: TextDocument, r: ContinuationAmbiguous, ready: readonly (ReadyEdit | undefined)[]): string {
+  const line = r.line + 1;
+  const out = [
+    `old_string matches line ${line} after its indentation (${describeIndent(r.indent)}), and new_string has more lines: ` +
+      `they may be written relative to old_string's column (then each needs that indentation too) or as they are, and the two put them at different depths. Nothing was changed.`,
+    `  ${renderLine(line, doc.hashes[r.line], doc.lines[r.line], 200)}`,
+  ];
+  const calls = ready.map((edit, i) =>
+    edit ? `- ${i === 0 ? "as written" : `with ${describeIndent(r.indent)} added to the later lines`}: ${editCall(path, edit)}` : "",
+  );
+  if (calls.every((c) => c !== "" && c.length <= MAX_CALL_CHARS)) {
+    out.push("Each reading as the edit to send (old_string and new_string as whole lines, with their indentation):", ...calls);
+  } else {
+    out.push("Send old_string with the indentation the file has, and new_string with every line indented as it should be in the file.");
+  }
+  return out.join("\n");
 }
 
 /** The refusal of an edit whose result would pass the file size limit (see text/edit-size.ts). */

@@ -17,7 +17,7 @@ import { stripIdPrefixes } from "../../text/id-prefix.ts";
 import { applyStringEditWithBom, BOM_CHAR } from "../../text/match-bom.ts";
 import { type EditApplied, type EscapeAmbiguous, editsAtMatches, findMatch, readyEdit } from "../../text/match.ts";
 import { type ChangeReport, changedSinceViewNote, changeResult, type ReportWindow, reportChange, reportOnce } from "../support/change-report.ts";
-import { ambiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES, tooLargeText } from "./messages.ts";
+import { ambiguousText, continuationAmbiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES, tooLargeText } from "./messages.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -81,6 +81,18 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
             r,
             r.readings.map((e) => readyEdit(doc.lines, e)),
             ctx.limits,
+          ),
+        ),
+      );
+    case "continuation-ambiguous":
+      return stop(
+        fail(
+          "EDIT_AMBIGUOUS",
+          continuationAmbiguousText(
+            path,
+            doc,
+            r,
+            r.readings.map((e) => readyEdit(doc.lines, e)),
           ),
         ),
       );
