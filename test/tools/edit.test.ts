@@ -410,3 +410,15 @@ describe("edit: line endings, BOM, final newline (bytes)", () => {
     expect(await edited(new Uint8Array([...bom, ...utf8("a\nb")]), "b", "c\nd")).toEqual(new Uint8Array([...bom, ...utf8("a\nc\nd")]));
   });
 });
+
+describe("edit: a pasted new_string that cannot be cleaned with certainty", () => {
+  test("a shortened row naming no current line gets no ready call, and nothing is written", async () => {
+    const { ctx, snapshot } = await viewedFiles({ "a.ts": CODE });
+    const before = await snapshot("a.ts");
+    const newString = "1:00|const q = 'long'… [line truncated: 900 chars total]\n2:00|const r = 4;";
+    const text = expectFail(await edit(ctx, "a.ts", "const q = 3;", newString), "INVALID_ARGUMENT");
+    expect(text).toContain("no cleaned call is offered");
+    expect(suggestedCalls(text).filter((c) => c.tool === "edit")).toEqual([]);
+    await expectUntouched(ctx.storage, "a.ts", before);
+  });
+});

@@ -52,6 +52,16 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
   if (prefixed) return stop(fail("EDIT_NO_MATCH", prefixed));
   const pasted = args.verbatim ? { kind: "clean" as const } : pastedInNewString(path, doc, args);
   if (pasted.kind === "refuse") {
+    if (pasted.unclear) {
+      // What new_string should hold is in doubt (a cut diff, a shortened row): no call is offered as ready.
+      return stop(
+        fail(
+          "INVALID_ARGUMENT",
+          `new_string ${pasted.what}; and ${pasted.unclear}. Nothing was written, and no cleaned call is offered: send new_string exactly as the lines should read, ` +
+            `without "N:hh|" prefixes or diff markers. If the text really belongs in the file as sent, send the same call with "verbatim": true.`,
+        ),
+      );
+    }
     const call = { path: shownPath(path), old_string: args.old_string, new_string: pasted.cleaned, ...(args.replace_all ? { replace_all: true } : {}) };
     return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. ${pastedRemedy(`edit ${JSON.stringify(call)}`)}`));
   }

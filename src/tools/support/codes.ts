@@ -89,7 +89,7 @@ export const CODE_TABLE = {
     remedy: () => " The storage failed; retrying the same call once is safe — nothing was changed.",
   },
   EDIT_NO_MATCH: { status: 422, meaning: "old_string matches nowhere", remedy: none },
-  EDIT_AMBIGUOUS: { status: 422, meaning: "old_string matches several places", remedy: none },
+  EDIT_AMBIGUOUS: { status: 422, meaning: "old_string matches several places, or its match can be read more than one way", remedy: none },
   EDIT_STALE_LINE_ID: { status: 409, meaning: "a line id no longer names that line", remedy: none },
   EDIT_CONFLICT: { status: 409, meaning: "operations of one batch overlap, or a revert met a later change", remedy: none },
   EDIT_NO_CHANGE: { status: 422, meaning: "the edit would change nothing", remedy: none },
