@@ -56,3 +56,40 @@ export function closestName(name: string, candidates: readonly string[]): string
   }
   return best;
 }
+
+/**
+ * Argument names models use for the ones the tools take, by meaning rather
+ * than spelling (`edits` for `operations`, `text` for `content`): each maps
+ * to the names it may stand for, tried in order among the fields accepted.
+ */
+const FIELD_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  edits: ["operations"],
+  changes: ["operations"],
+  ops: ["operations"],
+  operation_list: ["operations"],
+  line: ["start", "after"],
+  id: ["start", "after"],
+  line_id: ["start", "after"],
+  lineid: ["start", "after"],
+  start: ["after"],
+  from: ["start"],
+  to: ["end"],
+  text: ["content", "new_string"],
+  new_content: ["content"],
+  new_text: ["content", "new_string"],
+  lines: ["content"],
+  replacement: ["content", "new_string"],
+  file: ["path"],
+  file_path: ["path"],
+  filepath: ["path"],
+  filename: ["path"],
+  search: ["old_string"],
+  find: ["old_string"],
+  replace: ["new_string"],
+};
+
+/** The accepted field a model most likely meant by `name`: a synonym among `candidates`, else the closest spelling. */
+export function intendedField(name: string, candidates: readonly string[]): string | undefined {
+  const meant = FIELD_SYNONYMS[name.toLowerCase()]?.find((c) => candidates.includes(c));
+  return meant ?? closestName(name, candidates);
+}

@@ -7,7 +7,7 @@
  */
 import * as v from "valibot";
 import { fail, type ToolResult } from "../result.ts";
-import { closestName } from "./suggest.ts";
+import { closestName, intendedField } from "./suggest.ts";
 
 /** Options for {@link validateArgs}. */
 export interface ValidateOptions {
@@ -28,8 +28,35 @@ const MAX_GIVEN_CHARS = 60;
 export function validateArgs(tool: { readonly name: string; readonly schema: v.GenericSchema }, raw: unknown, options: ValidateOptions = {}): Validation {
   const parsed = v.safeParse(tool.schema, raw);
   if (parsed.success) return { ok: true, value: parsed.output };
+  // Some clients send an array or object argument as its JSON text; read exactly as that JSON, it is the call meant.
+  const decoded = jsonTextArguments(raw);
+  if (decoded) {
+    const again = v.safeParse(tool.schema, decoded);
+    if (again.success) return { ok: true, value: again.output };
+  }
   const problems = describeIssues(tool.schema, parsed.issues);
   return { ok: false, result: fail("INVALID_ARGUMENT", renderProblems(tool.name, problems, options.maxProblems)) };
+}
+
+/** `raw` with each top-level string that is the JSON text of an array or object replaced by it; undefined when none is. */
+function jsonTextArguments(raw: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(raw)) return undefined;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    out[key] = value;
+    if (typeof value !== "string" || !/^\s*[[{]/.test(value)) continue;
+    try {
+      const json: unknown = JSON.parse(value);
+      if (typeof json === "object" && json !== null) {
+        out[key] = json;
+        changed = true;
+      }
+    } catch {
+      // Not JSON: the schema's own message says what is expected.
+    }
+  }
+  return changed ? out : undefined;
 }
 
 /** One model-facing problem line: where, and what is wrong there. */
@@ -251,17 +278,27 @@ function unknownKeysProblem(
   const given = parentInput && typeof parentInput === "object" ? new Set(Object.keys(parentInput)) : new Set<string>();
   // Offer only names the model has not already supplied, else "did you mean" points at a field it used correctly.
   const candidates = allowed.filter((k) => !given.has(k));
-  const hints = unknown
-    .map((k) => [k, closestName(k, candidates)] as const)
+  const renames = unknown
+    .map((k) => [k, intendedField(k, candidates)] as const)
     .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
-    .map(([k, s]) => `\`${k}\` -> \`${s}\``);
+    // Two unknown names meaning one field: neither rename is sure.
+    .filter(([, s], _, all) => all.filter(([, t]) => t === s).length === 1);
+  const hints = renames.map(([k, s]) => `\`${k}\` -> \`${s}\``);
   const allowedText = allowed.length ? `; accepted fields here: ${allowed.join(", ")}` : "";
-  const hintText = hints.length ? `. Did you mean ${hints.join(", ")}?` : "";
+  const fixed = renames.length === unknown.length && isRecord(parentInput) ? renamedObject(parentInput, new Map(renames)) : undefined;
+  const hintText = hints.length ? `. Did you mean ${hints.join(", ")}?${fixed ? ` As it should be: ${shortJson(fixed, 4000)}` : ""}` : "";
   if (unknown.length === 1) {
     return { path: formatPath([...parentKeys, unknown[0]]), text: `unknown field${allowedText}${hintText}` };
   }
   const list = unknown.map((k) => `\`${k}\``).join(", ");
   return { path: formatPath(parentKeys), text: `unknown fields ${list}${allowedText}${hintText}` };
+}
+
+/** `input` with keys renamed, in their places. */
+function renamedObject(input: Record<string, unknown>, renames: ReadonlyMap<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, value] of Object.entries(input)) out[renames.get(k) ?? k] = value;
+  return out;
 }
 
 /**

@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { createPipeline } from "../../src/pipeline/mod.ts";
 import { closestName, editDistance } from "../../src/pipeline/suggest.ts";
 import { formatPath, validateArgs } from "../../src/pipeline/validate.ts";
+import { BatchEditSchema } from "../../src/tools/batch-edit/schema.ts";
 import { resultText } from "../../src/result.ts";
 import { fakeCtx, fakeTool } from "../helpers/pipeline-fakes.ts";
 
@@ -203,5 +204,32 @@ describe("a misnamed discriminator", () => {
     const other = validateArgs(batchEditTool, { path: "a.ts", operations: [{ op: "remove", start: "3:aa" }] });
     if (other.ok) throw new Error("should fail");
     expect(other.result.content[0].text).not.toContain("Did you mean");
+  });
+});
+
+describe("names models use by meaning, and arguments sent as JSON text (batch_edit's own schema)", () => {
+  const batch = { name: "batch_edit", schema: BatchEditSchema };
+  const ops = [{ operation: "replace", start: "3:5f", content: "x" }];
+
+  test("`edits` for `operations`: the rename and the call as it should be", () => {
+    const text = problemsFor({ path: "a.ts", edits: ops }, batch);
+    expect(text).toContain("`edits` -> `operations`");
+    expect(text).toContain(`As it should be: ${JSON.stringify({ path: "a.ts", operations: ops })}`);
+  });
+
+  test("`line` / `text` in a replace, `start` in an insert: each gets the field it stands for", () => {
+    const replace = problemsFor({ path: "a.ts", operations: [{ operation: "replace", line: "3:5f", text: "x" }] }, batch);
+    expect(replace).toContain("`line` -> `start`");
+    expect(replace).toContain("`text` -> `content`");
+    expect(replace).toContain(`As it should be: ${JSON.stringify({ operation: "replace", start: "3:5f", content: "x" })}`);
+    const insert = problemsFor({ path: "a.ts", operations: [{ operation: "insert", start: "3:5f", content: "x" }] }, batch);
+    expect(insert).toContain("`start` -> `after`");
+  });
+
+  test("operations sent as the JSON text of the array is read as that array; other strings are still refused", () => {
+    const outcome = validateArgs(batch, { path: "a.ts", operations: JSON.stringify(ops) });
+    expect(outcome).toEqual({ ok: true, value: { path: "a.ts", operations: ops } });
+    expect(problemsFor({ path: "a.ts", operations: "[not json" }, batch)).toContain("operations");
+    expect(problemsFor({ path: "a.ts", operations: JSON.stringify({ operation: "replace" }) }, batch)).toContain("operations");
   });
 });
