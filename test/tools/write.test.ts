@@ -434,3 +434,25 @@ describe("write: the final newline and the BOM are said when they change (bug: r
     expect(expectOk(await write(ctx, "n.txt", "c"))).not.toContain("Note:");
   });
 });
+
+describe("write after a partial view of a long file", () => {
+  test("the views it asks for each fit in one view, and after them the write lands", async () => {
+    const ctx = makeContext({ limits: { maxViewLines: 100 } });
+    const before = `${Array.from({ length: 450 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    await seed(ctx.storage, { "long.txt": before });
+    await view(ctx, { path: "long.txt", start: 1, end: 10 });
+    const text = expectFail(await write(ctx, "long.txt", "short\n"), "FS_NOT_OBSERVED");
+    const asked = [...text.matchAll(/view (\{[^\n]*\})/g)].map((m) => JSON.parse(m[1]) as { start: number; end: number });
+    expect(asked.map((a) => [a.start, a.end])).toEqual([
+      [11, 110],
+      [111, 210],
+      [211, 310],
+      [311, 410],
+    ]);
+    expect(text).toContain("and 1 more views of up to 100 lines (a view prints at most 100), from line 411 on");
+    for (const a of asked) await view(ctx, { path: "long.txt", ...a });
+    await view(ctx, { path: "long.txt", start: 411, end: 450 });
+    expectOk(await write(ctx, "long.txt", "short\n"));
+    expect(await readText(ctx.storage, "long.txt")).toBe("short\n");
+  });
+});

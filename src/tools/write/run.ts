@@ -143,7 +143,7 @@ async function overwrite(
   // A whole-file replace is based on every line of the version it replaces, not a ranged view or a search hit.
   const total = old.hashes.length;
   const unseen = observation?.kind === "present" ? unseenSpans(observation.seen, total) : [];
-  if (unseen.length > 0) return partlySeen(path, total, unseen);
+  if (unseen.length > 0) return partlySeen(path, total, unseen, ctx.limits.maxViewLines);
   let pastedNote: string | undefined;
   if (!verbatim) {
     // The whole file is the region replaced: a prefix naming one of its current lines is a paste of its view.
@@ -247,15 +247,20 @@ async function refuse(ctx: ToolContext, path: string, decision: WriteDecision): 
 /** Most `view` calls a partly-seen refusal lists; past it, one call covers the rest. */
 const MAX_VIEW_CALLS = 4;
 
-function partlySeen(path: string, total: number, unseen: readonly LineSpan[]): ToolResult {
+function partlySeen(path: string, total: number, unseen: readonly LineSpan[], maxViewLines: number): ToolResult {
   const p = JSON.stringify(shownPath(path));
   const range = ([a, b]: LineSpan) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
   const count = unseen.reduce((n, [a, b]) => n + b - a + 1, 0);
-  const listed =
-    unseen.length <= MAX_VIEW_CALLS
-      ? unseen
-      : [...unseen.slice(0, MAX_VIEW_CALLS - 1), [unseen[MAX_VIEW_CALLS - 1][0], unseen[unseen.length - 1][1]] as LineSpan];
-  const calls = listed.map(([a, b]) => `  view {"path": ${p}, "start": ${a}, "end": ${b}}`);
+  // One view prints at most maxViewLines lines: each call asks for no more, so each shows all it names.
+  const views = unseen.flatMap(([a, b]) =>
+    Array.from({ length: Math.ceil((b - a + 1) / maxViewLines) }, (_, k): LineSpan => [a + k * maxViewLines, Math.min(b, a + (k + 1) * maxViewLines - 1)]),
+  );
+  const calls = views.slice(0, MAX_VIEW_CALLS).map(([a, b]) => `  view {"path": ${p}, "start": ${a}, "end": ${b}}`);
+  if (views.length > MAX_VIEW_CALLS) {
+    calls.push(
+      `  … and ${views.length - MAX_VIEW_CALLS} more views of up to ${maxViewLines} lines (a view prints at most ${maxViewLines}), from line ${views[MAX_VIEW_CALLS][0]} on`,
+    );
+  }
   return fail(
     "FS_NOT_OBSERVED",
     `\`${shownPath(path)}\` has ${total} lines, and this session has not seen ${count} of them in its current version ` +
