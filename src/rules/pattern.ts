@@ -8,9 +8,11 @@
  * {@link RULE_SCAN_WORK}: a rule of n instructions reads at most
  * `RULE_SCAN_WORK / n` characters of each scanned window (head and tail
  * halves when a window is longer), and a pattern over
- * {@link MAX_RULE_PROGRAM} instructions is refused at load.
+ * {@link MAX_RULE_PROGRAM} instructions is refused at load. The unit and its
+ * measurements are shared with `view` searches: `src/text/re2-work.ts`.
  */
 import { RE2JS } from "re2js";
+import { re2CharsWithin, re2ProgramSize } from "../text/re2-work.ts";
 
 /** Instructions x characters one rule may spend on one scanned window (about 2 s worst case in JS, measured). */
 export const RULE_SCAN_WORK = 64 * 1024 * 1024;
@@ -124,14 +126,14 @@ export function compileRe2(source: string, flags: string): CompiledPattern {
     const why = error instanceof Error ? error.message : String(error);
     return { ok: false, problem: `invalid pattern: ${why} (rules use RE2 syntax: no lookaround, no backreferences, repeat counts up to 1000)` };
   }
-  const programSize = re2.programSize();
+  const programSize = re2ProgramSize(re2);
   if (programSize > MAX_RULE_PROGRAM) {
     return {
       ok: false,
       problem: `pattern compiles to ${programSize} RE2 instructions, more than ${MAX_RULE_PROGRAM}: replace large counted repetitions such as [^\\n]{0,500} with [^\\n]* (RE2 stays linear without them), or split the rule in two`,
     };
   }
-  return { ok: true, re2, programSize, scanChars: Math.floor(RULE_SCAN_WORK / Math.max(1, programSize)) };
+  return { ok: true, re2, programSize, scanChars: re2CharsWithin(RULE_SCAN_WORK, programSize) };
 }
 
 /** The first hit of `re2` in `text`. The DFA-backed `test` answers most texts; only a hit pays for `exec`. */

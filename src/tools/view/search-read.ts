@@ -14,6 +14,7 @@ import type { ReadResult, Storage, Version } from "../../storage/types.ts";
 import { BINARY_SNIFF_BYTES, decodeText, validateText, wideBomRefusal } from "../../text/document.ts";
 import { type ByteMatches, matchInBytes } from "./byte-match.ts";
 import { normalizeEndings, type Searcher } from "./matcher.ts";
+import type { SearchWork } from "./search-work.ts";
 
 /** One file as a directory search found it. `size` is the bytes read (counted against the read budget). */
 export type SearchedFile =
@@ -45,7 +46,9 @@ export interface ShownLines {
  * pre-check. A file that cannot match is not decoded (so invalid UTF-8 past
  * its first bytes goes unnoticed, as in ripgrep); a large one that may is
  * validated and matched in its bytes when the searcher allows, decoding
- * only the lines `shown` asks for. Keeps nothing of `bytes`.
+ * only the lines `shown` asks for. Keeps nothing of `bytes`. A regex
+ * pre-check is charged to `work`, and skipped (the file kept as "text")
+ * when one bounded call cannot make it (./search-work.ts).
  */
 export function judgeFile(
   bytes: Uint8Array,
@@ -53,6 +56,7 @@ export function judgeFile(
   searcher: Searcher,
   sizeLimit: number,
   shown?: ShownLines,
+  work?: SearchWork,
 ): SearchedFile {
   if (binaryStart(bytes)) return { kind: "binary" };
   const size = bytes.length;
@@ -69,7 +73,7 @@ export function judgeFile(
   const decoded = decodeText(bytes);
   if (!decoded.ok) return { kind: "not-text", size };
   const text = normalizeEndings(decoded.text);
-  if (!searcher.mayMatch(text)) return { kind: "no-match", size };
+  if (!searcher.mayMatch(text, work)) return { kind: "no-match", size };
   return { kind: "text", size, text, version: version() };
 }
 
@@ -85,18 +89,19 @@ export async function searchRead(
   searcher: Searcher,
   sizeLimit: number,
   shown?: ShownLines,
+  work?: SearchWork,
 ): Promise<SearchedFile> {
   if (storage.scanFile) {
     return storage.scanFile<SearchedFile>(path, {
       maxBytes: sizeLimit,
       headBytes: BINARY_SNIFF_BYTES,
       head: (bytes) => (binaryStart(bytes) ? { kind: "binary" } : undefined),
-      whole: (bytes, version) => judgeFile(bytes, version, searcher, sizeLimit, shown),
+      whole: (bytes, version) => judgeFile(bytes, version, searcher, sizeLimit, shown, work),
     });
   }
   const read = await readForSearch(storage, path, size);
   if ("binary" in read) return { kind: "binary" };
-  return judgeFile(read.bytes, () => read.version, searcher, sizeLimit, shown);
+  return judgeFile(read.bytes, () => read.version, searcher, sizeLimit, shown, work);
 }
 
 /** Files larger than this are sniffed before being read whole (when the storage streams). */

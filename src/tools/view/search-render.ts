@@ -50,6 +50,8 @@ export interface SearchModel {
   readonly complete: boolean;
   /** Why the search stopped early ("stopped counting at 10000 matching lines"). */
   readonly stopReason?: string;
+  /** What to call next after that stop (continue, or narrow). */
+  readonly stopNext?: string;
   readonly files: readonly SearchFileGroup[];
 }
 
@@ -93,7 +95,8 @@ export function renderSearch(model: SearchModel): string {
   });
 
   if (model.matched === 0) {
-    out.push(`[nothing matched. Try ${noMatchHints(model).join(", or ")}]`);
+    // A search that stopped early says why below; hints are for a search that saw everything.
+    if (model.complete) out.push(`[nothing matched. Try ${noMatchHints(model).join(", or ")}]`);
   } else if (model.shownMatches < model.matched) {
     const left = model.matched - model.shownMatches;
     const leftFiles = model.filesMatched - model.filesShown;
@@ -104,7 +107,7 @@ export function renderSearch(model: SearchModel): string {
         : `a more specific "content", or "start"/"end" to search part of the file`;
     out.push(`[showing ${model.shownMatches} of ${atLeast}${model.matched} matching lines; ${atLeast}${left} not shown${where}. Narrow it: ${narrow}]`);
   }
-  if (model.stopReason) out.push(`[the search ${model.stopReason}; counts are lower bounds]`);
+  if (model.stopReason) out.push(`[the search ${model.stopReason}; counts are lower bounds${model.stopNext ? `. ${model.stopNext}` : ""}]`);
   return out.join("\n");
 }
 

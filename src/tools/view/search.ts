@@ -24,6 +24,12 @@
  * partial view already counts as an observation under DESIGN.md's policy.
  * Files searched without a line shown are not recorded (the model saw
  * nothing of them), and a missing path is recorded absent like any view.
+ *
+ * A regex's RE2 work is metered (./search-work.ts): a pattern over the
+ * program bound is refused up front, a line too long for one bounded call
+ * is left unmatched and named, and a search that spends its budget, or
+ * whose call is cancelled, stops at a line and says how to continue; the
+ * matching gives the event loop a turn every few milliseconds.
  */
 
 import { formatHash, lineHash } from "../../hash/fnv.ts";
@@ -41,6 +47,8 @@ import { entryFilter } from "./directory.ts";
 import { invalidArgument, notFound, notTextResult } from "./messages.ts";
 import { formatSize, plural, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
+import { type AskedSearch, refusal, type StopPoint, stopWording, type TooLongLines, tooLongNote } from "./search-limits.ts";
+import { SearchWork } from "./search-work.ts";
 import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
 import { searchRead } from "./search-read.ts";
@@ -99,6 +107,12 @@ interface Tally {
   /** False when a cap stopped the search before every file was searched. */
   complete: boolean;
   stopReason?: string;
+  /** The call that continues or narrows a stopped search. */
+  stopNext?: string;
+  /** Where matching stopped (work budget spent, call cancelled). */
+  stop?: StopPoint;
+  /** Lines left unmatched: too long for one bounded RE2 call. */
+  readonly tooLong: TooLongLines;
 }
 
 /** What every search step needs: the compiled search, the caller's context and the running tally. */
@@ -111,6 +125,8 @@ interface Run {
   readonly tally: Tally;
   /** The arguments a continuation call repeats (defaults left out). */
   readonly repeat: Readonly<Record<string, unknown>>;
+  /** The RE2 work meter (meters nothing for a literal). */
+  readonly work: SearchWork;
 }
 
 /**
@@ -131,14 +147,14 @@ export async function search(
     regex: args.regex ?? false,
     caseSensitive: args.case_sensitive ?? true,
   });
+  const context = args.context ?? 0;
   if (!made.ok) {
     await opened?.stream.cancel().catch(() => {});
-    return invalidArgument(
-      `content is not a valid regular expression: ${made.message}. The syntax is RE2 (no lookaround or ` +
-        `backreferences). Fix the pattern, or leave out "regex" to search for the text literally.`,
-    );
+    // A suggested call searches the same path, with the same other arguments.
+    const { context: c, start, end, pattern, depth, hidden, gitignore } = args;
+    const keep = { context: c, start, end, pattern, depth, hidden, gitignore };
+    return refusal(made, { path, content: args.content, caseSensitive: args.case_sensitive !== false, keep });
   }
-  const context = args.context ?? 0;
   const run: Run = {
     ctx,
     args,
@@ -159,6 +175,7 @@ export async function search(
       unreadable: 0,
       bytesRead: 0,
       complete: true,
+      tooLong: { count: 0 },
     },
     repeat: {
       content: args.content,
@@ -166,6 +183,7 @@ export async function search(
       case_sensitive: args.case_sensitive === false ? false : undefined,
       context: context > 0 ? context : undefined,
     },
+    work: new SearchWork(made.searcher.programSize, { signal: ctx.signal }),
   };
   return kind === "file" ? searchFile(run, path, notes, opened) : searchDirectory(run, path, notes);
 }
@@ -207,16 +225,68 @@ async function searchWhole(run: Run, path: string, notes: readonly string[]): Pr
   const range = resolveRange(args.start, args.end, index.count, (n) => lineHash(lineAt(text, index, n - 1)));
   if (!range.ok) return invalidArgument(range.message);
   tally.filesSearched = 1;
-  const all = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
-  const inRange = all.filter((i) => i + 1 >= range.from && i + 1 <= range.to);
   const ranged = range.from > 1 || range.to < index.count;
   const end = ranged && range.to < index.count ? range.to : undefined;
+  // A regex matches only the range (a search continued from a line spends nothing before it).
+  const from = searcher.programSize > 0 ? range.from - 1 : 0;
+  const until = searcher.programSize > 0 ? range.to : index.count;
+  const scanned = ranged && searcher.programSize > 0 ? true : searcher.mayMatch(text, run.work);
+  const all = scanned ? await matchText(run, path, text, index, from, until) : [];
+  const inRange = all.filter((i) => i + 1 >= range.from && i + 1 <= range.to);
   await showFile(run, path, read.version, textLines(text, index), inRange, {
     cap: MAX_SHOWN_MATCHES,
     more: (nextLine) => viewCall(path, { ...run.repeat, start: nextLine, end }),
   });
   const where = ranged ? `${shownPath(path)} lines ${range.from}-${range.to} of ${index.count}` : `${shownPath(path)} (${plural(index.count, "line")})`;
-  return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file")));
+  return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file", end)));
+}
+
+/**
+ * The matching lines of `text` from line `from` up to `end` (0-based,
+ * exclusive), metered: a turn for the event loop whenever one is due; lines
+ * too long for one call are counted in the tally, and a stop (budget spent,
+ * call cancelled) is recorded there with its line.
+ */
+async function matchText(run: Run, path: string, text: string, index: LineIndex, from: number, end: number): Promise<number[]> {
+  const { searcher, work, tally } = run;
+  const found: number[] = [];
+  let next = from;
+  for (;;) {
+    const scan = searcher.scanLines(text, index, next, work, end);
+    for (const m of scan.matches) found.push(m);
+    if (scan.tooLong.length > 0) {
+      const k = scan.tooLong[0];
+      tally.tooLong.first ??= { path, line: k + 1, chars: lineAt(text, index, k).length };
+      tally.tooLong.count += scan.tooLong.length;
+    }
+    next = scan.next;
+    if (next >= end) return found;
+    if (work.stopped) {
+      stopAt(run, { path, line: next + 1, why: work.exhausted ? "budget" : "cancelled" });
+      return found;
+    }
+    await work.turn();
+  }
+}
+
+/** Whether the regex matches line `n` (1-based), `content`, within the search's bounds (a line too long for them is noted). */
+function lastLineMatches(run: Run, path: string, content: string, n: number): boolean {
+  // With its "\n", an empty line is a line too.
+  const text = `${content}\n`;
+  const scan = run.searcher.scanLines(text, indexLines(text), 0, run.work, 1);
+  if (scan.tooLong.length > 0) {
+    run.tally.tooLong.first ??= { path, line: n, chars: content.length };
+    run.tally.tooLong.count++;
+  }
+  if (scan.next < 1 && run.work.stopped) stopAt(run, { path, line: n, why: run.work.exhausted ? "budget" : "cancelled" });
+  return scan.matches.length > 0;
+}
+
+/** Record where matching stopped (the first stop only). */
+function stopAt(run: Run, stop: StopPoint): void {
+  if (run.tally.stop) return;
+  run.tally.stop = stop;
+  run.tally.complete = false;
 }
 
 /** {@link searchFile} over the file's stream; rare range corners fall back to a whole read. */
@@ -236,6 +306,7 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
     context: run.context,
     keep: MAX_SHOWN_MATCHES + 1,
     maxLineBytes: run.sizeLimit,
+    work: run.work,
   };
   const refused = (scanned: Awaited<ReturnType<typeof streamMatches>>): ToolResult | undefined => {
     if (scanned === "cancelled") return fail("TIMEOUT", `search of \`${shownPath(path)}\` was cancelled`);
@@ -268,14 +339,21 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
   let count = found.count;
   let content = found.content;
   if (range.from === total && range.to === total && lo > total) {
-    // A start past the end shows the last line.
-    matches = found.lastMatch === total - 1 ? [total - 1] : [];
+    // A start past the end shows the last line (a regex matched nothing out of range: test that line).
+    matches = (searcher.programSize > 0 ? lastLineMatches(run, path, found.tail.get(total - 1) ?? "", total) : found.lastMatch === total - 1)
+      ? [total - 1]
+      : [];
     count = matches.length;
     content = found.tail;
   } else if (total > 0 && (range.from !== Math.max(1, lo) || range.to !== Math.min(hi, total))) {
     return searchWhole(run, path, notes);
   }
   tally.filesSearched = 1;
+  if (found.stoppedAt !== undefined) stopAt(run, { path, line: found.stoppedAt + 1, why: "budget" });
+  if (found.tooLong.first) {
+    tally.tooLong.first ??= { path, line: found.tooLong.first.line + 1, chars: found.tooLong.first.chars };
+    tally.tooLong.count += found.tooLong.count;
+  }
   const ranged = range.from > 1 || range.to < total;
   const until = ranged && range.to < total ? range.to : undefined;
   const lines: FileLines = { count: total, at: (i) => content.get(i) ?? "" };
@@ -289,7 +367,7 @@ async function searchStream(run: Run, path: string, notes: readonly string[], op
     count,
   );
   const where = ranged ? `${shownPath(path)} lines ${range.from}-${range.to} of ${total}` : `${shownPath(path)} (${plural(total, "line")})`;
-  return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file")));
+  return ok(renderSearch(model(run, where, [...notes, ...range.notes], [], "file", until)));
 }
 
 /** Search every text file the walk reaches, one at a time, until done or a cap stops it. */
@@ -332,25 +410,25 @@ async function searchTree(run: Run, path: string, notes: readonly string[]): Pro
     (entry) => entry.kind === "file" && !entry.unaddressable && (!filter || filter.test(entry.path)),
     (entry) => entry.size <= run.sizeLimit,
     // A large file matched in its bytes keeps the lines the most this file can show (PER_FILE_MATCHES).
-    (entry) => searchRead(ctx.storage, entry.path, entry.size, searcher, run.sizeLimit, { context: run.context, matches: PER_FILE_MATCHES + 1 }),
+    (entry) => searchRead(ctx.storage, entry.path, entry.size, searcher, run.sizeLimit, { context: run.context, matches: PER_FILE_MATCHES + 1 }, run.work),
     scanAhead(ctx.storage),
   );
   for await (const { entry, mark, read: reading } of files) {
-    const stopAt = (reason: string) => {
+    const stopHere = (reason: string) => {
       // The walk ran ahead of this file: report its counts as they were when the file was reached.
       rewindWalk(stats, mark);
       stop(reason);
     };
     if (tally.matched >= COUNT_CAP) {
-      stopAt(`stopped counting at ${COUNT_CAP} matching lines`);
+      stopHere(`stopped counting at ${COUNT_CAP} matching lines`);
       break;
     }
     if (tally.bytesRead >= SEARCH_READ_BYTES) {
-      stopAt(`stopped after reading ${formatSize(SEARCH_READ_BYTES)}`);
+      stopHere(`stopped after reading ${formatSize(SEARCH_READ_BYTES)}`);
       break;
     }
     if (ctx.signal?.aborted) {
-      stopAt("stopped: the call was cancelled");
+      stopHere("stopped: the call was cancelled");
       break;
     }
     if (reading === undefined) {
@@ -391,10 +469,16 @@ async function searchTree(run: Run, path: string, notes: readonly string[]): Pro
     if (read.kind === "text") {
       const { text } = read;
       const index = indexLines(text);
-      await showFile(run, entry.path, await read.version, textLines(text, index), searcher.matchLines(text, index), {
+      const matches = await matchText(run, entry.path, text, index, 0, index.count);
+      await showFile(run, entry.path, await read.version, textLines(text, index), matches, {
         cap: PER_FILE_MATCHES,
         more: (nextLine) => viewCall(entry.path, { ...run.repeat, start: nextLine }),
       });
+      if (tally.stop) {
+        // The walk ran ahead of this file: report its counts as they were when the file was reached.
+        rewindWalk(stats, mark);
+        break;
+      }
     }
     if (ctx.progress && tally.filesSearched % PROGRESS_EVERY_FILES === 0) {
       ctx.progress(tally.filesSearched, `${tally.filesSearched} files searched, ${tally.matched} matching lines so far`);
@@ -483,7 +567,7 @@ async function showFile(
         // A match inside the window brings its own context, until the cap stops the window growing.
         if (shown + (k - next) < room) to = Math.max(to, Math.min(lines.count - 1, i + context));
       }
-      group.push(renderRow(i + 1, lines.at(i), match, marker, searcher, { maxChars, hasher: ctx.hasher }));
+      group.push(renderRow(i + 1, lines.at(i), match, marker, searcher, { maxChars, hasher: ctx.hasher, work: run.work }));
     }
     let groupBytes = 0;
     for (const row of group) groupBytes += utf8Length(row) + 1;
@@ -516,11 +600,11 @@ function renderRow(
   match: boolean,
   marker: boolean,
   searcher: Searcher | undefined,
-  { maxChars, hasher }: { readonly maxChars: number; readonly hasher: LineHasher },
+  { maxChars, hasher, work }: { readonly maxChars: number; readonly hasher: LineHasher; readonly work?: SearchWork },
 ): string {
   const h8 = lineHashBy(hasher, content);
   let row: string;
-  const col = searcher && content.length > maxChars ? searcher.column(content) : -1;
+  const col = searcher && content.length > maxChars ? searcher.column(content, work) : -1;
   if (col > maxChars / 2) {
     const start = Math.max(0, Math.min(col - Math.floor(maxChars / 4), content.length - maxChars));
     // Never half a character at either end of what is shown.
@@ -533,9 +617,17 @@ function renderRow(
   return match ? `> ${row}` : `  ${row}`;
 }
 
-/** The search's findings as the model ./search-render.ts prints. */
-function model(run: Run, where: string, notes: readonly string[], notSearched: readonly string[], kind: "file" | "directory"): SearchModel {
+/** The search's findings as the model ./search-render.ts prints; `end` is a file search's last line when it was given one. */
+function model(run: Run, where: string, notes: readonly string[], notSearched: readonly string[], kind: "file" | "directory", end?: number): SearchModel {
   const { args, searcher, tally, context } = run;
+  // Suggested calls name the file they are about (the stop's, the long line's).
+  const asking = asked("", args, context);
+  const longNote = tooLongNote(tally.tooLong, run.work, asking);
+  if (tally.stop) {
+    const worded = stopWording(tally.stop, run.work, asking, kind, end);
+    tally.stopReason = worded.reason;
+    tally.stopNext = worded.next;
+  }
   return {
     kind,
     content: args.content,
@@ -546,7 +638,7 @@ function model(run: Run, where: string, notes: readonly string[], notSearched: r
     pattern: args.pattern,
     where,
     notes,
-    notSearched,
+    notSearched: longNote ? [...notSearched, longNote] : notSearched,
     matched: tally.matched,
     shownMatches: tally.shownMatches,
     filesMatched: tally.filesMatched,
@@ -557,8 +649,14 @@ function model(run: Run, where: string, notes: readonly string[], notSearched: r
     unreadable: tally.unreadable,
     complete: tally.complete,
     stopReason: tally.stopReason,
+    stopNext: tally.stopNext,
     files: tally.files,
   };
+}
+
+/** The search as suggested calls repeat it: `content`, its case, and `context` (a suggested call names a file). */
+function asked(path: string, args: SearchArgs, context: number): AskedSearch {
+  return { path, content: args.content, caseSensitive: args.case_sensitive !== false, keep: { context: context > 0 ? context : undefined } };
 }
 
 function tooLargeResult(path: string, size: number, limit: number): ToolResult {

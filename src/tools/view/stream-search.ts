@@ -9,12 +9,19 @@
  * same searcher. A literal that spans k lines is matched over the last k
  * lines of the previous batch plus this one, and lines already counted are
  * not counted twice, so the matching lines are exactly the whole-file ones.
+ *
+ * A regex is metered by `work` (./search-work.ts): batches are matched
+ * between reads, giving the event loop a turn when one is due; when the
+ * work budget is spent the rest of the file is still read and counted
+ * (lines, the named lines, the tail) but not matched, and `stoppedAt` says
+ * from which line.
  */
 
 import type { ReadStreamResult, Version } from "../../storage/types.ts";
 import type { ToolContext } from "../types.ts";
 import { type LineBatch, LineScanner, type ScanOutcome } from "./line-scan.ts";
 import { indexLines, lineAt, normalizeEndings, type Searcher } from "./matcher.ts";
+import type { SearchWork } from "./search-work.ts";
 
 /** What a streamed search found. */
 export interface StreamedMatches {
@@ -36,6 +43,10 @@ export interface StreamedMatches {
   /** The last matching line of the whole file (0-based; -1 for none), whatever the range. */
   readonly lastMatch: number;
   readonly version: Version;
+  /** 0-based line from which nothing was matched: the work budget was spent there. */
+  readonly stoppedAt?: number;
+  /** Lines not matched because they are too long for one bounded RE2 call, and the first of them (0-based). */
+  readonly tooLong: { readonly count: number; readonly first?: { readonly line: number; readonly chars: number } };
 }
 
 /** What to look for and how much of it to keep. */
@@ -52,11 +63,19 @@ export interface StreamSearchSpec {
   readonly lines?: { readonly from: number; readonly to: number };
   /** 0-based lines whose content to keep whatever matches (e.g. the lines a range names by id). */
   readonly named?: ReadonlySet<number>;
+  /** The search's RE2 meter. */
+  readonly work: SearchWork;
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** Collects matches and kept lines batch by batch. */
+/** A batch of lines decoded, waiting to be matched. */
+interface Pending {
+  readonly text: string;
+  readonly firstLine: number;
+}
+
+/** Collects matches and kept lines batch by batch: {@link add} as the scanner hands them over, {@link drain} between reads. */
 class MatchCollector {
   count = 0;
   readonly matches: number[] = [];
@@ -70,13 +89,71 @@ class MatchCollector {
   private listing = true;
   /** The last lines seen (0-based line -> content), for leading context and spanning literals. */
   private recent: { line: number; content: string }[] = [];
+  /** Batches handed over and not yet matched (the scanner's bytes are valid only during its call). */
+  private pending: Pending[] = [];
+  /** 0-based line from which nothing is matched (the work budget was spent). */
+  stoppedAt: number | undefined;
+  tooLongCount = 0;
+  firstTooLong: { line: number; chars: number } | undefined;
 
   constructor(private readonly spec: StreamSearchSpec) {}
 
+  /** Take a batch from the scanner: decoded now, matched by the next {@link drain}. */
   add(batch: LineBatch): void {
-    const { searcher, spanLines, context } = this.spec;
+    this.pending.push({ text: normalizeEndings(decoder.decode(batch.body)), firstLine: batch.firstLine });
+  }
+
+  /** Match every batch taken, in order, giving the event loop a turn when one is due. */
+  async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.shift()!;
+      await this.process(batch);
+    }
+  }
+
+  /**
+   * The matching lines of one batch's text (0-based in the text), metered.
+   * A regex matches only the lines of the range (a literal matches all, to
+   * know the last match of the file), so a search continued from a line
+   * spends nothing on the lines before it.
+   */
+  private async scan(text: string, index: ReturnType<typeof indexLines>, base: number, first: number): Promise<number[]> {
+    const { searcher, work } = this.spec;
+    const range = this.spec.lines;
+    // Counting lines only (a first pass for a bound from the end): nothing to match.
+    if (this.stoppedAt !== undefined || (range && range.to < range.from)) return [];
+    let next = 0;
+    let end = index.count;
+    if (range && searcher.programSize > 0) {
+      next = Math.max(0, Math.min(index.count, range.from - base));
+      end = Math.max(0, Math.min(index.count, range.to - base + 1));
+    }
+    if (next >= end) return [];
+    if (next === 0 && end === index.count && !searcher.mayMatch(text, work)) return [];
+    const found: number[] = [];
+    for (;;) {
+      const scan = searcher.scanLines(text, index, next, work, end);
+      for (const m of scan.matches) found.push(m);
+      for (const k of scan.tooLong) {
+        // A line carried over from the previous batch was counted there.
+        if (base + k < first) continue;
+        this.tooLongCount++;
+        this.firstTooLong ??= { line: base + k, chars: lineAt(text, index, k).length };
+      }
+      next = scan.next;
+      if (next >= end) return found;
+      if (work.stopped) {
+        this.stoppedAt = Math.max(first, base + next);
+        return found;
+      }
+      await work.turn();
+    }
+  }
+
+  private async process(batch: Pending): Promise<void> {
+    const { spanLines, context } = this.spec;
     const carry = this.recent.slice(Math.max(0, this.recent.length - spanLines));
-    const own = normalizeEndings(decoder.decode(batch.body));
+    const own = batch.text;
     const text = carry.length > 0 ? `${carry.map((r) => r.content).join("\n")}\n${own}` : own;
     const index = indexLines(text);
     // 0-based file line of the text's first line.
@@ -88,7 +165,7 @@ class MatchCollector {
     for (let line = first; line <= Math.min(this.keepUntil, lastLine); line++) this.content.set(line, at(line));
     for (const line of this.spec.named ?? []) if (line >= first && line <= lastLine) this.named.set(line, at(line));
     const range = this.spec.lines;
-    const found = searcher.mayMatch(text) ? searcher.matchLines(text, index) : [];
+    const found = await this.scan(text, index, base, first);
     for (const f of found) {
       const line = base + f;
       if (line <= this.last) continue;
@@ -146,6 +223,7 @@ export async function streamMatches(
       const { done, value } = await reader.read();
       if (done) break;
       scanner.push(value);
+      await collector.drain();
       if (!scanner.wantsMore) {
         await reader.cancel();
         break;
@@ -156,8 +234,24 @@ export async function streamMatches(
     throw error;
   }
   const outcome = scanner.end();
+  await collector.drain();
+  if (ctx.signal?.aborted) return "cancelled";
   if (outcome.kind !== "text") return { ok: false, outcome };
   const version = await opened.version;
-  const { count, matches, content, named, last } = collector;
-  return { ok: true, found: { total: scanner.totals().lines, count, matches, content, named, tail: collector.tail(), lastMatch: last, version } };
+  const { count, matches, content, named, last, stoppedAt, tooLongCount, firstTooLong } = collector;
+  return {
+    ok: true,
+    found: {
+      total: scanner.totals().lines,
+      count,
+      matches,
+      content,
+      named,
+      tail: collector.tail(),
+      lastMatch: last,
+      version,
+      ...(stoppedAt === undefined ? {} : { stoppedAt }),
+      tooLong: { count: tooLongCount, ...(firstTooLong ? { first: firstTooLong } : {}) },
+    },
+  };
 }

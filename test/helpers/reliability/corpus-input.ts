@@ -431,7 +431,7 @@ export const INPUT_CASES: readonly InputCase[] = [
     expect: {
       status: 200,
       code: "EDIT_AMBIGUOUS",
-      phrase: /2:a1\|[\s\S]*3:a1\|[\s\S]*"replace_all": true[\s\S]*use batch_edit with the id of the one you mean/,
+      phrase: /2:a1\|[\s\S]*3:a1\|[\s\S]*line 2: edit \{[\s\S]*line 3: edit \{[\s\S]*"replace_all": true[\s\S]*"start": "2:a1"/,
     },
   },
   {
