@@ -41,6 +41,14 @@ import { type EntryLog, isEntryId } from "./entry-log.ts";
 
 /** A segment is closed for appends past this size. */
 export const SEGMENT_BYTES = 8 * 1024 * 1024;
+/**
+ * A closed segment is compacted once what it still needs is at most 1/COMPACT_WHEN of it. At 1/2, a
+ * flood of logged calls (dropped oldest first) copied the live half of the boundary segment forward at
+ * every prune, entries that the next prune dropped anyway: megabytes of copying per prune.
+ */
+const COMPACT_WHEN = 8;
+/** Bytes of lines a compaction copies per append. */
+const COPY_BATCH_BYTES = 256 * 1024;
 const SEGMENT_NAME = /^\d{15}-[0-9a-f]{8}\.jsonl$/;
 /** An entry line starts with its id (the store's JSON puts it first). */
 const ENTRY_LINE = /^\{"id":"(\d{15}-[0-9a-f]{8})"/;
@@ -334,21 +342,36 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
       closeSync(own.fd);
       own = undefined;
     }
-    const lines: string[] = [];
+    // In batches of about COPY_BATCH_BYTES: half a segment read, joined and encoded at once was ~12 MiB of
+    // garbage per compaction, which a flood of logged calls turned into tens of MiB of RSS.
+    let lines: string[] = [];
+    let ids: string[] = [];
+    let bytes = 0;
+    const flush = () => {
+      const placed = appendLines(lines);
+      ids.forEach((id, k) => {
+        addEntryLine(id, placed[k]!);
+      });
+      lines = [];
+      ids = [];
+      bytes = 0;
+    };
     for (const id of needed.entries) {
       const line = readLine(copies.get(id)!.find((p) => p.segment === name)!);
       // Unlinked meanwhile (another process compacted it): the next refresh finds where its lines went.
       if (line === undefined) return false;
       lines.push(line);
+      ids.push(id);
+      bytes += line.length;
+      if (bytes >= COPY_BATCH_BYTES) flush();
     }
-    for (const id of needed.drops) lines.push(JSON.stringify({ deleted: id }));
-    const placed = appendLines(lines);
-    needed.entries.forEach((id, k) => {
-      addEntryLine(id, placed[k]!);
-    });
-    needed.drops.forEach((id, k) => {
-      addTombstone(id, placed[needed.entries.length + k]!.segment);
-    });
+    if (lines.length > 0) flush();
+    if (needed.drops.length > 0) {
+      const placed = appendLines(needed.drops.map((id) => JSON.stringify({ deleted: id })));
+      needed.drops.forEach((id, k) => {
+        addTombstone(id, placed[k]!.segment);
+      });
+    }
     return true;
   }
 
@@ -364,7 +387,7 @@ export function segmentEntryLog(dir: string, legacy: EntryLog, options: SegmentL
         const full = stat.size >= segmentBytes && segment.scanned === stat.size;
         if (!full && stat.mtimeMs > now() - collectIdleMs) continue;
         const needed = neededLines(name, segment);
-        if (needed.bytes > 0 && (needed.bytes * 2 > stat.size || !compact(name, needed))) continue;
+        if (needed.bytes > 0 && (needed.bytes * COMPACT_WHEN > stat.size || !compact(name, needed))) continue;
         unlinkSync(join(dir, name));
       } catch (error) {
         if (codeOf(error) !== "ENOENT") throw error;

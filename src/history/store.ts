@@ -51,6 +51,10 @@ export interface StorageHistoryOptions {
  * overshoot between prunes stays small; a prune lists the log and reads only the entries new to it.
  */
 const DEFAULT_PRUNE_EVERY = 256;
+/** What a prune brings the log down to, as a share of each bound. */
+const LOW_WATER = 7 / 8;
+/** Due prunes skipped at most in a row while the log is within its bounds (see `held`). */
+const FULL_PRUNE_EVERY = 8;
 /** Deletes in flight at once during a prune (one object per entry and per blob on a bucket). */
 const DELETE_CONCURRENCY = 8;
 /** Blob hashes remembered as stored, per store. */
@@ -92,6 +96,18 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   let historyBytesSincePrune = 0;
   // The prune under way, if any: one at a time (appends run concurrently where recording is inline).
   let pruning: Promise<void> | undefined;
+  // What the log held after the last full prune plus what this store appended since: while it is within
+  // every bound, a due prune is skipped (a prune is linear in the log; at every 256 calls that was most of
+  // a flood's recording time). Every FULL_PRUNE_EVERY-th is run anyway, for other writers. A prune brings
+  // the log down to 7/8 of each bound (`target`), so the next is due only after an eighth more.
+  const held = { entries: 0, logBytes: 0, historyBytes: 0, oldest: Number.POSITIVE_INFINITY };
+  let skipped = 0;
+  const target: HistoryBounds = {
+    ...bounds,
+    maxBytes: Math.floor(bounds.maxBytes * LOW_WATER),
+    maxEntries: Math.floor(bounds.maxEntries * LOW_WATER),
+    maxLogBytes: Math.floor(bounds.maxLogBytes * LOW_WATER),
+  };
   // Blobs known to be stored (most recent last), so a kept version costs no storage call the next time.
   const stored = new Set<string>();
   const remember = (hash: string) => {
@@ -129,6 +145,12 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   const summaries = new Map<string, PruneEntry>();
   const NO_CHANGES: AuditEntry["changes"] = [];
 
+  /** What planning needs of an entry. A call that changed nothing needs no principal (see ./prune.ts): only its time and size. */
+  const summaryOf = (entry: AuditEntry, size: number): PruneEntry =>
+    entry.changes.length
+      ? { id: entry.id, time: entry.time, principal: entry.principal, changes: entry.changes, size }
+      : { id: entry.id, time: entry.time, principal: "", changes: NO_CHANGES, size };
+
   /** Every entry of the log, oldest first, as planning needs it: one listing, and a read of each entry not seen before. */
   async function pruneEntries(): Promise<PruneEntry[]> {
     const ids = await entryIds();
@@ -141,11 +163,7 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       if (!summary) {
         const json = isEntryId(id) ? await log.read(id) : undefined;
         if (json === undefined) continue;
-        const entry = JSON.parse(json) as AuditEntry;
-        // A call that changed nothing needs no principal for planning (see ./prune.ts): only its time and size.
-        summary = entry.changes.length
-          ? { id: entry.id, time: entry.time, principal: entry.principal, changes: entry.changes, size: utf8Bytes(json) }
-          : { id: entry.id, time: entry.time, principal: "", changes: NO_CHANGES, size: utf8Bytes(json) };
+        summary = summaryOf(JSON.parse(json) as AuditEntry, utf8Bytes(json));
         summaries.set(id, summary);
       }
       out.push(summary);
@@ -153,11 +171,33 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
     return out;
   }
 
+  /** Add what one entry holds to `held`. */
+  function hold(entry: PruneEntry): void {
+    held.entries++;
+    held.oldest = Math.min(held.oldest, Date.parse(entry.time));
+    if (entry.changes.length === 0) {
+      held.logBytes += entry.size ?? 0;
+      return;
+    }
+    held.historyBytes += (entry.size ?? 0) + HISTORY_ITEM_BYTES;
+    for (const change of entry.changes) held.historyBytes += change.after ? change.after.size + HISTORY_ITEM_BYTES : 0;
+  }
+
+  /** Whether the log is surely within every bound (then a due prune can wait). */
+  function wellWithin(): boolean {
+    return (
+      held.entries <= bounds.maxEntries && held.logBytes <= bounds.maxLogBytes && held.historyBytes <= bounds.maxBytes && now() - held.oldest <= bounds.maxAgeMs
+    );
+  }
+
   /** Apply the bounds: plan over the whole log, then delete what the plan drops. */
   async function runPrune(): Promise<void> {
-    const plan = planPrune(await pruneEntries(), bounds, now());
+    const entries = await pruneEntries();
+    const plan = planPrune(entries, target, now());
     await log.remove(plan.dropEntries);
     for (const id of plan.dropEntries) summaries.delete(id);
+    Object.assign(held, { entries: 0, logBytes: 0, historyBytes: 0, oldest: Number.POSITIVE_INFINITY });
+    for (const entry of summaries.values()) hold(entry);
     // Only blobs that entries name: a blob stored for a call still running is named by no entry yet.
     const blobs = [...plan.dropBlobs];
     for (const blob of blobs) stored.delete(blob);
@@ -188,6 +228,11 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
       await log.add(full.id, json);
       // Every call counts, views and failures too: a log that grew by reads alone was never pruned.
       const size = utf8Bytes(json);
+      // Planning knows this entry already: a prune reads back only what other processes wrote (a flood of
+      // views read back at every prune was tens of MB of garbage per prune).
+      const summary = summaryOf(full, size);
+      summaries.set(full.id, summary);
+      hold(summary);
       callsSincePrune++;
       logBytesSincePrune += size;
       for (const change of full.changes) historyBytesSincePrune += change.after ? change.after.size + HISTORY_ITEM_BYTES : 0;
@@ -198,7 +243,15 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
         logBytesSincePrune >= bounds.maxLogBytes / 8 ||
         historyBytesSincePrune >= bounds.maxBytes / 8
       ) {
-        await pruneOnce();
+        if (skipped < FULL_PRUNE_EVERY && wellWithin()) {
+          skipped++;
+          callsSincePrune = 0;
+          logBytesSincePrune = 0;
+          historyBytesSincePrune = 0;
+        } else {
+          skipped = 0;
+          await pruneOnce();
+        }
       }
       return full;
     },
