@@ -77,7 +77,7 @@ const VIEW_HEADER =
 const VIEW_NOTE = /^\[note: .*\]$/;
 const SHORTENED_FOOTER = /^\[\d+ lines? longer than \d+ characters shown shortened; ids still cover the whole line\]$/;
 const CUT_FOOTER = /^\[cut at line (\d+) by .+; (\d+) more lines? to show\. Continue: view \{.*\}\]$/;
-const HUNK_HEADER = /^@@ -\d+,\d+ \+\d+,\d+ @@$/;
+const HUNK_HEADER = /^@@ -\d+,\d+ \+(\d+),(\d+) @@$/;
 // These two say the diff left lines out: its rows are not all of the change.
 const DIFF_CAPPED = /^… \d+ more diff lines? not shown(?:; view lines \d+-\d+ to see the current text and ids| \(removed lines only\))$/;
 const DIFF_ELIDED = /^~ too large to diff: /;
@@ -163,7 +163,7 @@ export function readPaste(text: string, options: ReadPasteOptions = {}): Paste |
     removed: dropRemoved ? rows.filter((r) => r.mark === "-").length : 0,
     cleaned: kept.join("\n"),
     restored,
-    partial: allPaste ? partOf(meta, rows) : undefined,
+    partial: allPaste ? partOf(meta, rows, options.fileLines?.()?.length) : undefined,
     unclear: unclear.length > 0 ? unclear.join("; and ") : undefined,
   };
 }
@@ -202,10 +202,16 @@ function isMeta(line: string): boolean {
  * says the paste shows, unless its rows cover every line of the file all
  * the same (two ranged views pasted one after the other).
  */
-function partOf(meta: readonly string[], rows: readonly PastedRow[]): string | undefined {
+function partOf(meta: readonly string[], rows: readonly PastedRow[], fileLineCount: number | undefined): string | undefined {
   let said: string | undefined;
   let total = 0;
   for (const line of meta) {
+    // A result diff shows windows of the file: it stands for the whole file only if they cover all of it.
+    const hunk = HUNK_HEADER.exec(line);
+    if (hunk) {
+      total = Math.max(total, fileLineCount ?? 0, Number(hunk[1]) + Number(hunk[2]) - 1);
+      said ??= "a result diff's windows of it";
+    }
     const h = VIEW_HEADER.exec(line);
     if (h?.[1] !== undefined) total = Math.max(total, Number(h[1]));
     if (h?.[2] !== undefined) {

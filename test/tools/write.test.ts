@@ -456,3 +456,19 @@ describe("write after a partial view of a long file", () => {
     expect(await readText(ctx.storage, "long.txt")).toBe("short\n");
   });
 });
+
+describe("write with a pasted result diff", () => {
+  test("a diff that shows a window of the file is not offered as the whole file: refused with no cleaned write, nothing written", async () => {
+    const text = `${Array.from({ length: 30 }, (_, i) => `const v${i + 1} = ${i + 1};`).join("\n")}\n`;
+    const ctx = makeContext();
+    await seed(ctx.storage, { "v.ts": text });
+    await view(ctx, { path: "v.ts" });
+    const diff = expectOk(await call(editTool, { path: "v.ts", old_string: "const v10 = 10;", new_string: "const v10 = 100;" }, ctx));
+    const before = { bytes: await bytesOf(ctx.storage, "v.ts"), version: (await ctx.storage.stat("v.ts"))!.version! };
+    const pasted = `${diff.split("\n").slice(1).join("\n")}\n`;
+    expect(pasted).toContain("@@ ");
+    const refusal = expectFail(await write(ctx, "v.ts", pasted), "INVALID_ARGUMENT");
+    expect(refusal).not.toContain("Send the cleaned call");
+    await expectUntouched(ctx.storage, "v.ts", before);
+  });
+});
