@@ -182,9 +182,9 @@ export class ObservationsDO {
     const row = this.#sql().exec("SELECT version, seen, own FROM observations WHERE path = ?", path).toArray()[0];
     if (!row) return null;
     if (typeof row.version !== "string") return { kind: "absent" };
-    if (typeof row.seen === "string") return { kind: "present", version: row.version, seen: JSON.parse(row.seen) as [number, number][] };
+    const seen = typeof row.seen === "string" ? { seen: JSON.parse(row.seen) as [number, number][] } : {};
     const own: unknown = typeof row.own === "string" ? JSON.parse(row.own) : undefined;
-    return isOwnEdits(own) ? { kind: "present", version: row.version, own } : { kind: "present", version: row.version };
+    return isOwnEdits(own) ? { kind: "present", version: row.version, ...seen, own } : { kind: "present", version: row.version, ...seen };
   }
 
   async #set(path: string, observation: Observation): Promise<void> {

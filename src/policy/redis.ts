@@ -115,7 +115,9 @@ return 1
 function encode(observation: Observation): string {
   if (observation.kind === "absent") return "a";
   // The lines seen must survive the round trip: dropped, a whole-file write could replace unseen lines.
-  if (observation.seen !== undefined) return `s${JSON.stringify({ v: observation.version, s: observation.seen })}`;
+  if (observation.seen !== undefined) {
+    return `s${JSON.stringify({ v: observation.version, s: observation.seen, ...(observation.own ? { o: observation.own } : {}) })}`;
+  }
   if (observation.own !== undefined) return `o${JSON.stringify({ v: observation.version, o: observation.own })}`;
   return `p${observation.version}`;
 }
@@ -135,10 +137,14 @@ function decode(value: unknown): Observation | undefined {
   }
   if (text[0] === "s") {
     try {
-      const { v, s } = JSON.parse(text.slice(1)) as { v: unknown; s: unknown };
+      const { v, s, o } = JSON.parse(text.slice(1)) as { v: unknown; s: unknown; o?: unknown };
       const spans = Array.isArray(s) && s.every((x) => Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger));
       // Anything malformed reads as unseen: one more view, never a write over unseen lines.
-      if (typeof v === "string" && v !== "" && spans) return { kind: "present", version: v, seen: s as [number, number][] };
+      if (typeof v === "string" && v !== "" && spans) {
+        return isOwnEdits(o)
+          ? { kind: "present", version: v, seen: s as [number, number][], own: o }
+          : { kind: "present", version: v, seen: s as [number, number][] };
+      }
     } catch {
       return undefined;
     }

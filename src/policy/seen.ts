@@ -47,5 +47,7 @@ export function observeLines(prior: Observation | undefined, version: Version, f
   let seen = mergeSpans(to >= from ? [...before, [from, to]] : before);
   if (unseenSpans(seen, total).length === 0) return whole;
   if (seen.length > MAX_SPANS) seen = [[seen[0][0], seen[0][1]], ...seen.slice(-(MAX_SPANS - 1))];
-  return { kind: "present", version, seen };
+  // Every line seen of this version ends the doubt about old ids (above); until then the moves stay.
+  const own = same?.own && (to >= from ? withShown(same.own, [[from, to]]) : same.own);
+  return own ? { kind: "present", version, seen, own } : { kind: "present", version, seen };
 }

@@ -82,6 +82,21 @@ describe("the record in observations", () => {
     });
     expect(observeLines({ kind: "present", version: "v", own }, "v", 1, 100, 100)).toEqual({ kind: "present", version: "v" });
     expect(observeLines({ kind: "present", version: "v", own }, "w", 20, 30, 100)).toEqual({ kind: "present", version: "w", seen: [[20, 30]] });
+    // A partly seen version keeps its moves until every line of it was seen.
+    const partly = observeLines({ kind: "present", version: "v", seen: [], own }, "v", 20, 30, 100);
+    expect(partly).toEqual({
+      kind: "present",
+      version: "v",
+      seen: [[20, 30]],
+      own: {
+        ...own,
+        shown: [
+          [1, 5],
+          [20, 30],
+        ],
+      },
+    });
+    expect(observeLines(partly, "v", 1, 100, 100)).toEqual({ kind: "present", version: "v" });
   });
 
   test("withShown and isOwnEdits keep the shape stores rely on", () => {

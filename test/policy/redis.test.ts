@@ -72,6 +72,8 @@ if (!redisServerAvailable()) {
       const own = { kept: [[1, 2, 1] as const, [3, 90, 6] as const], shown: [[1, 5] as const] };
       await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v1", own });
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v1", own });
+      await store.set("ws/rest/s1", "b.txt", { kind: "present", version: "v1", seen: [[2, 3]], own });
+      expect(await store.get("ws/rest/s1", "b.txt")).toEqual({ kind: "present", version: "v1", seen: [[2, 3]], own });
       await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v2" });
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
     });

@@ -118,6 +118,9 @@ describe("the Durable Object store keeps seen spans", () => {
     const own = { kept: [[1, 2, 1] as const, [3, 90, 6] as const], shown: [[1, 5] as const] };
     await store.set("s", "a.ts", { kind: "present", version: "v1", own });
     expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v1", own });
+    // A partly seen version keeps its moves too.
+    await store.set("s", "b.ts", { kind: "present", version: "v1", seen: [[2, 3]], own });
+    expect(await store.get("s", "b.ts")).toEqual({ kind: "present", version: "v1", seen: [[2, 3]], own });
     db.run('UPDATE observations SET own = \'{"kept":"x"}\'');
     expect(await store.get("s", "a.ts")).toEqual({ kind: "present", version: "v1" });
     await store.set("s", "a.ts", { kind: "present", version: "v2" });

@@ -8,6 +8,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
+import { editTool } from "../../src/tools/edit/run.ts";
 import { viewTool } from "../../src/tools/view/run.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
@@ -162,5 +163,40 @@ describe("write, then batch_edit with the ids viewed before it", () => {
     const text = expectFail(await batch(ctx, "fns.js", [{ operation: "insert", after: idOf(FNS, 7), content: "export { b };" }]), "EDIT_STALE_LINE_ID");
     expect(text).toContain("ambiguous");
     await expectUntouched(ctx.storage, "fns.js", before);
+  });
+});
+
+describe("after a partial view", () => {
+  const FNS = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n\nfunction c() {\n  return 3;\n}\n";
+
+  test("the moves of the session's own edit are kept: an old id that verifies elsewhere is refused, a stale one corrected exactly", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "fns.js": FNS });
+    expectOk(await call(viewTool, { path: "fns.js", start: 1, end: 8 }, ctx));
+    expectOk(await call(editTool, { path: "fns.js", old_string: "function a() {\n", new_string: "// 1\n// 2\n// 3\n// 4\nfunction a() {\n" }, ctx));
+    const before = { bytes: await bytesOf(ctx.storage, "fns.js"), version: (await ctx.storage.stat("fns.js"))!.version! };
+    const ambiguous = expectFail(await batch(ctx, "fns.js", [{ operation: "insert", after: idOf(FNS, 7), content: "export { b };" }]), "EDIT_STALE_LINE_ID");
+    expect(ambiguous).toContain("ambiguous");
+    await expectUntouched(ctx.storage, "fns.js", before);
+    const stale = expectFail(await batch(ctx, "fns.js", [{ operation: "replace", start: idOf(FNS, 6), content: "  return 20;" }]), "EDIT_STALE_LINE_ID");
+    expect(stale).not.toContain("exactly as you viewed it");
+    const offer = offeredBatch(stale)!;
+    expectOk(await batch(ctx, "fns.js", offer.operations));
+    expect(await readText(ctx.storage, "fns.js")).toBe(`// 1\n// 2\n// 3\n// 4\n${FNS.replace("return 2;", "return 20;")}`);
+  });
+
+  test("moves no longer followed: a wrong id is not called a typo of an unchanged file, and no guessed batch is offered", async () => {
+    const ctx = makeContext();
+    const text = `${Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    await seed(ctx.storage, { "many.txt": text });
+    expectOk(await call(viewTool, { path: "many.txt" }, ctx));
+    // 70 scattered inserts: more runs than the record keeps.
+    const ops = Array.from({ length: 70 }, (_, k) => ({ operation: "insert", after: idOf(text, 5 * k + 3), content: `new ${k}` }));
+    expectOk(await batch(ctx, "many.txt", ops));
+    const obs = await ctx.observations.get(ctx.caller.session, "many.txt");
+    expect(obs && "own" in obs && obs.own).toEqual({ kept: [], shown: [] });
+    const refusal = expectFail(await batch(ctx, "many.txt", [{ operation: "replace", start: idOf(text, 310), content: "changed" }]), "EDIT_STALE_LINE_ID");
+    expect(refusal).not.toContain("exactly as you viewed it");
+    expect(offeredBatch(refusal)).toBeUndefined();
   });
 });

@@ -76,7 +76,8 @@ export function verifyBatch(
   maxLineChars: number,
   options: PlanOptions = {},
 ): VerifiedBatch {
-  const changed = options.changedSinceView ?? true;
+  // A file the session edited since its view is not "exactly as viewed", whether its moves are followed or not.
+  const changed = (options.changedSinceView ?? true) || options.own !== undefined;
   const failures: OpFailure[] = [...parseFailures];
   const verified: PlannedEdit[] = [];
   const bad: BadId[] = [];

@@ -47,11 +47,11 @@ export function observeEdited(
   before: Observation | undefined,
   changes: readonly LineChange[] | undefined,
 ): Promise<void> {
-  if (before?.kind === "present" && before.seen !== undefined) {
-    return ctx.observations.set(ctx.caller.session, path, { kind: "present", version, seen: [] });
-  }
   const own = afterOwnEdit(before?.kind === "present" ? before.own : undefined, changes, changes ? shownByChanges(changes) : []);
-  return ctx.observations.set(ctx.caller.session, path, own ? { kind: "present", version, own } : { kind: "present", version });
+  // After a partial view none of the new version's lines count as seen, but the moves are kept all the same:
+  // the ids the session viewed are as likely to be reused.
+  const partial = before?.kind === "present" && before.seen !== undefined;
+  return ctx.observations.set(ctx.caller.session, path, { kind: "present", version, ...(partial ? { seen: [] } : {}), ...(own ? { own } : {}) });
 }
 
 /** Record that this session was shown lines `spans` of the version it edited last (a refusal's excerpt): their ids are current to it. */
