@@ -103,7 +103,7 @@ export function describeIssues(schema: v.GenericSchema, issues: readonly v.BaseI
     }
 
     if (issue.type === "variant" && issue.input === undefined && last && isRecord(last.input)) {
-      const renamed = misnamedDiscriminator(String(last.key), last.input, issue);
+      const renamed = misnamedDiscriminator(String(last.key), last.input, issue, unwrap(walk(root, items.slice(0, -1))));
       if (renamed) {
         problems.push({ path: formatPath(keys), text: renamed });
         continue;
@@ -253,14 +253,27 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * A variant's discriminator (`operation`) is missing and another key holds
  * one of its values: say which key to rename, and give the object renamed.
  */
-function misnamedDiscriminator(key: string, input: Record<string, unknown>, issue: v.BaseIssue<unknown>): string | undefined {
+function misnamedDiscriminator(key: string, input: Record<string, unknown>, issue: v.BaseIssue<unknown>, variant: SchemaNode | undefined): string | undefined {
   const expected = issue.expected ?? "";
   const holds = (value: unknown) => typeof value === "string" && expected.includes(JSON.stringify(value));
   const wrong = Object.keys(input).find((k) => k !== key && holds(input[k]) && (DISCRIMINATOR_ALIASES.has(k) || closestName(k, [key]) === key));
   if (wrong === undefined) return undefined;
-  const fixed: Record<string, unknown> = { [key]: input[wrong] };
+  let fixed: Record<string, unknown> = { [key]: input[wrong] };
   for (const [k, value] of Object.entries(input)) if (k !== wrong) fixed[k] = value;
-  return `missing required field (expected ${expected}). Did you mean \`${wrong}\` -> \`${key}\`? ` + `As it should be: ${shortJson(fixed, 4000)}`;
+  const renames = [`\`${wrong}\` -> \`${key}\``];
+  // The other misnamed fields of the form it names, in the same step: else the object offered is refused again.
+  const entries = variant?.type === "variant" ? unwrap(pickVariantOption(variant, fixed))?.entries : undefined;
+  if (entries) {
+    const allowed = Object.keys(entries).filter((k) => !Object.hasOwn(fixed, k));
+    const more = Object.keys(fixed)
+      .filter((k) => !Object.hasOwn(entries, k))
+      .map((k) => [k, intendedField(k, allowed)] as const)
+      .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
+      .filter(([, t], _, all) => all.filter(([, u]) => u === t).length === 1);
+    fixed = renamedObject(fixed, new Map(more));
+    renames.push(...more.map(([k, t]) => `\`${k}\` -> \`${t}\``));
+  }
+  return `missing required field (expected ${expected}). Did you mean ${renames.join(", ")}? ` + `As it should be: ${shortJson(fixed, 4000)}`;
 }
 
 function unknownKeysProblem(

@@ -233,3 +233,22 @@ describe("names models use by meaning, and arguments sent as JSON text (batch_ed
     expect(problemsFor({ path: "a.ts", operations: JSON.stringify({ operation: "replace" }) }, batch)).toContain("operations");
   });
 });
+
+describe("several misnamed fields in one operation", () => {
+  const batch = { name: "batch_edit", schema: BatchEditSchema };
+  test("the discriminator and the other names are renamed in one step, and the object offered is valid", () => {
+    const sent = [
+      { op: "replace", start: "3:5f", new_content: "x" },
+      { type: "insert", line: "4:aa", text: "y" },
+      { action: "delete", id: "5:bb" },
+    ];
+    const text = problemsFor({ path: "a.ts", operations: sent }, batch);
+    const offered = [...text.matchAll(/As it should be: (\{[^\n]*\})/g)].map((m) => JSON.parse(m[1]));
+    expect(offered).toEqual([
+      { operation: "replace", start: "3:5f", content: "x" },
+      { operation: "insert", after: "4:aa", content: "y" },
+      { operation: "delete", start: "5:bb" },
+    ]);
+    expect(validateArgs(batch, { path: "a.ts", operations: offered }).ok).toBe(true);
+  });
+});
