@@ -2,7 +2,8 @@
  * The regex search's work bounds (src/tools/view/search-work.ts): the
  * program-size cap refused up front, lines too long for one bounded RE2
  * call, the per-search work budget and where it stops, the turns given to
- * the event loop, and the call's signal stopping a search between lines.
+ * the event loop, and the call's signal stopping a search between lines;
+ * and the same bounds on finding where a long shown line's match starts.
  * Nothing here reads a clock: the meter's clock and turn are injected, and
  * every assertion is on the work counter, the lines reached, or the text.
  */
@@ -20,7 +21,8 @@ import {
   requiredLiteral,
   type Searcher,
 } from "../../src/tools/view/matcher.ts";
-import { MATCH_CALL_WORK, SEARCH_WORK, SearchWork } from "../../src/tools/view/search-work.ts";
+import { UNLOCATED_MARK, unlocatedNote } from "../../src/tools/view/search-limits.ts";
+import { locateMatch, MATCH_CALL_WORK, SEARCH_WORK, SearchWork } from "../../src/tools/view/search-work.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeContext, seed } from "../helpers/tool-context.ts";
 import { id, row, view } from "../helpers/tool-view.ts";
@@ -523,5 +525,230 @@ describe("turns and the call's signal", () => {
     const ctx: ToolContext = { ...base, storage, signal: controller.signal };
     const out = await view(ctx, { path: "f.txt", content: "z{90}", regex: true });
     expect(out.result.code).toBe("TIMEOUT");
+  });
+});
+
+/** Count the calls that find where a match starts (`matcher`), and refuse `exec` (it tracks every capture group), while `body` runs. */
+async function spyingPositions<T>(body: (calls: { count: number }) => Promise<T> | T, onCall?: (count: number) => void): Promise<T> {
+  const matcher = RE2JS.prototype.matcher;
+  const exec = RE2JS.prototype.exec;
+  const calls = { count: 0 };
+  RE2JS.prototype.matcher = function (this: RE2JS, ...args: Parameters<typeof matcher>) {
+    calls.count++;
+    onCall?.(calls.count);
+    return matcher.apply(this, args);
+  };
+  RE2JS.prototype.exec = () => {
+    throw new Error("exec: a position must not track capture groups");
+  };
+  try {
+    return await body(calls);
+  } finally {
+    RE2JS.prototype.matcher = matcher;
+    RE2JS.prototype.exec = exec;
+  }
+}
+
+describe("finding where a long line's match starts", () => {
+  /** The finding's pattern: 2403 instructions, 720 capture groups; its line of 3487 characters fits one call. */
+  const GROUPS = `${"((a)|(b))*".repeat(240)}c`;
+  const GROUPS_LINE = `${"ab".repeat(1743)}c`;
+
+  test("is one bounded call, charged as a test of the line, finding group 0 only (never `exec`)", async () => {
+    const searcher = regex(GROUPS);
+    expect(searcher.programSize).toBe(2403);
+    const work = still(searcher);
+    expect(work.fits(GROUPS_LINE.length)).toBe(true);
+    await spyingPositions((calls) => {
+      expect(searcher.column(GROUPS_LINE, work)).toBe(0);
+      expect(calls.count).toBe(1);
+    });
+    expect(work.used).toBe(re2Work(2403, GROUPS_LINE.length + 1));
+    expect(work.used).toBeLessThanOrEqual(MATCH_CALL_WORK);
+  });
+
+  test("answers what `exec` answered, for patterns with and without groups (metered and not)", () => {
+    const random = prng(17);
+    const patterns = ["(a)(b)?c", "((a)|(b))*c", "b+", "(?i)AB", "\\bab\\b", "(x)|(b)$", "^a", "c(a|b){3}", "(?:a|(b))+?c"];
+    const alphabet = ["a", "b", "c", " ", "é"];
+    for (let round = 0; round < 200; round++) {
+      const line = Array.from({ length: 1 + Math.floor(random() * 300) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+      for (const content of patterns) {
+        const searcher = regex(content);
+        // What the matcher answered before: `exec`'s index (typed loosely by re2js).
+        const expected = (RE2JS.compile(content).exec(line) as RegExpExecArray | null)?.index ?? -1;
+        expect({ content, line, at: searcher.column(line) }).toEqual({ content, line, at: expected });
+        const work = still(searcher);
+        expect({ content, line, at: searcher.column(line, work) }).toEqual({ content, line, at: expected });
+        expect(work.used).toBe(searcher.programSize > 0 ? work.cost(line.length) : 0);
+      }
+    }
+  });
+
+  test("is not made, and nothing charged, when it would not fit one call or the budget cannot hold it", async () => {
+    const searcher = regex(GROUPS);
+    const cost = re2Work(2403, GROUPS_LINE.length + 1);
+    const narrow = new SearchWork(searcher.programSize, { callLimit: cost - 1, now: () => 0 });
+    const poor = new SearchWork(searcher.programSize, { budget: cost - 1, now: () => 0 });
+    await spyingPositions((calls) => {
+      expect(searcher.column(GROUPS_LINE, narrow)).toBe("too-long");
+      expect(searcher.column(GROUPS_LINE, poor)).toBe("budget");
+      expect(calls.count).toBe(0);
+    });
+    expect(narrow.used).toBe(0);
+    expect(poor.used).toBe(0);
+    // Refused for want of budget, the search is not stopped: the budget may still hold a smaller call.
+    expect(poor.exhausted).toBe(false);
+  });
+
+  /** 15 instructions over 335,000 characters: a position costs just over half a call (found at a literal's speed: RE2 skips to "function"). */
+  const CHEAP = "function\\s+\\w+\\(";
+  const CHEAP_LINE = `${"x".repeat(335_000)} function f(`;
+
+  test("gives the event loop a turn first when one is due, and looks for nothing once the call is cancelled", async () => {
+    const searcher = regex(CHEAP);
+    const controller = new AbortController();
+    let clock = 0;
+    let turns = 0;
+    const work = new SearchWork(searcher.programSize, {
+      signal: controller.signal,
+      // Every look at the clock finds the stretch over.
+      now: () => (clock += 5),
+      nextTurn: async () => void turns++,
+    });
+    const one = work.cost(CHEAP_LINE.length);
+    await spyingPositions(async (calls) => {
+      expect(await locateMatch(searcher, CHEAP_LINE, work)).toBe(335_001);
+      expect(await locateMatch(searcher, CHEAP_LINE, work)).toBe(335_001);
+      expect({ turns, calls: calls.count, used: work.used }).toEqual({ turns: 2, calls: 2, used: 2 * one });
+      controller.abort(new Error("the call's time is up"));
+      // The turn comes first (a timeout fires during it), then the signal is looked at.
+      expect(await locateMatch(searcher, CHEAP_LINE, work)).toBe("cancelled");
+      expect({ turns, calls: calls.count, used: work.used }).toEqual({ turns: 3, calls: 2, used: 2 * one });
+    });
+  });
+
+  test("where the clock stands still (Workers), a turn comes after each call's worth of positions", async () => {
+    const searcher = regex(CHEAP);
+    const spentAtTurn: number[] = [];
+    const work: SearchWork = new SearchWork(searcher.programSize, { now: () => 0, nextTurn: async () => void spentAtTurn.push(work.used) });
+    const one = work.cost(CHEAP_LINE.length);
+    expect(one).toBeGreaterThan(MATCH_CALL_WORK / 2);
+    expect(one).toBeLessThan(MATCH_CALL_WORK);
+    for (let i = 0; i < 7; i++) expect(await locateMatch(searcher, CHEAP_LINE, work)).toBe(335_001);
+    // Two positions spend a call's worth: a turn before every second one.
+    expect(spentAtTurn).toEqual([2 * one, 4 * one, 6 * one]);
+  });
+
+  test("a literal finds it without RE2, metered or not", async () => {
+    const made = createSearcher({ content: "NEEDLE", regex: false, caseSensitive: true });
+    if (!made.ok) throw new Error(made.message);
+    const work = new SearchWork(0, { now: () => 0, nextTurn: async () => expect.unreachable() });
+    expect(await locateMatch(made.searcher, `${"x".repeat(5000)}NEEDLE`, work)).toBe(5000);
+    expect(work.used).toBe(0);
+  });
+
+  test("the finding's file: one position call per shown line, and its rows as before", async () => {
+    const ctx = makeContext();
+    await seed(ctx.storage, { "f.txt": `${GROUPS_LINE}\n`.repeat(3) });
+    const out = await spyingPositions(async (calls) => {
+      const result = await view(ctx, { path: "f.txt", content: GROUPS, regex: true });
+      expect(calls.count).toBe(3);
+      return result;
+    });
+    expect(out.result.isError).toBe(false);
+    const rows = out.text.split("\n").filter((l) => /^\d+:[0-9a-f]{2}\|/.test(l));
+    // The match starts at column 0: each row is the line's start, as a long row always was.
+    expect(rows).toEqual([1, 2, 3].map((n) => `${id(n, GROUPS_LINE)}|${GROUPS_LINE.slice(0, 2000)}… [line truncated: 3487 chars total]`));
+    expect(out.text).not.toContain("[note:");
+  });
+
+  test("with context, long rows that did not match cost no call", async () => {
+    const ctx = makeContext({ limits: { maxLineChars: 100 } });
+    const hit = `${"x".repeat(300)}target`;
+    const miss = "y".repeat(500);
+    await seed(ctx.storage, { "f.txt": [miss, hit, miss, miss, hit, miss].join("\n") });
+    const out = await spyingPositions(async (calls) => {
+      const result = await view(ctx, { path: "f.txt", content: "tar[g]et", regex: true, context: 1 });
+      expect(calls.count).toBe(2);
+      return result;
+    });
+    const rows = out.text.split("\n").filter((l) => /^[> ] \d+:/.test(l));
+    expect(rows).toHaveLength(6);
+    expect(rows[1]).toEndWith("[line shortened: characters 207-306 of 306 shown]");
+    expect(rows[0]).toEndWith("… [line truncated: 500 chars total]");
+  });
+
+  test("a call cancelled while its rows are laid out shows the rest from their start, and says how to see them", async () => {
+    const controller = new AbortController();
+    const ctx = makeContext({ limits: { maxLineChars: 100 }, signal: controller.signal });
+    const lines = Array.from({ length: 3 }, (_, i) => `${"x".repeat(300 + i)}(${i})target`);
+    await seed(ctx.storage, { "f.txt": `${lines.join("\n")}\n` });
+    const content = "\\(\\d\\)tar[g]et";
+    const out = await spyingPositions(
+      async (calls) => {
+        const result = await view(ctx, { path: "f.txt", content, regex: true });
+        // The first row's position was looked for; then the call was cancelled, and no other was.
+        expect(calls.count).toBe(1);
+        return result;
+      },
+      () => controller.abort(new Error("the call's time is up")),
+    );
+    expect(out.result.isError).toBe(false);
+    const text = out.text.split("\n");
+    expect(text[0]).toBe(`[search "\\\\(\\\\d\\\\)tar[g]et" (regex, case-sensitive) in f.txt (3 lines): 3 matching lines]`);
+    expect(text[1]).toBe(
+      "[note: 2 long matching lines shown from the start, not around the match (the first: `f.txt` line 2): where the match starts was not looked " +
+        `for, because the call was cancelled (its time limit, or the client left). To see it, search that line alone: ` +
+        `view {"path": "f.txt", "content": "\\\\(\\\\d\\\\)tar[g]et", "regex": true, "start": 2, "end": 2}]`,
+    );
+    expect(text[3]).toEndWith("[line shortened: characters 210-309 of 309 shown]");
+    expect(text[4]).toBe(`${id(2, lines[1])}|${lines[1].slice(0, 100)}… [line truncated: 310 chars total] ${UNLOCATED_MARK}`);
+    expect(text[5]).toBe(`${id(3, lines[2])}|${lines[2].slice(0, 100)}… [line truncated: 311 chars total] ${UNLOCATED_MARK}`);
+    // The suggested call shows that line around its match.
+    const again = await view({ ...ctx, signal: undefined }, callAfter(out.text, "search that line alone:"));
+    expect(again.text.split("\n").find((l) => l.startsWith(id(2, lines[1])))).toEndWith("[line shortened: characters 211-310 of 310 shown]");
+  });
+
+  test("rows left out for the output budget are not counted in the note", async () => {
+    const lines = Array.from({ length: 3 }, (_, i) => `${"x".repeat(300 + i)}(${i})target`);
+    const content = "\\(\\d\\)tar[g]et";
+    const run = async (maxOutputBytes?: number) => {
+      const controller = new AbortController();
+      const ctx = makeContext({ limits: { maxLineChars: 100, ...(maxOutputBytes ? { maxOutputBytes } : {}) }, signal: controller.signal });
+      await seed(ctx.storage, { "f.txt": `${lines.join("\n")}\n` });
+      return spyingPositions(
+        () => view(ctx, { path: "f.txt", content, regex: true }),
+        () => controller.abort(new Error("the call's time is up")),
+      );
+    };
+    const whole = (await run()).text.split("\n");
+    const group = whole.slice(whole.indexOf("f.txt (3 matching lines)"));
+    // Room for the path and two rows, not the third (a quarter of a small output limit is kept for the header).
+    const room = group.slice(0, 3).reduce((sum, line) => sum + new TextEncoder().encode(line).length + 1, 0);
+    const cut = (await run(Math.ceil((room + 10) / 0.75))).text;
+    expect(cut).toContain("[1 more matching line in this file:");
+    expect(cut).toContain("[note: 1 long matching line shown from the start, not around the match (`f.txt` line 2)");
+  });
+
+  test("the note, when the budget could not hold the position", () => {
+    const work = new SearchWork(40, { now: () => 0 });
+    const asked = { path: "", content: "function\\s+x", caseSensitive: true, keep: {} };
+    expect(unlocatedNote({ count: 0 }, work, asked)).toBeUndefined();
+    expect(unlocatedNote({ count: 1, first: { path: "src/a.js", line: 7, why: "budget" } }, work, asked)).toBe(
+      "1 long matching line shown from the start, not around the match (`src/a.js` line 7): where the match starts was not looked for, because " +
+        "the search's regex work budget (64 Gi RE2 instructions x characters) could not hold the call that finds it. To see it, search that line " +
+        'alone: view {"path": "src/a.js", "content": "function\\\\s+x", "regex": true, "start": 7, "end": 7}',
+    );
+    expect(unlocatedNote({ count: 2, first: { path: "src/a.js", line: 7, why: "too-long" } }, work, asked)).toBe(
+      "2 long matching lines shown from the start, not around the match (the first: `src/a.js` line 7): where the match starts was not looked " +
+        "for, because the call that finds it would cost more than one RE2 call may (8 Mi RE2 instructions x characters). To see it, search them " +
+        'literally, e.g. view {"path": "src/a.js", "content": "function"}, or with a regex of fewer instructions',
+    );
+    // A long pattern is not echoed.
+    const long = { ...asked, content: `(${"a|".repeat(250)}b)` };
+    expect(unlocatedNote({ count: 1, first: { path: "a.js", line: 3, why: "cancelled" } }, work, long)).toEndWith(
+      'To see it, search that line alone: the same search with "start" and "end" at 3',
+    );
   });
 });

@@ -103,14 +103,23 @@ export interface Searcher {
    * `next` after the turn.
    */
   scanLines(text: string, index: LineIndex, from: number, work: SearchWork, end?: number): LineScan;
-  /** UTF-16 column of the first match inside one line, or -1 (for showing a long line around its match; -1 too when `work` cannot pay for it). */
-  column(line: string, work?: SearchWork): number;
+  /**
+   * UTF-16 column where the first match inside one line starts, or -1 for
+   * none (for showing a long line around its match). With `work`, a regex
+   * charges the call as one test of the line, and answers "too-long" (the
+   * call would cost more than one RE2 call may) or "budget" (the search's
+   * budget cannot hold it) without looking, charging nothing.
+   */
+  column(line: string, work?: SearchWork): number | Unlocated;
   /**
    * The literal as UTF-8 bytes, when its matches can be found in a file's
    * bytes exactly as in its text (case-sensitive, no line break in it).
    */
   readonly bytesNeedle?: BytesNeedle;
 }
+
+/** Why {@link Searcher.column} did not look for a line's match: see there. */
+export type Unlocated = "too-long" | "budget";
 
 /** What a search looks for. */
 export interface SearchSpec {
@@ -395,10 +404,13 @@ function regexSearcher(spec: SearchSpec): { ok: true; searcher: Searcher } | Sea
       matchLines: (text, index) => scanLines(text, index, 0).matches,
       scanLines,
       column(text, work) {
-        if (work && (!work.fits(text.length) || !work.affords(text.length))) return -1;
+        if (work && !work.fits(text.length)) return "too-long";
+        if (work && !work.affords(text.length)) return "budget";
         work?.spend(text.length);
-        const m = line.exec(text) as RegExpExecArray | null;
-        return m ? m.index : -1;
+        // Where the match starts is group 0 of a find: never `exec`, which then matches again
+        // tracking every capture group, at a cost that grows with their number (see ./search-work.ts).
+        const found = line.matcher(text);
+        return found.find() ? found.start() : -1;
       },
     },
   };

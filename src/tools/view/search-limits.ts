@@ -1,14 +1,15 @@
 /**
  * What a search says when its regex limits act (see ./search-work.ts):
  * the refusal of a pattern too long or too complex to run, the note naming
- * lines too long for one bounded RE2 call, and why and where a search
- * stopped, each with a call that works. Pure.
+ * lines too long for one bounded RE2 call, the note for long matching lines
+ * shown from their start (their match not looked for), and why and where a
+ * search stopped, each with a call that works. Pure.
  */
 import { fail, type ToolResult } from "../../result.ts";
 import { shownPath } from "../support/remedy.ts";
 import { plural, viewCall } from "./format.ts";
 import { createSearcher, loosenRepeats, MAX_REGEX_CHARS, MAX_SEARCH_PROGRAM, requiredLiteral, type SearcherRefusal } from "./matcher.ts";
-import { formatWork, type SearchWork } from "./search-work.ts";
+import { formatWork, type NotLocated, type SearchWork } from "./search-work.ts";
 
 /** The search as asked: what a suggested call repeats. */
 export interface AskedSearch {
@@ -119,5 +120,50 @@ export function tooLongNote(lines: TooLongLines, work: SearchWork, asked: AskedS
     `${plural(lines.count, "line")} too long for this regex (${lines.count === 1 ? "" : "the first: "}\`${shownPath(first.path)}\` line ${first.line}, ` +
     `${first.chars.toLocaleString("en-US")} characters; a pattern of ${work.programSize} RE2 instructions matches lines of up to ` +
     `${work.maxCallChars.toLocaleString("en-US")}): ${how}`
+  );
+}
+
+/** Long matching lines shown from their start because where their match starts was not looked for: how many, and the first. */
+export interface UnlocatedLines {
+  count: number;
+  first?: { readonly path: string; readonly line: number; readonly why: NotLocated };
+}
+
+/** What ends a long matching row shown from its start (the note says why). */
+export const UNLOCATED_MARK = "[match not located: see the note]";
+
+/** The note for long matching lines shown from their start, not around their match. */
+export function unlocatedNote(lines: UnlocatedLines, work: SearchWork, asked: AskedSearch): string | undefined {
+  const first = lines.first;
+  if (lines.count === 0 || first === undefined) return undefined;
+  const because =
+    first.why === "budget"
+      ? `the search's regex work budget (${formatWork(work.budget)} RE2 instructions x characters) could not hold the call that finds it`
+      : first.why === "too-long"
+        ? `the call that finds it would cost more than one RE2 call may (${formatWork(work.callLimit)} RE2 instructions x characters)`
+        : "the call was cancelled (its time limit, or the client left)";
+  const them = lines.count === 1 ? "it" : "them";
+  const where = `${lines.count === 1 ? "" : "the first: "}\`${shownPath(first.path)}\` line ${first.line}`;
+  // A long pattern is not echoed: the call is named by its arguments.
+  const alone =
+    asked.content.length > MAX_ECHO
+      ? `the same search with "start" and "end" at ${first.line}`
+      : viewCall(first.path, {
+          content: asked.content,
+          regex: true,
+          case_sensitive: asked.caseSensitive ? undefined : false,
+          start: first.line,
+          end: first.line,
+        });
+  const literal = literalCall({ ...asked, path: first.path });
+  const how =
+    first.why === "too-long"
+      ? literal
+        ? `search ${them} literally, e.g. ${literal}, or with a regex of fewer instructions`
+        : `search ${them} with a literal "content" or a regex of fewer instructions`
+      : `search that line alone: ${alone}`;
+  return (
+    `${plural(lines.count, "long matching line")} shown from the start, not around the match (${where}): where the match starts was not ` +
+    `looked for, because ${because}. To see it, ${how}`
   );
 }

@@ -29,7 +29,8 @@
  * program bound is refused up front, a line too long for one bounded call
  * is left unmatched and named, and a search that spends its budget, or
  * whose call is cancelled, stops at a line and says how to continue; the
- * matching gives the event loop a turn every few milliseconds.
+ * matching gives the event loop a turn every few milliseconds. Finding
+ * where the match starts in a long line shown is metered too, row by row.
  */
 
 import { formatHash, lineHash } from "../../hash/fnv.ts";
@@ -47,8 +48,18 @@ import { entryFilter } from "./directory.ts";
 import { invalidArgument, notFound, notTextResult } from "./messages.ts";
 import { formatSize, plural, viewCall } from "./format.ts";
 import { createSearcher, indexLines, lineAt, type LineIndex, normalizeEndings, type Searcher } from "./matcher.ts";
-import { type AskedSearch, refusal, type StopPoint, stopWording, type TooLongLines, tooLongNote } from "./search-limits.ts";
-import { SearchWork } from "./search-work.ts";
+import {
+  type AskedSearch,
+  refusal,
+  type StopPoint,
+  stopWording,
+  type TooLongLines,
+  tooLongNote,
+  UNLOCATED_MARK,
+  type UnlocatedLines,
+  unlocatedNote,
+} from "./search-limits.ts";
+import { locateMatch, type NotLocated, SearchWork } from "./search-work.ts";
 import { parseLineRef } from "../../text/ids.ts";
 import { resolveRange } from "./range.ts";
 import { searchRead } from "./search-read.ts";
@@ -113,6 +124,8 @@ interface Tally {
   stop?: StopPoint;
   /** Lines left unmatched: too long for one bounded RE2 call. */
   readonly tooLong: TooLongLines;
+  /** Long matching lines shown from their start: where their match starts was not looked for. */
+  readonly unlocated: UnlocatedLines;
 }
 
 /** What every search step needs: the compiled search, the caller's context and the running tally. */
@@ -176,6 +189,7 @@ export async function search(
       bytesRead: 0,
       complete: true,
       tooLong: { count: 0 },
+      unlocated: { count: 0 },
     },
     repeat: {
       content: args.content,
@@ -559,6 +573,8 @@ async function showFile(
     const from = Math.max(0, line - context, lastRow + 1);
     let to = Math.min(lines.count - 1, line + context);
     const group: string[] = lastRow >= 0 && from > lastRow + 1 ? ["--"] : [];
+    // Long matching rows of this group shown from their start (counted once the group is shown).
+    const unlocated: { line: number; why: NotLocated }[] = [];
     let k = next;
     for (let i = from; i <= to; i++) {
       const match = k < matches.length && matches[k] === i;
@@ -567,11 +583,17 @@ async function showFile(
         // A match inside the window brings its own context, until the cap stops the window growing.
         if (shown + (k - next) < room) to = Math.max(to, Math.min(lines.count - 1, i + context));
       }
-      group.push(renderRow(i + 1, lines.at(i), match, marker, searcher, { maxChars, hasher: ctx.hasher, work: run.work }));
+      const content = lines.at(i);
+      // A long row is shown around its match. A regex looks only in matching rows: any other
+      // did not match (or was not matched), so a call there would spend and find nothing.
+      const at = content.length > maxChars && (match || !run.work.metered) ? await locateMatch(searcher, content, run.work) : -1;
+      if (typeof at !== "number") unlocated.push({ line: i + 1, why: at });
+      group.push(renderRow(i + 1, content, match, marker, at, { maxChars, hasher: ctx.hasher }));
     }
     let groupBytes = 0;
     for (const row of group) groupBytes += utf8Length(row) + 1;
     if (tally.bytes + bytes + groupBytes > tally.budget) break;
+    for (const row of unlocated) noteUnlocated(tally.unlocated, row.why, path, row.line);
     rows.push(...group);
     spans.push([from + 1, to + 1]);
     bytes += groupBytes;
@@ -593,18 +615,28 @@ async function showFile(
   await observeLinesSeen(ctx, path, version, spans, lines.count);
 }
 
-/** One row: `N:hh|content`, marked when context is on; a long matching line is shown around its match. */
+/** Count a long matching row shown from its start, and why (the first such row is named). */
+function noteUnlocated(lines: UnlocatedLines, why: NotLocated, path: string, line: number): void {
+  lines.count++;
+  lines.first ??= { path, line, why };
+}
+
+/**
+ * One row: `N:hh|content`, marked when context is on; a long line is shown
+ * around its match when `at` (where the match starts) says where, and from
+ * its start, marked, when its match was not looked for.
+ */
 function renderRow(
   n: number,
   content: string,
   match: boolean,
   marker: boolean,
-  searcher: Searcher | undefined,
-  { maxChars, hasher, work }: { readonly maxChars: number; readonly hasher: LineHasher; readonly work?: SearchWork },
+  at: number | NotLocated,
+  { maxChars, hasher }: { readonly maxChars: number; readonly hasher: LineHasher },
 ): string {
   const h8 = lineHashBy(hasher, content);
   let row: string;
-  const col = searcher && content.length > maxChars ? searcher.column(content, work) : -1;
+  const col = typeof at === "number" ? at : -1;
   if (col > maxChars / 2) {
     const start = Math.max(0, Math.min(col - Math.floor(maxChars / 4), content.length - maxChars));
     // Never half a character at either end of what is shown.
@@ -612,6 +644,7 @@ function renderRow(
     row = `${n}:${formatHash(h8)}|…${content.slice(from, to)}${to < content.length ? "…" : ""} [line shortened: characters ${from + 1}-${to} of ${content.length} shown]`;
   } else {
     row = renderLine(n, h8, content, maxChars);
+    if (typeof at !== "number") row += ` ${UNLOCATED_MARK}`;
   }
   if (!marker) return row;
   return match ? `> ${row}` : `  ${row}`;
@@ -623,6 +656,7 @@ function model(run: Run, where: string, notes: readonly string[], notSearched: r
   // Suggested calls name the file they are about (the stop's, the long line's).
   const asking = asked("", args, context);
   const longNote = tooLongNote(tally.tooLong, run.work, asking);
+  const unlocated = unlocatedNote(tally.unlocated, run.work, asking);
   if (tally.stop) {
     const worded = stopWording(tally.stop, run.work, asking, kind, end);
     tally.stopReason = worded.reason;
@@ -637,7 +671,7 @@ function model(run: Run, where: string, notes: readonly string[], notSearched: r
     context,
     pattern: args.pattern,
     where,
-    notes,
+    notes: unlocated ? [...notes, unlocated] : notes,
     notSearched: longNote ? [...notSearched, longNote] : notSearched,
     matched: tally.matched,
     shownMatches: tally.shownMatches,
