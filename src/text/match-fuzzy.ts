@@ -8,6 +8,8 @@
  * guessed.
  */
 
+import type { SearchWork } from "./text-find.ts";
+
 // JavaScript's \s and trim() count U+FEFF (the byte-order mark) as whitespace; it is not: a BOM
 // pasted into old_string must never match line 1 "ignoring whitespace" and then be written twice.
 const EDGE_SPACE = /^[^\S\uFEFF]+|[^\S\uFEFF]+$/g;
@@ -18,39 +20,102 @@ export function normalizeWhitespace(line: string): string {
   return line.replace(EDGE_SPACE, "").replace(SPACE_RUN, " ");
 }
 
+/** Whitespace as {@link normalizeWhitespace} trims it (U+FEFF is not). */
+const SPACE_CHAR = /[^\S\uFEFF]/;
+
 /**
  * 0-based start lines of every window of `lines` whose lines equal `needle`'s
  * lines after {@link normalizeWhitespace}. Empty when the needle has no
  * non-blank line: blank lines alone would match almost anywhere.
+ *
+ * Knuth-Morris-Pratt over lines: at most about 2 x (file lines + needle
+ * lines) line comparisons (counted in `work`), where comparing the needle
+ * at every window costs their product (a file of 100k "x" lines and an
+ * old_string of 20k "x" lines and a "y" had taken seconds). A file line is
+ * read in place the first time it is compared (most are compared once, and
+ * most differ in their last or first character), and normalised at most
+ * once, kept for the comparisons after a fallback: linear in the file.
  */
-export function findWhitespaceInsensitive(lines: readonly string[], needle: readonly string[]): number[] {
+export function findWhitespaceInsensitive(lines: readonly string[], needle: readonly string[], work?: SearchWork): number[] {
+  const m = needle.length;
+  if (lines.length < m) return [];
   const want = needle.map(normalizeWhitespace);
-  const anchor = want.findIndex((line) => line !== "");
-  const windows = lines.length - needle.length + 1;
-  if (anchor === -1 || windows <= 0) return [];
+  if (!want.some((line) => line !== "")) return [];
 
-  const cache = new Array<string | undefined>(lines.length);
-  const normalized = (j: number): string => (cache[j] ??= normalizeWhitespace(lines[j]));
-  // Cheap reject before normalising: a line containing the anchor's longest
-  // word is the only kind that can normalise to the anchor.
-  const probe = longestWord(want[anchor]);
-  const starts: number[] = [];
-  for (let s = 0; s < windows; s++) {
-    const j = s + anchor;
-    if (!lines[j].includes(probe) || normalized(j) !== want[anchor]) continue;
-    let all = true;
-    for (let i = 0; i < want.length && all; i++) {
-      if (i !== anchor && normalized(s + i) !== want[i]) all = false;
-    }
-    if (all) starts.push(s);
+  // fail[i]: length of the longest proper border of want[0..i].
+  const fail = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && want[i] !== want[k]) k = fail[k - 1];
+    if (want[i] === want[k]) k++;
+    fail[i] = k;
   }
+  // A line compared once is read in place; one compared again (a KMP fallback) is normalised once and kept.
+  const compared = new Uint8Array(lines.length);
+  const cache = new Array<string | undefined>(lines.length);
+  let steps = 0;
+  const same = (j: number, q: number): boolean => {
+    steps++;
+    const w = want[q];
+    const line = lines[j];
+    if (line.length < w.length) return false; // normalising never lengthens a line
+    if (compared[j] === 0) {
+      compared[j] = 1;
+      return sameNormalized(line, w);
+    }
+    return (cache[j] ??= normalizeWhitespace(line)) === w;
+  };
+  const starts: number[] = [];
+  for (let j = 0, k = 0; j < lines.length; j++) {
+    for (;;) {
+      if (same(j, k)) {
+        k++;
+        break;
+      }
+      if (k === 0) break;
+      k = fail[k - 1];
+    }
+    if (k === m) {
+      starts.push(j - m + 1);
+      k = fail[m - 1];
+    }
+  }
+  if (work) work.steps += steps;
   return starts;
 }
 
-function longestWord(normalized: string): string {
-  let best = "";
-  for (const word of normalized.split(" ")) if (word.length > best.length) best = word;
-  return best;
+/**
+ * `normalizeWhitespace(line) === normalized`, read in place: no string is
+ * made, and the first difference ends it. The line's last character past
+ * its whitespace is compared first (the start may be deep in indentation).
+ */
+function sameNormalized(line: string, normalized: string): boolean {
+  const n = line.length;
+  let end = n;
+  while (end > 0 && isSpace(line.charCodeAt(end - 1))) end--;
+  if (normalized === "" || end === 0) return normalized === "" && end === 0;
+  if (line.charCodeAt(end - 1) !== normalized.charCodeAt(normalized.length - 1)) return false;
+  let i = 0;
+  while (isSpace(line.charCodeAt(i))) i++;
+  let p = 0;
+  while (i < end) {
+    const c = line.charCodeAt(i);
+    if (isSpace(c)) {
+      // A run of whitespace inside the text reads as one space.
+      while (isSpace(line.charCodeAt(i))) i++;
+      if (normalized.charCodeAt(p) !== 0x20) return false;
+      p++;
+      continue;
+    }
+    if (normalized.charCodeAt(p) !== c) return false;
+    p++;
+    i++;
+  }
+  return p === normalized.length;
+}
+
+function isSpace(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return SPACE_CHAR.test(String.fromCharCode(code));
 }
 
 /** Leading spaces and tabs of a line. */
@@ -84,14 +149,33 @@ export type IndentFit =
    * be written. `lines`: 0-based lines of new_string that could not be placed.
    * `readings`: new_string fitted under each reading the pairs allow, when
    * there are two or more and each places every line (empty when the pairs
-   * fit no reading, e.g. one model indentation matched two file depths).
+   * fit no reading, e.g. one model indentation matched two file depths, or
+   * when fewer than two fit in `maxBytes` together).
    */
   | {
       readonly kind: "ambiguous";
       readonly lines: readonly number[];
       readonly readings: readonly (readonly string[])[];
       readonly pairs: readonly IndentPair[];
-    };
+    }
+  /**
+   * Placed in the file, new_string's lines would take `bytes` characters
+   * (joined by newlines; at least as many bytes), more than
+   * {@link FitOptions.maxBytes}: found from the indentation widths, before
+   * any line is built (a "\t" per level read as a 1000-space file unit
+   * turns 400 KB of tabs into 400 MB of spaces).
+   */
+  | { readonly kind: "too-large"; readonly bytes: number };
+
+/** Options of {@link fitIndentation}. */
+export interface FitOptions {
+  /**
+   * Most characters new_string's fitted lines may take, joined by newlines
+   * (a UTF-16 length, never more than the UTF-8 bytes: a bound on bytes).
+   * Default: no bound; a caller with text anyone can send passes one.
+   */
+  readonly maxBytes?: number;
+}
 
 /**
  * Re-indent new_string's lines (`replacement`) to the file. `needle` is
@@ -127,12 +211,18 @@ export type IndentFit =
  * caller writes nothing: 4 spaces matched to 8 with a new line at column 0
  * may be scale (column 0) or a dropped level (4 spaces), and guessing would
  * be a silent wrong write. Blank lines and line content are kept exactly.
+ *
+ * Size. Where each line goes is worked out in numbers first; when the lines
+ * would take more than `options.maxBytes`, the result is "too-large" and no
+ * line is built. In an "ambiguous" result the readings together stay within
+ * it too (one that does not fit is left out).
  */
 export function fitIndentation(
   needle: readonly string[],
   matched: readonly string[],
   replacement: readonly string[],
   fileLines: readonly string[] = matched,
+  options: FitOptions = {},
 ): IndentFit {
   const pairs: IndentPair[] = [];
   const seenPairs = new Set<string>();
@@ -154,35 +244,63 @@ export function fitIndentation(
   }
   if (identical || pairs.length === 0) return { kind: "fitted", lines: replacement.slice() };
 
+  const budget = options.maxBytes ?? Number.POSITIVE_INFINITY;
   let readings: Reading[] | undefined; // made only when a line needs them
-  const fitted: string[] = [];
+  // Each line's place, as data: undefined (blank, kept), the exact file indentation, a column every reading agrees on, or null (in doubt).
+  const plan = new Array<string | number | null | undefined>(replacement.length);
   const unsure: number[] = [];
-  replacement.forEach((line, i) => {
+  // The size of the lines placed (an unsure one at its smallest reading): past the budget under every reading.
+  let size = Math.max(0, replacement.length - 1);
+  for (let i = 0; i < replacement.length; i++) {
+    const line = replacement[i];
     if (line.trim() === "") {
-      fitted.push(line);
-      return;
+      size += line.length;
+      continue;
     }
     const indent = indentOf(line);
+    const text = line.length - indent.length;
     const exact = direct.get(indent);
     if (typeof exact === "string") {
-      fitted.push(exact + line.slice(indent.length));
-      return;
+      plan[i] = exact;
+      size += exact.length + text;
+      continue;
     }
     readings ??= readingsOf(pairs, needle, replacement, matched, fileLines);
-    const places = new Set(readings.map((r) => place(r, indent)));
-    if (places.size === 1) fitted.push([...places][0] + line.slice(indent.length));
-    else {
+    const width = columns(indent);
+    const places = [...new Set(readings.map((r) => placedColumn(r, width)))];
+    if (places.length === 1) {
+      plan[i] = places[0];
+      size += indentLength(readings[0], places[0]) + text;
+    } else {
+      plan[i] = null;
       unsure.push(i);
-      fitted.push(line);
+      size += (places.length === 0 ? indent.length : Math.min(...places.map((to) => indentLength(readings![0], to)))) + text;
     }
-  });
-  if (unsure.length === 0) return { kind: "fitted", lines: fitted };
+  }
+  if (size > budget) return { kind: "too-large", bytes: size };
 
-  // Whole alternatives, one per reading, when every reading places every line.
-  const all = readings ?? [];
-  const whole = all.map((r) => fitWith(r, direct, replacement));
-  const distinct = new Map(whole.map((lines) => [lines.join("\n"), lines]));
-  return { kind: "ambiguous", lines: unsure, readings: distinct.size >= 2 ? [...distinct.values()] : [], pairs };
+  if (unsure.length === 0) {
+    const style = readings?.[0];
+    const fitted = replacement.map((line, i) => {
+      const at = plan[i];
+      if (at === undefined || at === null) return line;
+      return (typeof at === "string" ? at : indentText(style!, at)) + line.slice(indentOf(line).length);
+    });
+    return { kind: "fitted", lines: fitted };
+  }
+
+  // Whole alternatives, one per reading, when every reading places every line; together within the budget.
+  let left = budget;
+  const whole: string[][] = [];
+  for (const r of readings ?? []) {
+    const cost = fittedSize(r, direct, replacement);
+    if (cost > left) continue;
+    const lines = fitWith(r, direct, replacement);
+    if (whole.some((w) => sameLines(w, lines))) continue;
+    left -= cost;
+    whole.push(lines);
+  }
+  return { kind: "ambiguous", lines: unsure, readings: whole.length >= 2 ? whole : [], pairs };
 }
 
 /** One way the model's indentation may read in the file (see {@link fitIndentation}). */
@@ -193,13 +311,45 @@ interface Reading {
   readonly tabs: boolean;
 }
 
-/** Where `reading` puts a model indentation in the file. */
-function place(reading: Reading, indent: string): string {
-  const width = columns(indent);
+/** The column where `reading` puts a model indentation `width` columns wide. */
+function placedColumn(reading: Reading, width: number): number {
   const level = Math.floor(width / reading.modelUnit);
   const rest = width % reading.modelUnit;
-  const to = Math.max(0, level + reading.shift) * reading.fileUnit + rest;
+  return Math.max(0, level + reading.shift) * reading.fileUnit + rest;
+}
+
+/** Characters of the indentation reaching column `to` in the reading's style. */
+function indentLength(reading: Reading, to: number): number {
+  return reading.tabs ? Math.floor(to / TAB_WIDTH) + (to % TAB_WIDTH) : to;
+}
+
+/** The indentation reaching column `to` in the reading's style (its size checked first: see {@link indentLength}). */
+function indentText(reading: Reading, to: number): string {
   return reading.tabs ? "\t".repeat(Math.floor(to / TAB_WIDTH)) + " ".repeat(to % TAB_WIDTH) : " ".repeat(to);
+}
+
+/** Where `reading` puts a model indentation in the file. */
+function place(reading: Reading, indent: string): string {
+  return indentText(reading, placedColumn(reading, columns(indent)));
+}
+
+/** The characters {@link fitWith} would make, newlines between lines included, without making them. */
+function fittedSize(reading: Reading, direct: ReadonlyMap<string, string | null>, replacement: readonly string[]): number {
+  let size = Math.max(0, replacement.length - 1);
+  for (const line of replacement) {
+    if (line.trim() === "") {
+      size += line.length;
+      continue;
+    }
+    const indent = indentOf(line);
+    const exact = direct.get(indent);
+    size += (typeof exact === "string" ? exact.length : indentLength(reading, placedColumn(reading, columns(indent)))) + line.length - indent.length;
+  }
+  return size;
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, i) => line === b[i]);
 }
 
 function fitWith(reading: Reading, direct: ReadonlyMap<string, string | null>, replacement: readonly string[]): string[] {

@@ -28,6 +28,15 @@ export type MatchStrategy = "exact" | "escaped" | "fuzzy";
 export interface MatchOptions {
   /** Replace every exact (or escaped) match instead of requiring exactly one. */
   readonly replaceAll?: boolean;
+  /**
+   * The file size limit, in bytes. Where the ladder itself makes new_string
+   * longer (indentation fitted to a wider file unit, a continuation's lines
+   * given the line's indentation), the size is worked out before anything
+   * is built, and an edit past this limit is {@link EditTooLarge}. Sizes are
+   * counted in UTF-16 units, never more than the UTF-8 bytes, so the check
+   * never refuses an edit that fits. Default: no limit.
+   */
+  readonly maxBytes?: number;
 }
 
 /** A line as the model addresses it: 1-based number and id text `N:hh`. */
@@ -173,6 +182,19 @@ export interface ContinuationAmbiguous {
   readonly readings: readonly LineEdit[];
 }
 
+/**
+ * new_string's indentation, fitted to the file (see `fitIndentation`), would
+ * make the file larger than {@link MatchOptions.maxBytes}: found from the
+ * indentation widths, before any line was built; nothing is applied.
+ */
+export interface EditTooLarge {
+  readonly kind: "too-large";
+  /** At least this many bytes the file would have. */
+  readonly bytes: number;
+  /** The lines old_string matched (ignoring whitespace). */
+  readonly range: LineRange;
+}
+
 /** What {@link applyStringEdit} returns. */
 export type StringEditResult =
   | EditApplied
@@ -182,7 +204,8 @@ export type StringEditResult =
   | MatchInvalid
   | EscapeAmbiguous
   | IndentAmbiguous
-  | ContinuationAmbiguous;
+  | ContinuationAmbiguous
+  | EditTooLarge;
 
 /** Find old_string in `lines` with the ladder (see the module comment). */
 export function findMatch(lines: readonly string[], oldString: string, options: MatchOptions = {}): MatchResult {
@@ -210,7 +233,11 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
   if (found.strategy === "fuzzy") {
     const { start, end } = found.ranges[0];
     const newLines = textToLines(newText);
-    const fit = fitIndentation(textToLines(oldText), lines.slice(start, end), newLines, lines);
+    // The budget of the new lines: the limit less the rest of the file.
+    const outside = options.maxBytes === undefined ? 0 : sizeOutside(lines, start, end);
+    const maxBytes = options.maxBytes === undefined ? undefined : options.maxBytes - outside;
+    const fit = fitIndentation(textToLines(oldText), lines.slice(start, end), newLines, lines, { maxBytes });
+    if (fit.kind === "too-large") return { kind: "too-large", bytes: outside + fit.bytes, range: { start, end } };
     if (fit.kind === "ambiguous") {
       const readings = fit.readings.map((r) => ({ start, end, lines: r.slice() }));
       return { kind: "indent-ambiguous", range: { start, end }, newLines, unsure: fit.lines, readings, pairs: fit.pairs };
@@ -229,14 +256,14 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
       }
     }
     const replacement = newStringInterpreted ? interpretEscapes(newText) : newText;
-    const doubt = continuationDoubt(lines, found.spans, found.needle, replacement);
+    const doubt = continuationDoubt(lines, found.spans, found.needle, replacement, options.maxBytes);
     if (doubt) return doubt;
     edits = spansToLineEdits(lines, found.spans, replacement);
     hint =
       `old_string had no exact match; it matched after reading its literal \\n / \\t as real newlines / tabs` +
       `${newStringInterpreted ? ", and new_string was read the same way" : ""}. Send real newlines and tabs.`;
   } else {
-    const doubt = continuationDoubt(lines, found.spans, found.needle, newText);
+    const doubt = continuationDoubt(lines, found.spans, found.needle, newText, options.maxBytes);
     if (doubt) return doubt;
     edits = spansToLineEdits(lines, found.spans, newText);
   }
@@ -254,8 +281,19 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
   };
 }
 
-/** See {@link ContinuationAmbiguous}: undefined when no place is in doubt. */
-function continuationDoubt(lines: readonly string[], spans: readonly TextSpan[], needle: string, replacement: string): ContinuationAmbiguous | undefined {
+/**
+ * See {@link ContinuationAmbiguous}: undefined when no place is in doubt.
+ * The reading with the indentation added is offered only when it fits in
+ * `maxBytes` (worked out before it is built: a deep indentation times many
+ * lines is large): one past the file size limit is no edit to offer.
+ */
+function continuationDoubt(
+  lines: readonly string[],
+  spans: readonly TextSpan[],
+  needle: string,
+  replacement: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+): ContinuationAmbiguous | undefined {
   const [first, ...rest] = replacement.split("\n");
   if (needle.includes("\n") || /^\s/.test(needle) || first.trim() === "" || !rest.some((line) => line.trim() !== "")) return undefined;
   // The whole of a line after its indentation: the model left the indentation out.
@@ -266,6 +304,11 @@ function continuationDoubt(lines: readonly string[], spans: readonly TextSpan[],
   const { line } = indented[0].start;
   const indent = lines[line].slice(0, indented[0].start.col);
   if (spans.length > 1) return { kind: "continuation-ambiguous", line, indent, readings: [] };
+  const asWritten = spansToLineEdits(lines, spans, replacement)[0];
+  const later = rest.filter((text) => text.trim() !== "").length;
+  // The line becomes its indentation, then new_string with that indentation before each later non-blank line.
+  const relativeSize = () => sizeOutside(lines, line, line + 1) + indent.length + replacement.length + later * indent.length;
+  if (maxBytes !== Number.POSITIVE_INFINITY && relativeSize() > maxBytes) return { kind: "continuation-ambiguous", line, indent, readings: [asWritten] };
   const relative = replacement
     .split("\n")
     .map((text, i) => (i === 0 || text.trim() === "" ? text : indent + text))
@@ -274,8 +317,19 @@ function continuationDoubt(lines: readonly string[], spans: readonly TextSpan[],
     kind: "continuation-ambiguous",
     line,
     indent,
-    readings: [spansToLineEdits(lines, spans, replacement)[0], spansToLineEdits(lines, spans, relative)[0]],
+    readings: [asWritten, spansToLineEdits(lines, spans, relative)[0]],
   };
+}
+
+/**
+ * Characters of the file outside lines `start`..`end` (exclusive), a newline
+ * after each. With the lines put in their place counted with a newline
+ * between each (one fewer than there are), a lower bound on the file's bytes.
+ */
+function sizeOutside(lines: readonly string[], start: number, end: number): number {
+  let size = 0;
+  for (let i = 0; i < lines.length; i++) if (i < start || i >= end) size += lines[i].length + 1;
+  return size;
 }
 
 /** The first rung of the ladder on which old_string occurs, with every occurrence there. */
@@ -323,11 +377,18 @@ function locate(lines: readonly string[], needle: string, replaceAll: boolean): 
  * For an old_string that matches several places: the edit replacing only
  * the k-th match would make, for the first `limit` matches, as the ladder
  * would make it there (escapes read, indentation fitted). Undefined where
- * that cannot be told (an escape reading or an indentation in doubt) or
- * where it would change nothing. Empty when old_string does not match
- * several places.
+ * that cannot be told (an escape reading or an indentation in doubt),
+ * where it would change nothing, or where the fitted indentation would
+ * pass `options.maxBytes`. Empty when old_string does not match several
+ * places.
  */
-export function editsAtMatches(lines: readonly string[], oldString: string, newString: string, limit: number): (LineEdit | undefined)[] {
+export function editsAtMatches(
+  lines: readonly string[],
+  oldString: string,
+  newString: string,
+  limit: number,
+  options: Pick<MatchOptions, "maxBytes"> = {},
+): (LineEdit | undefined)[] {
   const oldText = crlfToLf(oldString);
   const newText = crlfToLf(newString);
   if (oldText === "") return [];
@@ -339,7 +400,8 @@ export function editsAtMatches(lines: readonly string[], oldString: string, newS
     const newLines = textToLines(newText);
     const height = found.needleLines.length;
     return found.starts.slice(0, limit).map((start) => {
-      const fit = fitIndentation(found.needleLines, lines.slice(start, start + height), newLines, lines);
+      const maxBytes = options.maxBytes === undefined ? undefined : options.maxBytes - sizeOutside(lines, start, start + height);
+      const fit = fitIndentation(found.needleLines, lines.slice(start, start + height), newLines, lines, { maxBytes });
       return keep(fit.kind === "fitted" ? { start, end: start + height, lines: fit.lines } : undefined);
     });
   }

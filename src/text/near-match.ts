@@ -9,7 +9,15 @@
  * - The first differing character of a place: its line and column on both
  *   sides and both code points, which names what no eye sees in a quote:
  *   U+201C for U+0022, NBSP for a space, a tab for spaces, NFD for NFC.
+ *
+ * Both run on a failed edit, with a file and an old_string anyone can send,
+ * so both are linear in the file and old_string, never their product:
+ * substring search by KMP ({@link indexOfText}), alignment by Z-matching
+ * ({@link alignHead}). A 1 MB line of "a" and an old_string of "a" x 2000
+ * + "e" had cost 2e9 comparisons (15 s with every other request blocked).
  */
+
+import { compileText, indexOfText, type SearchWork } from "./text-find.ts";
 
 /** A place where old_string matches when whitespace is ignored. */
 export interface WhitespacePlace {
@@ -28,9 +36,10 @@ const WS = /\s/;
 /**
  * Every place (at most `limit`, in file order) where `needle` with all
  * whitespace removed occurs in the file with all whitespace removed.
- * Empty when the needle is only whitespace.
+ * Empty when the needle is only whitespace. Linear in the file and needle
+ * (`work` counts the search's steps).
  */
-export function findWhitespaceOnly(lines: readonly string[], needle: string, limit = 3): WhitespacePlace[] {
+export function findWhitespaceOnly(lines: readonly string[], needle: string, limit = 3, work?: SearchWork): WhitespacePlace[] {
   const want = needle.replace(/\s+/g, "");
   if (want === "") return [];
   // The file without whitespace, and where each line's part of it starts (memory stays linear in the file).
@@ -42,7 +51,8 @@ export function findWhitespaceOnly(lines: readonly string[], needle: string, lim
   }
   const flat = parts.join("");
   const places: WhitespacePlace[] = [];
-  for (let at = flat.indexOf(want); at !== -1 && places.length < limit; at = flat.indexOf(want, at + want.length)) {
+  const search = compileText(want);
+  for (let at = indexOfText(flat, search, 0, work); at !== -1 && places.length < limit; at = indexOfText(flat, search, at + want.length, work)) {
     const [start, from] = locate(lines, starts, at);
     const [last, lastCol] = locate(lines, starts, at + want.length - 1);
     const end = last + 1;
@@ -106,7 +116,7 @@ export function firstCharDifference(lines: readonly string[], start: number, nee
 export function charDifferences(lines: readonly string[], start: number, needle: string, column?: number, limit = 5): CharDifference[] {
   const first = lines[start] ?? "";
   const head = needle.split("\n", 1)[0];
-  const from = column ?? bestAlignment(first, head);
+  const from = column ?? alignHead(first, head);
   let line = start;
   let col = from;
   let nLine = 1;
@@ -114,6 +124,14 @@ export function charDifferences(lines: readonly string[], start: number, needle:
   const found: CharDifference[] = [];
   for (let i = 0; i < needle.length; ) {
     const fileText = lines[line];
+    // The common case, the same code unit on both sides (no newline, no surrogate pair to read whole), without making strings.
+    const unit = needle.charCodeAt(i);
+    if (fileText !== undefined && col < fileText.length && unit !== 10 && (unit < 0xd800 || unit > 0xdbff) && fileText.charCodeAt(col) === unit) {
+      i++;
+      col++;
+      nCol++;
+      continue;
+    }
     const fileCh = fileText === undefined ? undefined : col < fileText.length ? charAt(fileText, col) : line + 1 < lines.length ? "\n" : undefined;
     const needleCh = charAt(needle, i);
     if (fileCh !== needleCh) {
@@ -136,19 +154,59 @@ export function charDifferences(lines: readonly string[], start: number, needle:
   return found;
 }
 
-/** The column of `line` where `head` shares the longest prefix (the earliest on a tie). */
-function bestAlignment(line: string, head: string): number {
+/**
+ * The column of `line` where `head` shares the longest prefix (the earliest
+ * on a tie). Z-matching: what is known to match is never compared again, so
+ * at most about 2 x (line + head) character comparisons (counted in `work`),
+ * where trying `head` at every column costs line x head.
+ */
+export function alignHead(line: string, head: string, work?: SearchWork): number {
+  // No prefix can be longer than the line.
+  const m = Math.min(head.length, line.length);
+  if (m === 0) return 0;
+  let steps = 0;
+  // z[i]: how far head[i..] agrees with head (1 <= i < m).
+  const z = new Int32Array(m);
+  let l = 0;
+  let r = 0; // head[l..r) === head[0..r-l)
+  for (let i = 1; i < m; i++) {
+    let k = i < r ? Math.min(z[i - l], r - i) : 0;
+    while (i + k < m && head.charCodeAt(k) === head.charCodeAt(i + k)) {
+      k++;
+      steps++;
+    }
+    steps++;
+    z[i] = k;
+    if (i + k > r) {
+      l = i;
+      r = i + k;
+    }
+  }
   let best = 0;
   let bestLength = -1;
-  for (let o = 0; o <= line.length; o++) {
-    let k = 0;
-    while (k < head.length && o + k < line.length && line[o + k] === head[k]) k++;
+  l = 0;
+  r = 0; // line[l..r) === head[0..r-l)
+  for (let o = 0; o < line.length; o++) {
+    let k = o < r ? Math.min(z[o - l], r - o) : 0;
+    if (o + k >= r) {
+      // Beyond what is known: compare.
+      while (k < m && o + k < line.length && line.charCodeAt(o + k) === head.charCodeAt(k)) {
+        k++;
+        steps++;
+      }
+      steps++;
+      if (o + k > r) {
+        l = o;
+        r = o + k;
+      }
+    }
     if (k > bestLength) {
       best = o;
       bestLength = k;
       if (k === head.length) break;
     }
   }
+  if (work) work.steps += steps;
   return best;
 }
 

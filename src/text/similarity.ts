@@ -8,7 +8,14 @@
  * in the text compared, and what differs (whitespace, indentation, content)
  * is reported separately. On a big file a bit-set signature per line first
  * ranks every window cheaply and only the best few are scored exactly, so
- * the work stays linear in the file size.
+ * the work stays linear in the file size. Exact scoring has a budget too
+ * ({@link SCORE_BUDGET}, in bigrams compared): long lines make each pair
+ * of lines up to 4000 of them, and 60,000 such pairs had cost a quarter of
+ * a second of a failed edit; past the budget the cheap ranking picks the
+ * windows, and only as many are scored as the budget pays for. An
+ * old_string of more than {@link MAX_SCORED_LINES} lines is scored on that
+ * many of its lines, evenly spaced (4M one-character lines had made 4M
+ * profiles: 300 MB and most of a second).
  */
 
 import { formatHash, lineHash } from "../hash/fnv.ts";
@@ -46,6 +53,10 @@ export interface ClosestOptions {
   readonly limit?: number;
   /** Drop windows less similar than this (0..1, default 0.25): they only add noise. */
   readonly minSimilarity?: number;
+  /** Bigrams the exact scoring may compare (default {@link SCORE_BUDGET}). */
+  readonly budget?: number;
+  /** Counts the bigrams compared (for tests). */
+  readonly work?: { steps: number };
 }
 
 /** Line pairs below which every window is scored exactly. */
@@ -56,6 +67,10 @@ const REFINED_WINDOWS = 64;
 const INDEXED_NEEDLE_LINES = 16;
 /** Characters of a line that take part in similarity (a minified line is long enough). */
 const MAX_COMPARED_CHARS = 2000;
+/** Most lines of old_string that similarity is computed on (evenly spaced); the window still spans all of them. */
+const MAX_SCORED_LINES = 2000;
+/** Most bigrams the exact scoring of one call compares (about 20 ms); at least one window is always scored. */
+export const SCORE_BUDGET = 16_000_000;
 
 /**
  * The windows of `lines` closest to `needle` (old_string's lines), best
@@ -69,25 +84,46 @@ export function closestWindows(lines: readonly string[], needle: readonly string
   const size = Math.min(needle.length, lines.length);
   const windows = lines.length - size + 1;
 
-  const needleProfiles = needle.map(profile);
+  const budget = options.budget ?? SCORE_BUDGET;
+  const scoredLines = sampleIndices(needle.length, MAX_SCORED_LINES);
+  const needleProfiles = scoredLines.map((i) => profile(needle[i]));
   const fileProfiles = new Array<Uint32Array | undefined>(lines.length);
+  let steps = 0;
   const score = (s: number): number => {
     let shared = 0;
     let total = 0;
-    for (let i = 0; i < needle.length; i++) {
-      const a = needleProfiles[i];
+    for (let n = 0; n < scoredLines.length; n++) {
+      const i = scoredLines[n];
+      const a = needleProfiles[n];
       total += a.length;
       if (s + i >= lines.length) continue;
       const b = (fileProfiles[s + i] ??= profile(lines[s + i]));
       total += b.length;
+      steps += a.length + b.length;
       shared += 2 * intersectionSize(a, b);
     }
     return total === 0 ? 0 : shared / total;
   };
 
+  // What scoring costs, from line lengths alone (a profile has at most a line's characters + 1, up to MAX_COMPARED_CHARS + 1;
+  // a window's file lines are all counted, which over-counts a sampled old_string: fewer windows are scored, never more).
+  let needleCost = 0;
+  for (const p of needleProfiles) needleCost += p.length;
+  const before = new Float64Array(lines.length + 1);
+  for (let j = 0; j < lines.length; j++) before[j + 1] = before[j] + Math.min(lines[j].length, MAX_COMPARED_CHARS) + 1;
+  let allCost = 0;
+  let windowCost = 0;
+  for (let s = 0; s < windows; s++) {
+    const cost = needleCost + before[Math.min(lines.length, s + needle.length)] - before[s];
+    allCost += cost;
+    if (cost > windowCost) windowCost = cost;
+  }
   const starts =
-    windows * needle.length <= EXHAUSTIVE_PAIRS ? Array.from({ length: windows }, (_, s) => s) : rankWindows(lines, needle, windows, REFINED_WINDOWS);
+    windows * scoredLines.length <= EXHAUSTIVE_PAIRS && allCost <= budget
+      ? Array.from({ length: windows }, (_, s) => s)
+      : rankWindows(lines, needle, windows, Math.max(1, Math.min(REFINED_WINDOWS, Math.floor(budget / windowCost))));
   const scored = starts.map((s) => ({ s, similarity: score(s) }));
+  if (options.work) options.work.steps += steps;
   scored.sort((x, y) => y.similarity - x.similarity || x.s - y.s);
 
   const picked: WindowCandidate[] = [];

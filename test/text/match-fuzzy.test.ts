@@ -8,7 +8,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { fitIndentation, type IndentFit, indentOf } from "../../src/text/match-fuzzy.ts";
+import { findWhitespaceInsensitive, fitIndentation, type IndentFit, indentOf, normalizeWhitespace } from "../../src/text/match-fuzzy.ts";
+import { applyStringEdit, editsAtMatches } from "../../src/text/match.ts";
 
 /** fitIndentation over `file`, old_string's lines matched at `at`. */
 function fit(file: readonly string[], at: number, needle: readonly string[], replacement: readonly string[]): IndentFit {
@@ -195,6 +196,7 @@ describe("fitIndentation: properties", () => {
         (file, modelIndents, extra) => {
           const needle = file.map((l, i) => modelIndents[i] + l.slice(indentOf(l).length));
           const r = fitIndentation(needle, file, [...needle, ...extra], file);
+          if (r.kind === "too-large") throw new Error("no size limit was given");
           if (r.kind !== "fitted") {
             expect(r.lines.length).toBeGreaterThan(0);
             return;
@@ -249,6 +251,7 @@ describe("fitIndentation: properties", () => {
           // Indentation that already agrees is kept as sent (as on the exact rung): nothing is fitted.
           if (needle.every((n, i) => indentOf(n) === indentOf(matched[i]))) return;
           const r = fitIndentation(needle, matched, replacement, [...outer, ...matched, "tail:", render(fileUnit, 1, "tail1")]);
+          if (r.kind === "too-large") throw new Error("no size limit was given");
           if (r.kind === "fitted") {
             fittedCount++;
             expect(r.lines).toEqual(rep.map((l, j) => render(fileUnit, l + fileShift, `new${j}`)));
@@ -262,5 +265,147 @@ describe("fitIndentation: properties", () => {
       { numRuns: 3000 },
     );
     expect(fittedCount).toBeGreaterThan(1000); // it is not safe by refusing everything
+  });
+});
+
+describe("findWhitespaceInsensitive: line comparisons bounded by file + needle", () => {
+  /** The old search: the needle compared at every window (quadratic in lines). */
+  function naiveStarts(lines: readonly string[], needle: readonly string[]): number[] {
+    const want = needle.map(normalizeWhitespace);
+    if (!want.some((l) => l !== "")) return [];
+    const starts: number[] = [];
+    for (let s = 0; s + want.length <= lines.length; s++) if (want.every((w, i) => normalizeWhitespace(lines[s + i]) === w)) starts.push(s);
+    return starts;
+  }
+  const line = fc.array(fc.constantFrom("x", "y", " ", "\t", "\u00a0", "\uFEFF"), { maxLength: 4 }).map((a) => a.join(""));
+
+  test("finds every window the window-by-window comparison finds, overlapping ones included", () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), fc.array(line, { minLength: 1, maxLength: 4 }), (file, needle) => {
+        expect(findWhitespaceInsensitive(file, needle)).toEqual(naiveStarts(file, needle));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(findWhitespaceInsensitive(["x", " x", "x ", "y"], ["x", "x"])).toEqual([0, 1]);
+  });
+
+  test("the attack at small scale: 4000 lines of 'x' and old_string of 1000 'x' lines then 'y'", () => {
+    const file = Array.from({ length: 4000 }, () => "x");
+    const needle = [...Array.from({ length: 1000 }, () => "  x"), "y"];
+    const work = { steps: 0 };
+    expect(findWhitespaceInsensitive(file, needle, work)).toEqual([]);
+    // Window by window: ~3e6 comparisons.
+    expect(work.steps).toBeLessThanOrEqual(2 * (file.length + needle.length));
+  });
+
+  test("a U+FEFF is never whitespace: it does not match a line without it", () => {
+    expect(findWhitespaceInsensitive(["\uFEFFx = 1"], ["x = 1"])).toEqual([]);
+    expect(findWhitespaceInsensitive(["  \uFEFFx  = 1 "], ["\uFEFFx = 1"])).toEqual([0]);
+  });
+});
+
+describe("fitIndentation: the size is known before any line is built", () => {
+  // The attack at small scale: a "\t" per level read as a 100-space file unit.
+  const FILE = ["x {", `${" ".repeat(100)}foo();`, `${" ".repeat(200)}bar();`, "}"];
+  const NEW = [`${"\t".repeat(1000)}q`, "\tfoo();"];
+
+  test("past maxBytes: too-large, with the size the lines would take", () => {
+    // 1000 levels of 100 spaces, "q", a newline, and "foo();" at its file indentation.
+    const size = 100_000 + 1 + 1 + 100 + 6;
+    expect(fitIndentation(["\tfoo();"], FILE.slice(1, 2), NEW, FILE, { maxBytes: 64 * 1024 })).toEqual({ kind: "too-large", bytes: size });
+    expect(fitIndentation(["\tfoo();"], FILE.slice(1, 2), NEW, FILE, { maxBytes: size - 1 })).toEqual({ kind: "too-large", bytes: size });
+    const r = fitted(fitIndentation(["\tfoo();"], FILE.slice(1, 2), NEW, FILE, { maxBytes: size }));
+    expect(r).toEqual([`${" ".repeat(100_000)}q`, `${" ".repeat(100)}foo();`]);
+    expect(fitted(fitIndentation(["\tfoo();"], FILE.slice(1, 2), NEW, FILE))).toEqual(r);
+  });
+
+  test("lines far past what a string can hold are refused without being built", () => {
+    // 200k levels of a 100k-space unit: 2e10 spaces. Building them would throw (a string holds at most 2^31 - 1).
+    const file = ["x {", `${" ".repeat(100_000)}foo();`, `${" ".repeat(200_000)}bar();`, "}"];
+    const r = fitIndentation(["\tfoo();"], file.slice(1, 2), [`${"\t".repeat(200_000)}q`], file, { maxBytes: 32 * 1024 * 1024 });
+    expect(r).toEqual({ kind: "too-large", bytes: 200_000 * 100_000 + 1 });
+  });
+
+  test("a paired indentation repeated on many lines counts each time", () => {
+    const r = fitIndentation(
+      ["\tfoo();"],
+      FILE.slice(1, 2),
+      Array.from({ length: 1000 }, () => "\tz();"),
+      FILE,
+      { maxBytes: 100_000 },
+    );
+    expect(r).toEqual({ kind: "too-large", bytes: 1000 * 104 + 999 });
+  });
+
+  test("ambiguous: too-large only when every reading is; readings that do not fit together are left out", () => {
+    const file = ["def f(x):", "\tif x:", "\t\treturn 1", "\treturn 0"];
+    const both = [
+      ["\t\treturn 1", "print(x)"],
+      ["\t\treturn 1", "\tprint(x)"],
+    ];
+    const at = (maxBytes: number) => fitIndentation(["    return 1"], file.slice(2, 3), ["    return 1", "print(x)"], file, { maxBytes });
+    // The smaller reading takes 19 characters, the other 20.
+    expect(at(18)).toEqual({ kind: "too-large", bytes: 19 });
+    expect(at(19)).toMatchObject({ kind: "ambiguous", lines: [1], readings: [] });
+    expect(at(38)).toMatchObject({ kind: "ambiguous", lines: [1], readings: [] });
+    expect(at(39)).toMatchObject({ kind: "ambiguous", lines: [1], readings: both });
+  });
+
+  test("ordinary fits are the same with a budget as without", () => {
+    const cases: [readonly string[], number, string[], string[]][] = [
+      [PY, 1, ["  if x:", "    return 1", "  return 0"], ["  if x:", "    return 1", "  return 0", "", "def g():", "  return 2"]],
+      [GO, 3, ["  x := 2"], ["y := 0", "  x := 3"]],
+    ];
+    for (const [file, at, needle, replacement] of cases) {
+      const unbounded = fit(file, at, needle, replacement);
+      const size = fitted(unbounded).join("\n").length;
+      expect(fitIndentation(needle, file.slice(at, at + needle.length), replacement, file, { maxBytes: size })).toEqual(unbounded);
+      expect(fitIndentation(needle, file.slice(at, at + needle.length), replacement, file, { maxBytes: size - 1 })).toEqual({ kind: "too-large", bytes: size });
+    }
+  });
+});
+
+describe("applyStringEdit with maxBytes: what the ladder makes longer is checked first", () => {
+  const FILE = ["x {", `${" ".repeat(100)}foo();`, `${" ".repeat(200)}bar();`, "}"];
+  const NEW = `${"\t".repeat(1000)}q\n\tfoo();`;
+  // The rest of the file, a newline after each line.
+  const outside = 4 + 207 + 2;
+
+  test("the indentation attack at small scale: too-large, with the lines it matched, nothing applied", () => {
+    expect(applyStringEdit(FILE, "\tfoo();", NEW, { maxBytes: 64 * 1024 })).toEqual({
+      kind: "too-large",
+      bytes: outside + 100_108,
+      range: { start: 1, end: 2 },
+    });
+    const ok = applyStringEdit(FILE, "\tfoo();", NEW, { maxBytes: outside + 100_108 });
+    expect(ok.kind).toBe("ok");
+    expect(applyStringEdit(FILE, "\tfoo();", NEW)).toEqual(ok);
+  });
+
+  test("an ordinary whitespace-insensitive edit is unchanged by the limit", () => {
+    const file = ["func main() {", "\tif ok {", "\t\trun()", "\t}", "}"];
+    const args = ["    if ok {\n        run()\n    }", "    if ok {\n        run()\n        log()\n    }"] as const;
+    expect(applyStringEdit(file, ...args, { maxBytes: 1024 })).toEqual(applyStringEdit(file, ...args));
+  });
+
+  test("a continuation whose indented reading would pass the limit offers only the reading as written", () => {
+    const file = ["def f():", `${" ".repeat(1000)}pass`];
+    const newString = "x = 1\ny = 2\nz = 3";
+    // The other line, the indentation, new_string, and the indentation again before its two later lines.
+    const relative = 9 + 1000 + newString.length + 2 * 1000;
+    const fits = applyStringEdit(file, "pass", newString, { maxBytes: relative });
+    expect(fits).toMatchObject({ kind: "continuation-ambiguous", line: 1 });
+    if (fits.kind !== "continuation-ambiguous") return;
+    expect(fits.readings.length).toBe(2);
+    expect(applyStringEdit(file, "pass", newString)).toEqual(fits);
+    expect(applyStringEdit(file, "pass", newString, { maxBytes: relative - 1 })).toEqual({ ...fits, readings: [fits.readings[0]] });
+  });
+
+  test("editsAtMatches leaves out a place whose fitted edit would pass the limit", () => {
+    const file = ["a {", `${" ".repeat(100)}foo();`, "}", "b {", `${" ".repeat(100)}foo();`, `${" ".repeat(200)}x();`, "}"];
+    expect(editsAtMatches(file, "\tfoo();", NEW, 5, { maxBytes: 64 * 1024 })).toEqual([undefined, undefined]);
+    const small = editsAtMatches(file, "\tfoo();", "\tfoo();\n\t\tbar();", 5, { maxBytes: 64 * 1024 });
+    expect(small).toEqual(editsAtMatches(file, "\tfoo();", "\tfoo();\n\t\tbar();", 5));
+    expect(small.every((e) => e !== undefined)).toBe(true);
   });
 });

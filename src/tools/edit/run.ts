@@ -18,6 +18,7 @@ import { applyStringEditWithBom, BOM_CHAR } from "../../text/match-bom.ts";
 import { type EditApplied, type EscapeAmbiguous, editsAtMatches, findMatch, readyEdit } from "../../text/match.ts";
 import { type ChangeReport, changedSinceViewNote, changeResult, type ReportWindow, reportChange, reportOnce } from "../support/change-report.ts";
 import { ambiguousText, continuationAmbiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES, tooLargeText } from "./messages.ts";
+import { fittedTooLargeText } from "./limits-text.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -48,9 +49,10 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
   if (windowed) return windowed;
   const { doc } = file;
   // old_string pasted with view prefixes is answered first: it decides what new_string's prefixes are.
-  const prefixed = args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match" ? undefined : pastedPrefixText(path, doc, args);
+  const maxBytes = ctx.limits.maxFileBytes;
+  const prefixed = args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match" ? undefined : pastedPrefixText(path, doc, args, maxBytes);
   if (prefixed) return stop(fail("EDIT_NO_MATCH", prefixed));
-  const pasted = args.verbatim ? { kind: "clean" as const } : pastedInNewString(path, doc, args);
+  const pasted = args.verbatim ? { kind: "clean" as const } : pastedInNewString(path, doc, args, maxBytes);
   if (pasted.kind === "refuse") {
     if (pasted.unclear) {
       // What new_string should hold is in doubt (a cut diff, a shortened row): no call is offered as ready.
@@ -67,8 +69,10 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
   }
   const newString = pasted.kind === "strip" ? pasted.text : args.new_string;
   const pastedNote = pasted.kind === "strip" ? `Note: ${pasted.note}` : undefined;
-  const r = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, newString, { replaceAll: args.replace_all });
+  const r = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, newString, { replaceAll: args.replace_all, maxBytes });
   switch (r.kind) {
+    case "too-large":
+      return stop(fail("LIMIT_EXCEEDED", fittedTooLargeText(path, doc.lines, r, maxBytes)));
     case "invalid":
       return stop(fail("INVALID_ARGUMENT", `${r.message}.`));
     case "no-change":
@@ -78,7 +82,7 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
     case "ambiguous": {
       // The edit of each place alone, as a call proven to make it (a BOM in new_string is dropped, as the ladder does).
       const sent = doc.bom && newString.startsWith(BOM_CHAR) ? newString.slice(1) : newString;
-      const ready = editsAtMatches(doc.lines, args.old_string, sent, READY_MATCHES).map((e) => e && readyEdit(doc.lines, e));
+      const ready = editsAtMatches(doc.lines, args.old_string, sent, READY_MATCHES, { maxBytes }).map((e) => e && readyEdit(doc.lines, e));
       return stop(fail("EDIT_AMBIGUOUS", ambiguousText(path, doc, r, args.old_string, ctx.limits, ready)));
     }
     case "indent-ambiguous":
@@ -191,11 +195,11 @@ type EditArgs = { old_string: string; new_string: string; replace_all: boolean; 
  * to find it: prefixes that all name lines of that region are a paste of
  * their view, anything else is refused.
  */
-function pastedInNewString(path: string, doc: TextDocument, args: EditArgs): PasteVerdict {
+function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxBytes: number): PasteVerdict {
   const target = { path: shownPath(path), fileLines: () => doc.lines };
   const first = checkPasted(args.new_string, target);
   if (first.kind !== "refuse") return first;
-  const trial = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, first.cleaned, { replaceAll: args.replace_all });
+  const trial = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, first.cleaned, { replaceAll: args.replace_all, maxBytes });
   if (trial.kind !== "ok") return first;
   const ownsId = (n: number, h: number) => doc.hashes[n - 1] === h && inEdit(trial.edits, n - 1);
   return checkPasted(args.new_string, { ...target, ownsId });
@@ -259,14 +263,14 @@ function escapeAmbiguousText(path: string, r: EscapeAmbiguous, args: { old_strin
  * Refused rather than guessed: the prefixes might be meant in new_string,
  * and the model should see the clean call.
  */
-function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs): string | undefined {
+function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBytes: number): string | undefined {
   const old = stripIdPrefixes(args.old_string);
   if (old === undefined) return undefined;
   // new_string as the offered call writes it: clean in the call itself, not left to be stripped again on the way in.
-  const pasted = pastedInNewString(path, doc, { ...args, old_string: old });
+  const pasted = pastedInNewString(path, doc, { ...args, old_string: old }, maxBytes);
   const base = pasted.kind === "strip" ? pasted.text : pasted.kind === "refuse" ? pasted.cleaned : args.new_string;
   const next = stripIdPrefixes(base) ?? base;
-  const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all });
+  const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all, maxBytes });
   if (retry.kind !== "ok") return undefined;
   const head =
     `old_string carries the "N:hh|" prefixes that view prints before each line; they are not part of the file, so it matched nothing and nothing was changed. ` +
