@@ -5,6 +5,7 @@
  * stays byte-identical and only replaced lines take the file's line ending.
  */
 
+import { compileText, indexOfText } from "./text-find.ts";
 import { detectEolStyle, type EolStyle, faithfulEol } from "./eol.ts";
 import type { Eol, SplitLines } from "./lines.ts";
 
@@ -154,6 +155,9 @@ export interface TextSpan {
   readonly end: TextPos;
 }
 
+/** Longest needle the engine's own indexOf searches for (its worst case is text x needle). */
+const SHORT_NEEDLE = 64;
+
 /**
  * Every non-overlapping occurrence of `needle` in the lines' text (each line
  * followed by "\n"), left to right, as `text.indexOf` would find them, but
@@ -166,9 +170,14 @@ export function findOccurrences(lines: readonly string[], needle: string): TextS
   const parts = needle.split("\n");
   const k = parts.length - 1;
   if (k === 0) {
+    // The engine's indexOf compares the needle afresh at each candidate place: fine for a short needle,
+    // seconds for a long repetitive one in a long line. Past SHORT_NEEDLE characters, a linear search.
+    const long = needle.length > SHORT_NEEDLE ? compileText(needle) : undefined;
+    const find = (line: string, from: number) => (long ? indexOfText(line, long, from) : line.indexOf(needle, from));
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
-      for (let at = line.indexOf(needle); at !== -1; at = line.indexOf(needle, at + needle.length)) {
+      if (line.length < needle.length) continue;
+      for (let at = find(line, 0); at !== -1; at = find(line, at + needle.length)) {
         spans.push({ start: { line: i, col: at }, end: { line: i, col: at + needle.length } });
       }
     }

@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { alignHead, type CharDifference, charDifferences, findWhitespaceOnly } from "../../src/text/near-match.ts";
 import { closestWindows, SCORE_BUDGET } from "../../src/text/similarity.ts";
 import { compileText, containsText, indexOfText, type SearchWork } from "../../src/text/text-find.ts";
+import { findOccurrences } from "../../src/text/line-edits.ts";
 
 /** The column where `head` shares the longest prefix with `line`, trying every column (the old bestAlignment). */
 function naiveAlign(line: string, head: string): number {
@@ -205,5 +206,18 @@ describe("closestWindows: a budget on exact scoring", () => {
     const c = closestWindows(lines, [row(1)], { budget: 10, work });
     expect(c[0]).toMatchObject({ start: 0, percent: 100 });
     expect(work.steps).toBeLessThanOrEqual(2 * (row(1).length + 1));
+  });
+});
+
+describe("findOccurrences: a long repetitive needle in a long line", () => {
+  test("finds the same places as indexOf would, for long needles on repetitive lines", () => {
+    const line = `${"a".repeat(3000)}b${"a".repeat(3000)}b${"a".repeat(200)}`;
+    const needle = `${"a".repeat(100)}b${"a".repeat(100)}`;
+    const spans = findOccurrences([line, "x", line], needle);
+    const expected: number[] = [];
+    for (let at = line.indexOf(needle); at !== -1; at = line.indexOf(needle, at + needle.length)) expected.push(at);
+    expect(spans.filter((s) => s.start.line === 0).map((s) => s.start.col)).toEqual(expected);
+    expect(spans.filter((s) => s.start.line === 2).map((s) => s.start.col)).toEqual(expected);
+    expect(spans.every((s) => s.end.col - s.start.col === needle.length)).toBe(true);
   });
 });
