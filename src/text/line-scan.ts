@@ -6,7 +6,7 @@
  * belongs to the terminator), and a final newline opens no extra line.
  */
 
-import type { BytesNeedle } from "./bytes-find.ts";
+import { type BytesNeedle, indexOfBytes as boundedIndexOf } from "./bytes-find.ts";
 import type { EolStyle } from "./eol.ts";
 
 const LF = 0x0a;
@@ -90,20 +90,8 @@ export function indexOfBytes(hay: Uint8Array, needle: BytesNeedle, from = 0): nu
 
 /** {@link indexOfBytes} in plain JS (the Workers runtime has no global Buffer). */
 export function indexOfBytesJs(hay: Uint8Array, needle: BytesNeedle, from = 0): number {
-  const n = needle.bytes;
-  const m = n.length;
-  if (m === 0) return from <= hay.length ? from : -1;
-  // Anchored on the needle's rarest byte (see ./bytes-find.ts), found by the native indexOf.
-  const a = needle.anchor;
-  const key = n[a];
-  const last = hay.length - m + a;
-  for (let at = hay.indexOf(key, from + a); at !== -1 && at <= last; at = hay.indexOf(key, at + 1)) {
-    const start = at - a;
-    let k = 0;
-    while (k < m && hay[start + k] === n[k]) k++;
-    if (k === m) return start;
-  }
-  return -1;
+  // The bounded search of ./bytes-find.ts: anchored, and linear however repetitive the needle.
+  return boundedIndexOf(hay, needle, Math.max(0, from));
 }
 
 /**

@@ -396,9 +396,10 @@ export function continuationAmbiguousText(path: string, doc: TextDocument, r: Co
 
 /** The refusal of an edit whose result would pass the file size limit (see text/edit-size.ts). */
 export function tooLargeText(path: string, growth: EditGrowth, limit: number, replaceAll: boolean): string {
-  const where = replaceAll ? `replacing old_string at up to ${growth.places} places` : "replacing old_string";
+  const atLeast = growth.exact ? "" : "at least ";
+  const where = replaceAll ? `replacing old_string at ${atLeast}${growth.places} place${growth.places === 1 ? "" : "s"}` : "replacing old_string";
   return (
-    `${where} with new_string would make \`${shownPath(path)}\` about ${mib(growth.bytes)}, over the ${mib(limit)} file size limit (maxFileBytes); nothing was written. ` +
+    `${where} with new_string would make \`${shownPath(path)}\` ${atLeast}about ${mib(growth.bytes)}, over the ${mib(limit)} file size limit (maxFileBytes); nothing was written. ` +
     (replaceAll
       ? "Replace fewer places at a time (without replace_all, with enough context to name one place), or make new_string shorter."
       : "Make new_string shorter, or split the content across several files.")
