@@ -30,6 +30,7 @@
  */
 import * as v from "valibot";
 import { objectCaller, serveObjectRequest } from "./do-protocol.ts";
+import { type HeldIds, isHeldIds } from "./held-ids.ts";
 import { isOwnEdits } from "./own-edits.ts";
 import type { Observation, ObservationStore, OwnEdits } from "./types.ts";
 
@@ -112,6 +113,7 @@ const ObservationSchema = v.variant("kind", [
     version: v.pipe(v.string(), v.minLength(1)),
     seen: v.optional(v.array(v.tuple([v.pipe(v.number(), v.integer()), v.pipe(v.number(), v.integer())]))),
     own: v.optional(v.custom<OwnEdits>(isOwnEdits, "malformed own-edits record")),
+    held: v.optional(v.custom<HeldIds>(isHeldIds, "malformed held-ids record")),
   }),
   v.strictObject({ kind: v.literal("absent") }),
 ]);
@@ -170,6 +172,8 @@ export class ObservationsDO {
       if (!columns.some((c) => c.name === "seen")) sql.exec("ALTER TABLE observations ADD COLUMN seen TEXT");
       // Where the session's own edits moved the lines it viewed (JSON, see own-edits.ts; NULL: none).
       if (!columns.some((c) => c.name === "own")) sql.exec("ALTER TABLE observations ADD COLUMN own TEXT");
+      // The line ids the session holds (JSON, see held-ids.ts; NULL: none).
+      if (!columns.some((c) => c.name === "held")) sql.exec("ALTER TABLE observations ADD COLUMN held TEXT");
       const row = sql.exec("SELECT COUNT(*) AS n, COALESCE(MAX(touched), 0) AS t FROM observations").toArray()[0];
       this.#count = Number(row?.n ?? 0);
       this.#clock = Number(row?.t ?? 0);
@@ -179,12 +183,19 @@ export class ObservationsDO {
   }
 
   #get(path: string): Observation | null {
-    const row = this.#sql().exec("SELECT version, seen, own FROM observations WHERE path = ?", path).toArray()[0];
+    const row = this.#sql().exec("SELECT version, seen, own, held FROM observations WHERE path = ?", path).toArray()[0];
     if (!row) return null;
     if (typeof row.version !== "string") return { kind: "absent" };
     const seen = typeof row.seen === "string" ? { seen: JSON.parse(row.seen) as [number, number][] } : {};
     const own: unknown = typeof row.own === "string" ? JSON.parse(row.own) : undefined;
-    return isOwnEdits(own) ? { kind: "present", version: row.version, ...seen, own } : { kind: "present", version: row.version, ...seen };
+    const held: unknown = typeof row.held === "string" ? JSON.parse(row.held) : undefined;
+    return {
+      kind: "present",
+      version: row.version,
+      ...seen,
+      ...(isOwnEdits(own) ? { own } : {}),
+      ...(isHeldIds(held) && held.length > 0 ? { held } : {}),
+    };
   }
 
   async #set(path: string, observation: Observation): Promise<void> {
@@ -194,12 +205,14 @@ export class ObservationsDO {
     const version = observation.kind === "present" ? observation.version : null;
     const seen = observation.kind === "present" && observation.seen !== undefined ? JSON.stringify(observation.seen) : null;
     const own = observation.kind === "present" && observation.own !== undefined ? JSON.stringify(observation.own) : null;
+    const held = observation.kind === "present" && observation.held !== undefined ? JSON.stringify(observation.held) : null;
     sql.exec(
-      "INSERT INTO observations (path, version, seen, own, touched) VALUES (?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, seen = excluded.seen, own = excluded.own, touched = excluded.touched",
+      "INSERT INTO observations (path, version, seen, own, held, touched) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, seen = excluded.seen, own = excluded.own, held = excluded.held, touched = excluded.touched",
       path,
       version,
       seen,
       own,
+      held,
       this.#clock,
     );
     if (!known && ++this.#count > this.#limits.maxPathsPerSession) {

@@ -28,10 +28,10 @@ export const OPEN_END = Number.MAX_SAFE_INTEGER;
 /** Unchanged lines a result's diff shows around each change (`renderDiff`'s context). */
 export const DIFF_CONTEXT = 2;
 
-type Segment = readonly [first: number, last: number, now: number];
+export type Segment = readonly [first: number, last: number, now: number];
 
 /** The unchanged stretches of the edited version and where they went. */
-function keptSegments(changes: readonly LineChange[]): Segment[] {
+export function keptSegments(changes: readonly LineChange[]): Segment[] {
   const out: Segment[] = [];
   let next = 1;
   let delta = 0;
@@ -45,7 +45,7 @@ function keptSegments(changes: readonly LineChange[]): Segment[] {
 }
 
 /** `[first, last]` of the edited version mapped through `segments`: the pieces that survive, in new numbers. */
-function mapSpan(first: number, last: number, segments: readonly Segment[]): [number, number, number][] {
+export function mapSpan(first: number, last: number, segments: readonly Segment[]): [number, number, number][] {
   const out: [number, number, number][] = [];
   for (const [s, e, t] of segments) {
     const lo = Math.max(first, s);

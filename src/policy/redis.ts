@@ -26,9 +26,10 @@
  * extra `view`, never a wrong write.
  */
 import { CodedError } from "../errors.ts";
+import { type HeldIds, isHeldIds } from "./held-ids.ts";
 import { isOwnEdits } from "./own-edits.ts";
 import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN, observationBytes, sessionOwner } from "./share.ts";
-import type { Observation, ObservationStore } from "./types.ts";
+import type { Observation, ObservationStore, OwnEdits } from "./types.ts";
 
 /** The one call this store makes; node-redis' `eval` fits it (see src/cli/observations.ts). */
 export interface RedisScripting {
@@ -114,12 +115,16 @@ return 1
 
 function encode(observation: Observation): string {
   if (observation.kind === "absent") return "a";
+  const extra = { ...(observation.own ? { o: observation.own } : {}), ...(observation.held ? { h: observation.held } : {}) };
   // The lines seen must survive the round trip: dropped, a whole-file write could replace unseen lines.
-  if (observation.seen !== undefined) {
-    return `s${JSON.stringify({ v: observation.version, s: observation.seen, ...(observation.own ? { o: observation.own } : {}) })}`;
-  }
-  if (observation.own !== undefined) return `o${JSON.stringify({ v: observation.version, o: observation.own })}`;
+  if (observation.seen !== undefined) return `s${JSON.stringify({ v: observation.version, s: observation.seen, ...extra })}`;
+  if (observation.own !== undefined || observation.held !== undefined) return `o${JSON.stringify({ v: observation.version, ...extra })}`;
   return `p${observation.version}`;
+}
+
+/** The optional records of a JSON form: kept only when well formed (dropping them only skips their checks). */
+function extras(o: unknown, h: unknown): { own?: OwnEdits; held?: HeldIds } {
+  return { ...(isOwnEdits(o) ? { own: o } : {}), ...(isHeldIds(h) && h.length > 0 ? { held: h } : {}) };
 }
 
 function decode(value: unknown): Observation | undefined {
@@ -129,22 +134,18 @@ function decode(value: unknown): Observation | undefined {
   if (text.length > 1 && text[0] === "p") return { kind: "present", version: text.slice(1) };
   if (text[0] === "o") {
     try {
-      const { v, o } = JSON.parse(text.slice(1)) as { v: unknown; o: unknown };
-      if (typeof v === "string" && v !== "") return isOwnEdits(o) ? { kind: "present", version: v, own: o } : { kind: "present", version: v };
+      const { v, o, h } = JSON.parse(text.slice(1)) as { v: unknown; o?: unknown; h?: unknown };
+      if (typeof v === "string" && v !== "") return { kind: "present", version: v, ...extras(o, h) };
     } catch {
       return undefined;
     }
   }
   if (text[0] === "s") {
     try {
-      const { v, s, o } = JSON.parse(text.slice(1)) as { v: unknown; s: unknown; o?: unknown };
+      const { v, s, o, h } = JSON.parse(text.slice(1)) as { v: unknown; s: unknown; o?: unknown; h?: unknown };
       const spans = Array.isArray(s) && s.every((x) => Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger));
       // Anything malformed reads as unseen: one more view, never a write over unseen lines.
-      if (typeof v === "string" && v !== "" && spans) {
-        return isOwnEdits(o)
-          ? { kind: "present", version: v, seen: s as [number, number][], own: o }
-          : { kind: "present", version: v, seen: s as [number, number][] };
-      }
+      if (typeof v === "string" && v !== "" && spans) return { kind: "present", version: v, seen: s as [number, number][], ...extras(o, h) };
     } catch {
       return undefined;
     }

@@ -1,4 +1,5 @@
 import type { Version } from "../storage/types.ts";
+import type { HeldIds } from "./held-ids.ts";
 
 /** Lines `first..last` of a file, 1-based and inclusive. */
 export type LineSpan = readonly [first: number, last: number];
@@ -11,7 +12,14 @@ export type LineSpan = readonly [first: number, last: number];
  * `write` replace lines the session never saw.
  */
 export type Observation =
-  | { readonly kind: "present"; readonly version: Version; readonly seen?: readonly LineSpan[]; readonly own?: OwnEdits }
+  | {
+      readonly kind: "present";
+      readonly version: Version;
+      readonly seen?: readonly LineSpan[];
+      readonly own?: OwnEdits;
+      /** The line ids the session holds (`policy/held-ids.ts`); a store may drop it (its checks are then skipped), never alter it. */
+      readonly held?: HeldIds;
+    }
   | { readonly kind: "absent" };
 
 /**

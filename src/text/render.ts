@@ -49,6 +49,8 @@ export interface RenderedLines {
   readonly truncatedLines: number;
   /** False when `maxOutputBytes` stopped rendering before the requested `to`. */
   readonly complete: boolean;
+  /** The hashes of the rendered lines `from..to` (the ids shown), when the renderer kept them. */
+  readonly hashes?: Uint8Array;
 }
 
 /**
@@ -85,7 +87,7 @@ export function renderRows(doc: RenderSource, from: number, to: number, options:
   const first = Math.max(base + 1, Math.trunc(from));
   const last = Math.min(base + n, Math.trunc(to));
   // Written as a negation so a NaN bound renders nothing rather than misbehaving.
-  if (!(last >= first)) return { text: "", from: first, to: first - 1, truncatedLines: 0, complete: true, bytes: 0 };
+  if (!(last >= first)) return { text: "", from: first, to: first - 1, truncatedLines: 0, complete: true, bytes: 0, hashes: new Uint8Array(0) };
 
   const maxChars = options.maxLineChars;
   const budget = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
@@ -157,6 +159,8 @@ export function renderRows(doc: RenderSource, from: number, to: number, options:
     truncatedLines,
     complete: i > i1,
     bytes: p,
+    // A copy: a streamed source reuses its buffers.
+    hashes: hashes.slice(i0, i),
   };
 }
 

@@ -78,6 +78,29 @@ if (!redisServerAvailable()) {
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
     });
 
+    test("keeps the line ids the session holds, with or without seen spans and moves; a malformed record reads without them", async () => {
+      const store = createRedisObservationStore(scripting, { prefix: prefix() });
+      const held = [
+        [1, "0a0b"],
+        [7, "ff"],
+      ] as const;
+      const own = { kept: [[1, 2, 1] as const, [3, 90, 6] as const], shown: [[1, 5] as const] };
+      await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v1", held });
+      expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v1", held });
+      await store.set("ws/rest/s1", "b.txt", { kind: "present", version: "v1", seen: [[2, 3]], own, held });
+      expect(await store.get("ws/rest/s1", "b.txt")).toEqual({ kind: "present", version: "v1", seen: [[2, 3]], own, held });
+      // Overlapping runs are not a record this code writes: dropped, so only the checks they enable are skipped.
+      await store.set("ws/rest/s1", "c.txt", {
+        kind: "present",
+        version: "v1",
+        held: [
+          [3, "0a0b"],
+          [4, "0c"],
+        ],
+      });
+      expect(await store.get("ws/rest/s1", "c.txt")).toEqual({ kind: "present", version: "v1" });
+    });
+
     test("two stores on one server (two instances) see each other's observations", async () => {
       const p = prefix();
       const one = createRedisObservationStore(scripting, { prefix: p });

@@ -42,14 +42,17 @@ describe("renderLines", () => {
       to: 3,
       truncatedLines: 0,
       complete: true,
+      // The ids shown, which a view records as held by the session.
+      hashes: Uint8Array.from([0x10, 0x0d, 0xe7]),
     });
     expect(renderLines(doc, 2, 2, all).text).toBe("2:0d|beta");
   });
 
   test("clamps the range to the document; past the end renders nothing", () => {
     expect(renderLines(doc, 0, 99, all)).toMatchObject({ from: 1, to: 3, complete: true });
-    expect(renderLines(doc, 4, 9, all)).toEqual({ text: "", from: 4, to: 3, truncatedLines: 0, complete: true });
-    expect(renderLines(docOf([]), 1, 10, all)).toEqual({ text: "", from: 1, to: 0, truncatedLines: 0, complete: true });
+    const none = new Uint8Array(0);
+    expect(renderLines(doc, 4, 9, all)).toEqual({ text: "", from: 4, to: 3, truncatedLines: 0, complete: true, hashes: none });
+    expect(renderLines(docOf([]), 1, 10, all)).toEqual({ text: "", from: 1, to: 0, truncatedLines: 0, complete: true, hashes: none });
   });
 
   test("counts the lines it truncated", () => {
@@ -67,6 +70,7 @@ describe("renderLines", () => {
       to: 2,
       truncatedLines: 0,
       complete: false,
+      hashes: Uint8Array.from([0x10, 0x0d]),
     });
     expect(renderLines(doc, 1, 3, { maxLineChars: 2000, maxOutputBytes: 31 }).complete).toBe(true);
   });
@@ -89,7 +93,7 @@ describe("renderLines", () => {
 
   test("the first line is always rendered so a view makes progress", () => {
     const r = renderLines(doc, 2, 3, { maxLineChars: 2000, maxOutputBytes: 1 });
-    expect(r).toEqual({ text: "2:0d|beta", from: 2, to: 2, truncatedLines: 0, complete: false });
+    expect(r).toEqual({ text: "2:0d|beta", from: 2, to: 2, truncatedLines: 0, complete: false, hashes: Uint8Array.from([0x0d]) });
   });
 
   test("a truncated line cut off by the budget is not counted as shown", () => {

@@ -262,9 +262,19 @@ describe("view: observations and refusals", () => {
   test("viewing a file records present(version) for the session, with the lines a ranged view showed", async () => {
     const { ctx, version } = await appContext();
     await view(ctx, { path: "src/app.ts", start: 2, end: 2 });
-    expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({ kind: "present", version, seen: [[2, 2]] });
+    // held: the id the view showed for line 2, which the session now holds (policy/held-ids.ts).
+    expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({
+      kind: "present",
+      version,
+      seen: [[2, 2]],
+      held: [[2, expect.stringMatching(/^[0-9a-f]{2}$/)]],
+    });
     await view(ctx, { path: "src/app.ts" });
-    expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({ kind: "present", version });
+    expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({
+      kind: "present",
+      version,
+      held: [[1, expect.stringMatching(/^(?:[0-9a-f]{2})+$/)]],
+    });
     expect(await ctx.observations.get("another-session", "src/app.ts")).toBeUndefined();
   });
 

@@ -295,8 +295,18 @@ describe("view search: observations", () => {
         [3, 3],
         [6, 6],
       ],
+      // The ids the rows showed, which the session now holds.
+      held: [
+        [3, expect.stringMatching(/^[0-9a-f]{2}$/)],
+        [6, expect.stringMatching(/^[0-9a-f]{2}$/)],
+      ],
     });
-    expect(await get("src/lib/util.ts")).toEqual({ kind: "present", version: versions["src/lib/util.ts"], seen: [[1, 1]] });
+    expect(await get("src/lib/util.ts")).toEqual({
+      kind: "present",
+      version: versions["src/lib/util.ts"],
+      seen: [[1, 1]],
+      held: [[1, expect.stringMatching(/^[0-9a-f]{2}$/)]],
+    });
     expect(await get("README.md")).toBeUndefined();
     await view(ctx, { path: "README.md", content: "zzz" });
     expect(await get("README.md")).toBeUndefined();

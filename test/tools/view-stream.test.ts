@@ -190,7 +190,12 @@ describe("view of a file over the size limit", () => {
     const ctx = makeContext({ limits });
     const versions = await seed(ctx.storage, { "big.txt": TEXT });
     await view(ctx, { path: "big.txt", start: -1 });
-    expect(await ctx.observations.get(ctx.caller.session, "big.txt")).toEqual({ kind: "present", version: versions["big.txt"], seen: [[40, 40]] });
+    expect(await ctx.observations.get(ctx.caller.session, "big.txt")).toEqual({
+      kind: "present",
+      version: versions["big.txt"],
+      seen: [[40, 40]],
+      held: [[40, expect.stringMatching(/^[0-9a-f]{2}$/)]],
+    });
   });
 });
 

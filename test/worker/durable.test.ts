@@ -62,6 +62,18 @@ describe("ObservationsDO", () => {
     expect(await observations.get("ws1/rest/seen", "f.txt")).toEqual({ kind: "present", version: "v1" });
   });
 
+  test("keeps the line ids the session holds (an id is checked against them on another isolate)", async () => {
+    const { observations } = await bounded();
+    const held = [
+      [2, "0a0b0c"],
+      [40, "ff"],
+    ] as const;
+    await observations.set("ws1/rest/held", "f.txt", { kind: "present", version: "v1", seen: [[2, 4]], held });
+    expect(await observations.get("ws1/rest/held", "f.txt")).toEqual({ kind: "present", version: "v1", seen: [[2, 4]], held });
+    await observations.set("ws1/rest/held", "f.txt", { kind: "present", version: "v2" });
+    expect(await observations.get("ws1/rest/held", "f.txt")).toEqual({ kind: "present", version: "v2" });
+  });
+
   test("sessions are separate objects", async () => {
     const { observations } = await bounded();
     await observations.set("ws1/rest/one", "f.txt", { kind: "present", version: "v1" });

@@ -11,13 +11,14 @@
  * every stale id) the refusal ends with the corrected batch, itself verified.
  */
 
+import { checkHeld, type HeldCheck, type HeldIds } from "../../policy/held-ids.ts";
 import { shownNow } from "../../policy/own-edits.ts";
 import type { LineSpan, OwnEdits } from "../../policy/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { formatId } from "../../text/ids.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
 import { BOM_CHAR } from "../../text/match-bom.ts";
-import { bareNumberText, ownEditDoubtText, STALE_CONTEXT, staleIdText } from "./messages.ts";
+import { bareNumberText, heldRefusalText, ownEditDoubtText, STALE_CONTEXT, staleIdText } from "./messages.ts";
 import { contentLines, type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
 import { type BadId, type BatchRepair, ownEditFix, repairBatch } from "./repair.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
@@ -46,6 +47,8 @@ export interface PlanOptions {
   readonly changedSinceView?: boolean;
   /** Where the session's own edits since its view moved the lines it viewed. */
   readonly own?: OwnEdits;
+  /** The line ids the session holds: each operation's lines are compared with them (`policy/held-ids.ts`). */
+  readonly held?: HeldIds;
 }
 
 /** Largest corrected call put in a refusal (bytes of JSON); beyond it the id changes are listed instead. */
@@ -100,6 +103,12 @@ export function verifyBatch(
       }
     }
     if (bad.length > before || unsure) continue;
+    const unlike = options.held ? heldFailure(doc, op, options.held, maxLineChars, options.raw) : undefined;
+    if (unlike) {
+      failures.push(unlike.failure);
+      shown.push(...unlike.shown);
+      continue;
+    }
     const problem = shapeProblem(op);
     if (problem) {
       failures.push({ index: op.index, label: op.label, code: "INVALID_ARGUMENT", message: problem.message });
@@ -142,6 +151,46 @@ export function verifyBatch(
 function writtenAt(op: Operation, field: string): string | undefined {
   if (op.kind !== "replace" || op.lines.length === 0) return undefined;
   return field === "end" ? op.lines[op.lines.length - 1] : op.lines[0];
+}
+
+/** The lines an operation with verified ids names: a range, or an insert's anchor; undefined for an insert at either end. */
+function namedLines(op: Operation): { first: number; last: number } | undefined {
+  if (op.kind === "insert") return op.after.kind === "line" ? { first: op.after.id.line, last: op.after.id.line } : undefined;
+  return { first: Math.min(op.start.line, op.end.line), last: Math.max(op.start.line, op.end.line) };
+}
+
+/** The refusal of an operation whose lines are not what the session holds there (see `checkHeld`), if so. */
+function heldFailure(
+  doc: TextDocument,
+  op: Operation,
+  held: HeldIds,
+  maxLineChars: number,
+  raw: readonly RawOperation[] | undefined,
+): { failure: OpFailure; shown: LineSpan[] } | undefined {
+  const lines = namedLines(op);
+  if (!lines) return undefined;
+  const check = checkHeld(held, doc.hashes, doc.lines.length, lines.first, lines.last);
+  if (check.kind === "ok") return undefined;
+  const shown: LineSpan[] = [[Math.max(1, lines.first - STALE_CONTEXT), lines.last + STALE_CONTEXT]];
+  let ready: string | undefined;
+  if (check.kind === "moved" && check.shift !== undefined) {
+    const shift = check.shift;
+    shown.push([Math.max(1, lines.first + shift - STALE_CONTEXT), lines.last + shift + STALE_CONTEXT]);
+    const fields = new Map<string, LineIdRef>();
+    for (const { field, id } of idsOf(op)) {
+      const line = id.line + shift;
+      if (doc.hashes[line - 1] !== id.hash) return failed();
+      fields.set(field, lineRef(doc, line));
+    }
+    const moved = withIds(op, fields);
+    if (moved) ready = opJson(moved.op, contentOf(raw, op));
+  }
+  return failed();
+  function failed() {
+    const what = { label: op.label, ...lines! };
+    const message = heldRefusalText(doc, what, check as Exclude<HeldCheck, { kind: "ok" }>, maxLineChars, ready);
+    return { failure: { index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID" as const, message }, shown };
+  }
 }
 
 /** The lines a stale-id refusal shows around `line`. */

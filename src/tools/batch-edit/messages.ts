@@ -10,6 +10,7 @@ import type { TextDocument } from "../../text/document.ts";
 import { formatHash } from "../../hash/fnv.ts";
 import { formatId } from "../../text/ids.ts";
 import { renderLine, renderLines } from "../../text/render.ts";
+import type { HeldCheck } from "../../policy/held-ids.ts";
 import type { OwnEdits } from "../../policy/types.ts";
 import type { LineIdRef, OpFailure } from "./parse.ts";
 import { type IdRepair, repairBatch } from "./repair.ts";
@@ -146,6 +147,52 @@ export function ownEditDoubtText(doc: TextDocument, id: LineIdRef, now: number, 
     `  ${renderLine(id.line, doc.hashes[id.line - 1], doc.lines[id.line - 1], width)}   (the line at ${id.line} now)`,
     `Name the line you mean: "${moved}" for the first, "${id.text}" for the second (both are current ids now).`,
   ].join("\n");
+}
+
+/**
+ * The refusal of an operation whose ids verify but whose lines are not what
+ * the session was shown: `changed` inside its range (another writer's edit
+ * the model never saw would be overwritten), or `moved` (the lines around
+ * its target fit the file better `shift` lines away: an insert or delete
+ * above put an equal line at the id's number). The excerpts shown count as
+ * seen, so resending with their ids is taken as meant.
+ */
+export function heldRefusalText(
+  doc: TextDocument,
+  what: { readonly label: string; readonly first: number; readonly last: number },
+  check: Exclude<HeldCheck, { kind: "ok" }>,
+  maxLineChars: number,
+  moved?: string,
+): string {
+  const n = doc.lines.length;
+  const excerpt = (a: number, b: number) => indent(renderLines(doc, Math.max(1, a - AROUND), Math.min(n, b + AROUND), { maxLineChars }).text);
+  const span = what.first === what.last ? `line ${what.first}` : `lines ${what.first}-${what.last}`;
+  if (check.kind === "changed") {
+    const list = check.lines.length > 8 ? `${check.lines.slice(0, 8).join(", ")} and ${check.lines.length - 8} more` : check.lines.join(", ");
+    return [
+      `${what.label}: its ids still verify, but inside ${span} line${check.lines.length === 1 ? "" : "s"} ${list} ` +
+        `${check.lines.length === 1 ? "is" : "are"} not what you were shown there: another writer changed ${check.lines.length === 1 ? "it" : "them"} since, ` +
+        `and this operation would overwrite that change unseen. Nothing was written. ${span[0].toUpperCase()}${span.slice(1)} now:`,
+      excerpt(what.first, what.last),
+      `If the operation is still what you mean over these lines as they are now, send it again (these ids are now the ones you hold).`,
+    ].join("\n");
+  }
+  const now = check.shift === undefined ? undefined : what.first + check.shift;
+  const out = [
+    `${what.label}: the id at ${span} still verifies, but the lines you were shown around it are no longer around it: another writer ` +
+      `added or removed lines above it since, and an equal line now sits at its number, so it may not be the line you mean. Nothing was written.`,
+    `Lines around ${what.first} now:`,
+    excerpt(what.first, what.last),
+  ];
+  if (now !== undefined && check.shift !== undefined) {
+    out.push(
+      `The lines you were shown around it are now ${check.shift > 0 ? "below" : "above"}, ${Math.abs(check.shift)} line${Math.abs(check.shift) === 1 ? "" : "s"} ${check.shift > 0 ? "down" : "up"}:`,
+    );
+    out.push(excerpt(now, what.last + check.shift));
+    if (moved) out.push(`If that is the line you meant, send this operation: ${moved}`);
+  }
+  out.push(`Otherwise send the operation with the ids shown above (they are now the ones you hold).`);
+  return out.join("\n");
 }
 
 /** The refusal of a bare line number, naming that line's current id. */

@@ -56,6 +56,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
           maxLineChars: ctx.limits.maxLineChars,
           changedSinceView: file.changedSinceView,
           own: file.own,
+          held: file.held,
         });
   if (windowed) {
     const { hunks, oldLineCount, newLineCount } = windowed;
@@ -75,6 +76,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     raw: parsed.raw,
     changedSinceView: file.changedSinceView,
     own: file.own,
+    held: file.held,
   });
   if (planned.kind === "failed") {
     const text = capOutput(renderRefusal(planned.failures, total, planned.corrected), ctx.limits.maxOutputBytes);
@@ -120,7 +122,7 @@ function success(
   const report = makeReport();
   const heading = `Applied ${ops.length} operation${ops.length === 1 ? "" : "s"} to \`${shownPath(path)}\` (${kinds}): ${oldLineCount} -> ${newLineCount} lines.`;
   const since = landed.changedSinceView
-    ? changedSinceViewNote(path, "every line id was verified against the current content, so the operations landed on the lines you named")
+    ? changedSinceViewNote(path, "every line id was verified against the current content and, where you had been shown them, against the lines around it")
     : undefined;
   return changeResult([heading, ...notes.map((n) => `Note: ${n}`)], report, [since], ctx.limits, { path, version: landed.version });
 }

@@ -11,6 +11,7 @@
  */
 
 import { lineHash } from "../../hash/fnv.ts";
+import type { HeldIds } from "../../policy/held-ids.ts";
 import type { OwnEdits } from "../../policy/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { countLines, eolStyleOfBytes } from "../../text/line-scan.ts";
@@ -42,6 +43,7 @@ export interface BatchInput {
   readonly maxLineChars: number;
   readonly changedSinceView: boolean;
   readonly own?: OwnEdits;
+  readonly held?: HeldIds;
 }
 
 /** The batch applied on windows, or undefined when the whole-file path must decide (any failure, any read outside). */
@@ -69,6 +71,7 @@ export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBat
       raw: input.raw,
       changedSinceView: input.changedSinceView,
       own: input.own,
+      held: input.held,
     });
     if (verified.kind !== "ok") return undefined;
     const spliced: SplicedWindows = spliceWindows(doc.bom, body, windows, verified.edits, eolStyleOfBytes(body), lineCount);

@@ -7,6 +7,7 @@
  */
 
 import { decideEdit, type EditDecision } from "../../policy/decide.ts";
+import type { HeldIds } from "../../policy/held-ids.ts";
 import type { LineSpan, Observation, OwnEdits } from "../../policy/types.ts";
 import { fail, type ToolResult } from "../../result.ts";
 import { isFsError } from "../../storage/errors.ts";
@@ -14,7 +15,7 @@ import { parentPath } from "../../storage/path.ts";
 import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { loadTextFile, mib } from "./load.ts";
-import { observed, observeEdited, observeShown } from "./observe.ts";
+import { observed, observeEdited, observeHeldAfterEdit, observeShown } from "./observe.ts";
 import { similarNames } from "../view/messages.ts";
 import { remedyFor, shownPath, toolError } from "./remedy.ts";
 import type { ToolContext } from "../types.ts";
@@ -40,6 +41,8 @@ export interface FileSnapshot {
   readonly changedSinceView: boolean;
   /** Where the session's own edits since its view moved the lines it viewed (absent: none moved, or not known). */
   readonly own?: OwnEdits;
+  /** The line ids the session holds (`policy/held-ids.ts`), whatever the version: what its ids are checked against. */
+  readonly held?: HeldIds;
 }
 
 /** What one attempt decided to do with the snapshot it was given. */
@@ -117,9 +120,10 @@ export async function mutateFile(
 
     // How the session's own edits moved the lines it viewed, when this is the version they made.
     const own = !decision.changedSinceView && observation?.kind === "present" ? observation.own : undefined;
-    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView, own });
+    const held = observation?.kind === "present" ? observation.held : undefined;
+    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView, own, held });
     if (next.kind === "stop") {
-      if (next.shown && own) await observeShown(ctx, path, next.shown);
+      if (next.shown) await observeShown(ctx, path, next.shown, loaded.doc.hashes, own !== undefined);
       return next.result;
     }
     // A file past the size limit could not even be read back by the tools.
@@ -134,6 +138,7 @@ export async function mutateFile(
       const written = await writing;
       const result = next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
       if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation, result.facts?.changes);
+      else await observeHeldAfterEdit(ctx, path, observation, result.facts?.changes);
       return result;
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);

@@ -1,5 +1,6 @@
 /** Thin helpers over the session's observation store, keyed by the caller's session. */
 
+import { type HeldIds, heldAfterEdit, hold, holdSpans } from "../../policy/held-ids.ts";
 import { afterOwnEdit, type LineChange, shownByChanges, withShown } from "../../policy/own-edits.ts";
 import { observeLines } from "../../policy/seen.ts";
 import type { LineSpan, Observation } from "../../policy/types.ts";
@@ -21,15 +22,38 @@ export function observeAbsent(ctx: ToolContext, path: string): Promise<void> {
   return ctx.observations.set(ctx.caller.session, path, { kind: "absent" });
 }
 
+/** Lines shown to the session with their ids: the first line's number and the lines' hashes. */
+export interface ShownIds {
+  readonly first: number;
+  readonly hashes: ArrayLike<number>;
+}
+
 /**
  * Record that this session saw lines `from..to` of the `total` lines of
  * `path` at `version`; ranged views of one version add up (see `observeLines`).
+ * `ids`: the hashes those lines were shown with, which the session now holds.
  */
-export async function observeLinesSeen(ctx: ToolContext, path: string, version: Version, spans: readonly LineSpan[], total: number): Promise<void> {
-  let observation = await observed(ctx, path);
+export async function observeLinesSeen(
+  ctx: ToolContext,
+  path: string,
+  version: Version,
+  spans: readonly LineSpan[],
+  total: number,
+  ids: readonly ShownIds[] = [],
+): Promise<void> {
+  const prior = await observed(ctx, path);
+  let observation = prior;
   if (spans.length === 0) observation = observeLines(observation, version, 1, 0, total);
   for (const [from, to] of spans) observation = observeLines(observation, version, from, to, total);
-  await ctx.observations.set(ctx.caller.session, path, observation!);
+  let held = prior?.kind === "present" ? prior.held : undefined;
+  for (const { first, hashes } of ids) held = hold(held, first, hashes);
+  await ctx.observations.set(ctx.caller.session, path, withHeld(observation!, held));
+}
+
+function withHeld(observation: Observation, held: HeldIds | undefined): Observation {
+  if (observation.kind !== "present") return observation;
+  const { held: _, ...rest } = observation;
+  return held && held.length > 0 ? { ...rest, held } : rest;
 }
 
 /**
@@ -51,12 +75,34 @@ export function observeEdited(
   // After a partial view none of the new version's lines count as seen, but the moves are kept all the same:
   // the ids the session viewed are as likely to be reused.
   const partial = before?.kind === "present" && before.seen !== undefined;
-  return ctx.observations.set(ctx.caller.session, path, { kind: "present", version, ...(partial ? { seen: [] } : {}), ...(own ? { own } : {}) });
+  const held = before?.kind === "present" ? heldAfterEdit(before.held, changes) : undefined;
+  const next: Observation = { kind: "present", version, ...(partial ? { seen: [] } : {}), ...(own ? { own } : {}) };
+  return ctx.observations.set(ctx.caller.session, path, withHeld(next, held));
 }
 
-/** Record that this session was shown lines `spans` of the version it edited last (a refusal's excerpt): their ids are current to it. */
-export async function observeShown(ctx: ToolContext, path: string, spans: readonly LineSpan[]): Promise<void> {
+/**
+ * After an edit applied over another writer's change: the observation stays
+ * at the version the session viewed (see `mutateFile`), but the ids it holds
+ * move with its own edit, as the result told it.
+ */
+export function observeHeldAfterEdit(
+  ctx: ToolContext,
+  path: string,
+  before: Observation | undefined,
+  changes: readonly LineChange[] | undefined,
+): Promise<void> {
+  if (before?.kind !== "present" || before.held === undefined) return Promise.resolve();
+  return ctx.observations.set(ctx.caller.session, path, withHeld(before, heldAfterEdit(before.held, changes)));
+}
+
+/**
+ * Record that this session was shown lines `spans` of the current file (a
+ * refusal's excerpt, `hashes` its lines' hashes): it now holds their ids, and
+ * after its own edits (`own`), they are current to it.
+ */
+export async function observeShown(ctx: ToolContext, path: string, spans: readonly LineSpan[], hashes: ArrayLike<number>, own: boolean): Promise<void> {
   const observation = await observed(ctx, path);
-  if (observation?.kind !== "present" || !observation.own || spans.length === 0) return;
-  await ctx.observations.set(ctx.caller.session, path, { ...observation, own: withShown(observation.own, spans) });
+  if (observation?.kind !== "present" || spans.length === 0) return;
+  const next = own && observation.own ? { ...observation, own: withShown(observation.own, spans) } : observation;
+  await ctx.observations.set(ctx.caller.session, path, withHeld(next, holdSpans(observation.held, spans, hashes)));
 }

@@ -49,7 +49,8 @@ export async function viewFile(
   if (rows.ok) {
     // What this view showed: a ranged or cut view covers only part of the version (see policy/seen.ts).
     const { rendered, total, version } = rows.rows;
-    await observeLinesSeen(ctx, path, version, total === 0 ? [] : [[rendered.from, rendered.to]], total);
+    const ids = rendered.hashes && rendered.to >= rendered.from ? [{ first: rendered.from, hashes: rendered.hashes }] : [];
+    await observeLinesSeen(ctx, path, version, total === 0 ? [] : [[rendered.from, rendered.to]], total, ids);
   }
   return rows.ok ? formatFileView(ctx, path, rows.rows, extraNotes) : rows.result;
 }

@@ -40,7 +40,7 @@ import { fail, ok, type ToolResult } from "../../result.ts";
 import type { ReadResult, ReadStreamResult, Storage } from "../../storage/types.ts";
 import { decodeText } from "../../text/document.ts";
 import { renderLine, utf8Length, wholeCharRange } from "../../text/render.ts";
-import { observeLinesSeen } from "../support/observe.ts";
+import { observeLinesSeen, type ShownIds } from "../support/observe.ts";
 import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { MAX_DEPTH } from "./schema.ts";
@@ -568,6 +568,7 @@ async function showFile(
   let lastRow = -1;
   let next = 0; // index into `matches` of the first match not yet shown
   const spans: [number, number][] = []; // 1-based lines shown, for the observation
+  const ids: ShownIds[] = []; // their hashes: the session holds these ids now
   while (next < matches.length && shown < room) {
     const line = matches[next];
     const from = Math.max(0, line - context, lastRow + 1);
@@ -575,6 +576,7 @@ async function showFile(
     const group: string[] = lastRow >= 0 && from > lastRow + 1 ? ["--"] : [];
     // Long matching rows of this group shown from their start (counted once the group is shown).
     const unlocated: { line: number; why: NotLocated }[] = [];
+    const groupIds: number[] = [];
     let k = next;
     for (let i = from; i <= to; i++) {
       const match = k < matches.length && matches[k] === i;
@@ -588,7 +590,7 @@ async function showFile(
       // did not match (or was not matched), so a call there would spend and find nothing.
       const at = content.length > maxChars && (match || !run.work.metered) ? await locateMatch(searcher, content, run.work) : -1;
       if (typeof at !== "number") unlocated.push({ line: i + 1, why: at });
-      group.push(renderRow(i + 1, content, match, marker, at, { maxChars, hasher: ctx.hasher }));
+      group.push(renderRow(i + 1, content, match, marker, at, { maxChars, hasher: ctx.hasher }, groupIds));
     }
     let groupBytes = 0;
     for (const row of group) groupBytes += utf8Length(row) + 1;
@@ -596,6 +598,7 @@ async function showFile(
     for (const row of unlocated) noteUnlocated(tally.unlocated, row.why, path, row.line);
     rows.push(...group);
     spans.push([from + 1, to + 1]);
+    ids.push({ first: from + 1, hashes: groupIds });
     bytes += groupBytes;
     shown += k - next;
     next = k;
@@ -612,7 +615,7 @@ async function showFile(
   tally.shownMatches += shown;
   tally.filesShown++;
   // Search hits show some lines of this version, never license to replace the whole file.
-  await observeLinesSeen(ctx, path, version, spans, lines.count);
+  await observeLinesSeen(ctx, path, version, spans, lines.count, ids);
 }
 
 /** Count a long matching row shown from its start, and why (the first such row is named). */
@@ -633,8 +636,10 @@ function renderRow(
   marker: boolean,
   at: number | NotLocated,
   { maxChars, hasher }: { readonly maxChars: number; readonly hasher: LineHasher },
+  ids: number[],
 ): string {
   const h8 = lineHashBy(hasher, content);
+  ids.push(h8);
   let row: string;
   const col = typeof at === "number" ? at : -1;
   if (col > maxChars / 2) {

@@ -82,6 +82,7 @@ class LiveRows {
   private next: number;
   private truncated = 0;
   private stopped = false;
+  private readonly ids: Uint8Array[] = [];
 
   constructor(
     readonly from: number,
@@ -113,12 +114,19 @@ class LiveRows {
       this.bytes += first ? r.bytes : r.bytes + 1;
       this.truncated += r.truncatedLines;
       this.next = r.to + 1;
+      if (r.hashes) this.ids.push(r.hashes);
     }
     if (!r.complete) this.stopped = true;
   }
 
   rendered(): RenderedLines {
-    return { text: this.text, from: this.from, to: this.next - 1, truncatedLines: this.truncated, complete: !this.stopped };
+    const hashes = new Uint8Array(this.ids.reduce((n, h) => n + h.length, 0));
+    let at = 0;
+    for (const h of this.ids) {
+      hashes.set(h, at);
+      at += h.length;
+    }
+    return { text: this.text, from: this.from, to: this.next - 1, truncatedLines: this.truncated, complete: !this.stopped, hashes };
   }
 }
 

@@ -1,0 +1,113 @@
+/** The line ids a session holds (pure): recording, moving with its own edits, bounds, and the check. */
+import { describe, expect, test } from "bun:test";
+import { checkHeld, HELD_NEIGHBOURS, heldAfterEdit, heldAt, hold, holdSpans, isHeldIds, MAX_HELD_LINES } from "../../src/policy/held-ids.ts";
+
+const bytes = (...xs: number[]) => Uint8Array.from(xs);
+
+describe("held ids: recording", () => {
+  test("a view's lines are held by number; a later view of overlapping lines replaces them there", () => {
+    let held = hold(undefined, 3, bytes(1, 2, 3));
+    expect(held).toEqual([[3, "010203"]]);
+    held = hold(held, 5, bytes(9, 9));
+    expect(held).toEqual([[3, "01020909"]]); // lines 5-6 replaced and joined to the run before
+    held = hold(held, 10, bytes(0xab));
+    expect(held).toEqual([
+      [3, "01020909"],
+      [10, "ab"],
+    ]);
+    expect([heldAt(held, 2), heldAt(held, 3), heldAt(held, 6), heldAt(held, 7), heldAt(held, 10)]).toEqual([undefined, 1, 9, undefined, 0xab]);
+    expect(isHeldIds(held)).toBe(true);
+  });
+
+  test("spans of a document are held with the document's hashes; spans past its end are clipped", () => {
+    const hashes = bytes(10, 11, 12, 13, 14);
+    expect(
+      holdSpans(
+        undefined,
+        [
+          [2, 3],
+          [5, 9],
+        ],
+        hashes,
+      ),
+    ).toEqual([
+      [2, "0b0c"],
+      [5, "0e"],
+    ]);
+  });
+
+  test(`at most ${MAX_HELD_LINES} lines are held: the ones farthest from the newest view are let go`, () => {
+    const big = new Uint8Array(MAX_HELD_LINES).fill(7);
+    let held = hold(undefined, 1, big);
+    held = hold(held, MAX_HELD_LINES + 100, bytes(1, 2));
+    const total = held.reduce((n, [, h]) => n + h.length / 2, 0);
+    expect(total).toBe(MAX_HELD_LINES);
+    expect(heldAt(held, 1)).toBeUndefined(); // the far end of the old view went first
+    expect(heldAt(held, MAX_HELD_LINES)).toBe(7);
+    expect(heldAt(held, MAX_HELD_LINES + 101)).toBe(2);
+  });
+
+  test("malformed records are told apart (a store drops them rather than check against them)", () => {
+    expect(
+      isHeldIds([
+        [1, "0a"],
+        [2, "0b"],
+      ]),
+    ).toBe(true);
+    expect(
+      isHeldIds([
+        [2, "0a0b"],
+        [3, "0c"],
+      ]),
+    ).toBe(false); // overlapping
+    expect(isHeldIds([[1, "0A"]])).toBe(false);
+    expect(isHeldIds([[0, "0a"]])).toBe(false);
+    expect(isHeldIds([[1, "0"]])).toBe(false);
+    expect(isHeldIds("01")).toBe(false);
+  });
+});
+
+describe("held ids: the session's own edits move them", () => {
+  test("lines below an insert move down; the lines its result showed (change and context) are let go", () => {
+    const held = hold(undefined, 1, bytes(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
+    // Two lines inserted after line 5 (new lines 6-7): the diff showed new 4-9.
+    const after = heldAfterEdit(held, [{ oldStart: 6, oldCount: 0, newStart: 6, newCount: 2 }])!;
+    expect([1, 2, 3].map((l) => heldAt(after, l))).toEqual([1, 2, 3]);
+    expect([4, 5, 6, 7, 8, 9].map((l) => heldAt(after, l))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect([10, 11, 12].map((l) => heldAt(after, l))).toEqual([8, 9, 10]);
+  });
+
+  test("an edit whose changes are not known lets go of everything", () => {
+    expect(heldAfterEdit(hold(undefined, 1, bytes(1, 2)), undefined)).toBeUndefined();
+  });
+});
+
+describe("held ids: the check", () => {
+  const file = (...xs: number[]) => bytes(...xs);
+
+  test("lines as held: ok", () => {
+    const held = hold(undefined, 1, bytes(1, 2, 3, 4, 5));
+    expect(checkHeld(held, file(1, 2, 3, 4, 5), 5, 3, 3)).toEqual({ kind: "ok" });
+  });
+
+  test("a changed line inside a range is named", () => {
+    const held = hold(undefined, 1, bytes(1, 2, 3, 4, 5));
+    expect(checkHeld(held, file(1, 2, 9, 4, 5), 5, 2, 4)).toEqual({ kind: "changed", lines: [3] });
+  });
+
+  test("an insert above: the neighbours fit 3 lines down, so the target moved (an equal line took its number)", () => {
+    // Held: a{ r1 } b{ r2 }; now z{ r0 } a{ r1 } b{ r2 }: line 3 is `}` (hash 3) both times.
+    const held = hold(undefined, 1, bytes(10, 11, 3, 12, 13, 3));
+    const now = file(20, 21, 3, 10, 11, 3, 12, 13, 3);
+    expect(checkHeld(held, now, 9, 3, 3)).toEqual({ kind: "moved", shift: 3 });
+  });
+
+  test(`changes next to the target, in place, are accepted: no other offset fits the ${HELD_NEIGHBOURS} neighbours either side better`, () => {
+    const held = hold(undefined, 1, bytes(10, 11, 12, 13, 14, 15, 16));
+    expect(checkHeld(held, file(10, 99, 98, 13, 97, 96, 16), 7, 4, 4)).toEqual({ kind: "ok" });
+  });
+
+  test("lines not held are not checked (unknown is not evidence)", () => {
+    expect(checkHeld(hold(undefined, 50, bytes(1)), file(1, 2, 3), 3, 2, 2)).toEqual({ kind: "ok" });
+  });
+});
