@@ -15,9 +15,10 @@
  */
 
 import { formatHash, lineHash } from "../hash/fnv.ts";
-import { applyLineEdits, editsChangeNothing, findOccurrences, type LineEdit, spanLines, spansToLineEdits, type TextSpan, textToLines } from "./line-edits.ts";
+import { applyLineEdits, editsChangeNothing, type LineEdit, spanLines, spansToLineEdits, type TextSpan, textToLines } from "./line-edits.ts";
 import { escapePlaces, interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
 import { findWhitespaceInsensitive, fitIndentation, type IndentPair } from "./match-fuzzy.ts";
+import { anyOverlap, findAllOccurrences, leftToRight } from "./match-overlap.ts";
 import { findWhitespaceOnly, type WhitespacePlace } from "./near-match.ts";
 import { closestWindows, type WindowCandidate } from "./similarity.ts";
 
@@ -43,6 +44,8 @@ export interface MatchOptions {
 export interface LineRef {
   readonly line: number;
   readonly id: string;
+  /** 1-based column of the match, when another listed match starts on the same line (overlapping ones do). */
+  readonly column?: number;
 }
 
 /** A range of whole lines, 0-based, `end` exclusive. */
@@ -64,6 +67,8 @@ export interface MatchFound {
   readonly ranges: readonly LineRange[];
   /** For "exact"/"escaped": each match as a text span; empty for "fuzzy". */
   readonly spans: readonly TextSpan[];
+  /** replace_all only: old_string's occurrences overlap, so only these non-overlapping ones (left to right) of `total` are in `spans`. */
+  readonly overlapped?: { readonly total: number; readonly first: number };
 }
 
 /**
@@ -78,6 +83,8 @@ export interface MatchAmbiguous {
   readonly total: number;
   /** The first line of each match, at most {@link MAX_LISTED_MATCHES}. */
   readonly matches: readonly LineRef[];
+  /** Some matches overlap: how many replace_all would replace (the non-overlapping ones, left to right). */
+  readonly nonOverlapping?: number;
 }
 
 /** old_string is nowhere, even ignoring whitespace line by line: the closest windows instead. */
@@ -269,6 +276,7 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
   }
 
   if (editsChangeNothing(lines, edits)) return { kind: "no-change", reason: "same-result" };
+  if (found.overlapped) hint = hint ? `${hint} ${overlapHint(found)}` : overlapHint(found);
   return {
     kind: "ok",
     strategy: found.strategy,
@@ -279,6 +287,16 @@ export function applyStringEdit(lines: readonly string[], oldString: string, new
     hint,
     newStringInterpreted,
   };
+}
+
+/** What replace_all says when occurrences overlapped (see `decide`): never left for the model to find in the diff. */
+function overlapHint(found: MatchFound): string {
+  const { total, first } = found.overlapped!;
+  return (
+    `old_string occurs ${total} times counting overlapping occurrences (they share text, first on line ${first}); ` +
+    `replace_all replaced the ${found.spans.length} that do not overlap, left to right, each after the end of the one before. ` +
+    `If you meant others, check the diff and edit those places with a longer old_string.`
+  );
 }
 
 /**
@@ -332,17 +350,22 @@ function sizeOutside(lines: readonly string[], start: number, end: number): numb
   return size;
 }
 
-/** The first rung of the ladder on which old_string occurs, with every occurrence there. */
+/**
+ * The first rung of the ladder on which old_string occurs, with every
+ * occurrence there: for "exact"/"escaped", `spans` has overlapping ones too
+ * (uniqueness is decided on them); the fuzzy rung's KMP finds overlapping
+ * windows already.
+ */
 type Occurrences =
   | { readonly strategy: "exact" | "escaped"; readonly needle: string; readonly spans: TextSpan[] }
   | { readonly strategy: "fuzzy"; readonly needleLines: string[]; readonly starts: number[] };
 
 function occurrences(lines: readonly string[], needle: string): Occurrences | undefined {
-  const exact = findOccurrences(lines, needle);
+  const exact = findAllOccurrences(lines, needle);
   if (exact.length > 0) return { strategy: "exact", needle, spans: exact };
   const escaped = interpretEscapes(needle);
   if (escaped !== needle) {
-    const spans = findOccurrences(lines, escaped);
+    const spans = findAllOccurrences(lines, escaped);
     if (spans.length > 0) return { strategy: "escaped", needle: escaped, spans };
   }
   const needleLines = textToLines(needle);
@@ -453,9 +476,9 @@ export function readyEdit(lines: readonly string[], edit: LineEdit): ReadyEdit |
     if (to === from || tried.has(`${from}:${to}`)) continue;
     tried.add(`${from}:${to}`);
     const oldString = text(lines.slice(from, to));
-    if (findOccurrences(lines, oldString).length !== 1) continue;
+    if (findAllOccurrences(lines, oldString, 2).length !== 1) continue;
     const newString = text([...lines.slice(from, edit.start), ...edit.lines, ...lines.slice(edit.end, to)]);
-    // One occurrence counted left to right may still overlap another (repeated lines): the ladder decides, and must agree.
+    // The ladder decides what the call does when sent, and must agree.
     const r = applyStringEdit(lines, oldString, newString);
     if (r.kind === "ok" && r.strategy === "exact" && sameLines(r.lines, expected)) return { oldString, newString };
   }
@@ -466,19 +489,39 @@ function sameLines(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((line, i) => line === b[i]);
 }
 
-function decide(strategy: "exact" | "escaped", lines: readonly string[], needle: string, spans: TextSpan[], replaceAll: boolean): MatchResult {
-  const ranges = spans.map(spanLines);
-  if (spans.length > 1 && !replaceAll) {
-    return { kind: "ambiguous", strategy, total: spans.length, matches: listRefs(lines, ranges) };
+/**
+ * `all` is every occurrence, overlapping ones included: two or more are
+ * ambiguous without replace_all. replace_all replaces the non-overlapping
+ * ones left to right (as sed and String.replaceAll do) and says so in
+ * `overlapped` when some were skipped; where "every occurrence" cannot all
+ * be replaced, the one reading every tool shares is taken, and named.
+ */
+function decide(strategy: "exact" | "escaped", lines: readonly string[], needle: string, all: TextSpan[], replaceAll: boolean): MatchFound | MatchAmbiguous {
+  const spans = leftToRight(all);
+  if (all.length > 1 && !replaceAll) {
+    const nonOverlapping = spans.length !== all.length ? spans.length : undefined;
+    return { kind: "ambiguous", strategy, total: all.length, matches: listRefs(lines, all.map(spanLines), all), nonOverlapping };
   }
-  return { kind: "found", strategy, needle, ranges, spans };
+  const overlapped = spans.length !== all.length ? { total: all.length, first: overlapLine(all) } : undefined;
+  return { kind: "found", strategy, needle, ranges: spans.map(spanLines), spans, overlapped };
 }
 
-function listRefs(lines: readonly string[], ranges: readonly LineRange[]): LineRef[] {
-  return ranges.slice(0, MAX_LISTED_MATCHES).map(({ start }) => ({
-    line: start + 1,
-    id: `${start + 1}:${formatHash(lineHash(lines[start]))}`,
-  }));
+/** The 1-based line where the first two overlapping occurrences start. */
+function overlapLine(all: readonly TextSpan[]): number {
+  for (let i = 1; i < all.length; i++) {
+    if (anyOverlap([all[i - 1], all[i]])) return all[i - 1].start.line + 1;
+  }
+  return all[0].start.line + 1;
+}
+
+function listRefs(lines: readonly string[], ranges: readonly LineRange[], spans?: readonly TextSpan[]): LineRef[] {
+  const listed = ranges.slice(0, MAX_LISTED_MATCHES);
+  return listed.map(({ start }, i) => {
+    const ref = { line: start + 1, id: `${start + 1}:${formatHash(lineHash(lines[start]))}` };
+    // Matches sharing a line (overlapping ones do) are told apart by column.
+    const shared = spans !== undefined && (listed[i - 1]?.start === start || listed[i + 1]?.start === start);
+    return shared ? { ...ref, column: spans[i].start.col + 1 } : ref;
+  });
 }
 
 function crlfToLf(text: string): string {

@@ -95,6 +95,12 @@ export interface CharDifference {
   /** The differing characters; undefined where that side has ended. */
   readonly needleChar?: string;
   readonly fileChar?: string;
+  /**
+   * "swap": one character for another; "extra": the file has `fileChar`
+   * here and old_string nothing (an inserted U+200B, a combining accent);
+   * "missing": old_string has `needleChar` and the file nothing.
+   */
+  readonly kind: "swap" | "extra" | "missing";
 }
 
 /**
@@ -107,11 +113,18 @@ export function firstCharDifference(lines: readonly string[], start: number, nee
   return charDifferences(lines, start, needle, column, 1)[0];
 }
 
+/** How far ahead a difference is read to tell a swap from an inserted or a dropped character. */
+const LOOKAHEAD = 16;
+
 /**
  * Every character where `needle` differs from the file text at line `start`,
  * when it differs only by characters swapped one for one (smart quotes for
- * straight ones, NBSP for spaces) and at most `limit` of them: the whole fix
- * in one message. Otherwise just the first difference.
+ * straight ones, NBSP for spaces), inserted or dropped (a zero-width
+ * space, a combining accent), and at most `limit` of them: the whole fix
+ * in one message. Otherwise just the first difference. Which of the three a
+ * difference is, is read from the texts after it: the reading after which
+ * they agree longest (a swap on a tie), so an insertion is not reported as
+ * every later character swapped.
  */
 export function charDifferences(lines: readonly string[], start: number, needle: string, column?: number, limit = 5): CharDifference[] {
   const first = lines[start] ?? "";
@@ -134,11 +147,29 @@ export function charDifferences(lines: readonly string[], start: number, needle:
     }
     const fileCh = fileText === undefined ? undefined : col < fileText.length ? charAt(fileText, col) : line + 1 < lines.length ? "\n" : undefined;
     const needleCh = charAt(needle, i);
+    let kind: CharDifference["kind"] = "swap";
     if (fileCh !== needleCh) {
-      found.push({ needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, needleChar: needleCh, fileChar: fileCh });
-      // Only a one-for-one swap of two non-newline characters keeps both texts aligned.
-      const swap = fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n" && fileCh.length === needleCh.length;
-      if (found.length > limit || !swap) return found.slice(0, 1);
+      kind = readDifference(fileText ?? "", col, fileCh, needle, i, needleCh);
+      const d = { needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, kind };
+      found.push(
+        kind === "extra" ? { ...d, fileChar: fileCh } : kind === "missing" ? { ...d, needleChar: needleCh } : { ...d, needleChar: needleCh, fileChar: fileCh },
+      );
+      // Only a difference of non-newline characters keeps both texts aligned.
+      const aligned = fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n";
+      if (found.length > limit || !aligned) return found.slice(0, 1);
+      if (kind === "extra") {
+        col += fileCh.length;
+        continue;
+      }
+      if (kind === "missing") {
+        i += needleCh.length;
+        nCol += needleCh.length;
+        continue;
+      }
+      i += needleCh.length;
+      col += fileCh.length;
+      nCol += needleCh.length;
+      continue;
     }
     i += needleCh.length;
     if (needleCh === "\n") {
@@ -152,6 +183,30 @@ export function charDifferences(lines: readonly string[], start: number, needle:
     }
   }
   return found;
+}
+
+/** Swap, extra or missing: the reading after which the line and old_string agree longest (see {@link charDifferences}). */
+function readDifference(fileText: string, col: number, fileCh: string | undefined, needle: string, i: number, needleCh: string): CharDifference["kind"] {
+  if (fileCh === undefined || fileCh === "\n" || needleCh === "\n") return "swap";
+  const swap = agreement(fileText, col + fileCh.length, needle, i + needleCh.length);
+  const extra = agreement(fileText, col + fileCh.length, needle, i);
+  const missing = agreement(fileText, col, needle, i + needleCh.length);
+  if (swap >= extra && swap >= missing) return "swap";
+  return extra >= missing ? "extra" : "missing";
+}
+
+/** How many characters agree from `col` of the line and `i` of old_string, within its line; reaching old_string's end (or both lines' ends) counts as full. */
+function agreement(fileText: string, col: number, needle: string, i: number): number {
+  let k = 0;
+  while (k < LOOKAHEAD) {
+    const n = i + k;
+    if (n >= needle.length) return LOOKAHEAD + 1;
+    const atLineEnd = needle.charCodeAt(n) === 10;
+    if (col + k >= fileText.length) return atLineEnd ? LOOKAHEAD + 1 : k;
+    if (atLineEnd || needle.charCodeAt(n) !== fileText.charCodeAt(col + k)) return k;
+    k++;
+  }
+  return k;
 }
 
 /**

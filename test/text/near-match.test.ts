@@ -28,9 +28,23 @@ function naiveAlign(line: string, head: string): number {
   return best;
 }
 
-/** charDifferences as it was, one code point at a time with strings made for each. */
+/**
+ * charDifferences read plainly, one code point at a time with strings made
+ * for each: at a difference, the reading (swap, a character only the file
+ * has, one only old_string has) after which the two agree longest, read
+ * ahead up to 16 characters within old_string's line.
+ */
 function naiveDifferences(lines: readonly string[], start: number, needle: string, column?: number, limit = 5): CharDifference[] {
   const charAt = (text: string, i: number) => String.fromCodePoint(text.codePointAt(i)!);
+  const agree = (fileText: string, col: number, i: number) => {
+    const rest = needle.slice(i).split("\n")[0];
+    const endsLine = i + rest.length < needle.length;
+    for (let k = 0; k < 16; k++) {
+      if (k === rest.length) return endsLine ? (col + k >= fileText.length ? 17 : k) : 17;
+      if (col + k >= fileText.length || rest[k] !== fileText[col + k]) return k;
+    }
+    return 16;
+  };
   let line = start;
   let col = column ?? naiveAlign(lines[start] ?? "", needle.split("\n", 1)[0]);
   let nLine = 1;
@@ -41,9 +55,25 @@ function naiveDifferences(lines: readonly string[], start: number, needle: strin
     const fileCh = fileText === undefined ? undefined : col < fileText.length ? charAt(fileText, col) : line + 1 < lines.length ? "\n" : undefined;
     const needleCh = charAt(needle, i);
     if (fileCh !== needleCh) {
-      found.push({ needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, needleChar: needleCh, fileChar: fileCh });
-      const swap = fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n" && fileCh.length === needleCh.length;
-      if (found.length > limit || !swap) return found.slice(0, 1);
+      let kind: CharDifference["kind"] = "swap";
+      if (fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n") {
+        const swap = agree(fileText!, col + fileCh.length, i + needleCh.length);
+        const extra = agree(fileText!, col + fileCh.length, i);
+        const missing = agree(fileText!, col, i + needleCh.length);
+        if (!(swap >= extra && swap >= missing)) kind = extra >= missing ? "extra" : "missing";
+      }
+      const d = { needleLine: nLine, needleColumn: nCol + 1, fileLine: line, fileColumn: col + 1, kind };
+      found.push(
+        kind === "extra" ? { ...d, fileChar: fileCh } : kind === "missing" ? { ...d, needleChar: needleCh } : { ...d, needleChar: needleCh, fileChar: fileCh },
+      );
+      const aligned = fileCh !== undefined && fileCh !== "\n" && needleCh !== "\n";
+      if (found.length > limit || !aligned) return found.slice(0, 1);
+      if (kind !== "missing") col += fileCh.length;
+      if (kind !== "extra") {
+        i += needleCh.length;
+        nCol += needleCh.length;
+      }
+      continue;
     }
     i += needleCh.length;
     if (needleCh === "\n") {
@@ -110,7 +140,7 @@ describe("alignHead: the column old_string's first line starts at", () => {
   });
 });
 
-describe("charDifferences: unchanged results", () => {
+describe("charDifferences: agrees with a plain reading", () => {
   test("agrees with the code-point-at-a-time reading, surrogate pairs and lone surrogates included", () => {
     fc.assert(
       fc.property(

@@ -90,7 +90,7 @@ describe("edit: no-match text", () => {
       "old_string is not in `db.js` as written, but it is there when whitespace is ignored (at line 7); only whole lines are matched ignoring whitespace, so nothing was changed.",
     );
     expect(lines[2]).toStartWith(
-      `1. line ${idOf(SOURCE, 7)} — only whitespace differs; first different character: old_string line 1, column 15 has "r" (U+0072) where the file (line ${idOf(SOURCE, 7)}, column 28) has " " (U+0020 space)`,
+      `1. line ${idOf(SOURCE, 7)} — only whitespace differs; first difference: the file (line ${idOf(SOURCE, 7)}, column 28) has " " (U+0020 space), which old_string lacks (before its line 1, column 15)`,
     );
     expect(text).not.toContain("not ignoring whitespace");
     expect(text).toContain(`Current text of the closest place (line 7), with ids:\n${idOf(SOURCE, 7)}|`);
@@ -120,7 +120,7 @@ describe("edit: no-match text", () => {
     const file = 'const greeting = "hello";\nconsole.log(greeting);\n';
     const { ctx } = await viewed({ "g.js": file });
     const text = expectFail(await edit(ctx, "g.js", "greeting = \u201chello\u201d;", "greeting = \u201chi\u201d;"), "EDIT_NO_MATCH");
-    expect(text).toContain("Every difference at the closest place is a typographic character where the file has its plain one");
+    expect(text).toContain("it differs there only by typographic punctuation");
     const retry = firstCall(text, "edit");
     expect(retry).toEqual({ path: "g.js", old_string: 'greeting = "hello";', new_string: 'greeting = "hi";' });
     expectOk(await call(editTool, retry, ctx));

@@ -140,13 +140,38 @@ describe("view: ranges", () => {
     expect(out.text).toBe(["[src/app.ts: lines 5-6 of 7]", ...rows(5, APP.slice(4, 6))].join("\n"));
   });
 
-  test("an id whose line has changed still positions the view and gets a note with the current id", async () => {
+  test("a mistyped id on a file this session never viewed positions the view, and the note does not call it a change", async () => {
     const { ctx } = await appContext();
-    const stale = formatId(3, (lineHash(APP[2]) + 1) & 0xff);
-    const out = await view(ctx, { path: "src/app.ts", start: stale, end: 3 });
+    const wrong = formatId(3, (lineHash(APP[2]) + 1) & 0xff);
+    const out = await view(ctx, { path: "src/app.ts", start: wrong, end: 3 });
     expect(out.text).toBe(
-      ["[src/app.ts: lines 3-3 of 7]", `[note: start id ${stale} is out of date: line 3 has changed since (now ${id(3, APP[2])})]`, row(3, APP[2])].join("\n"),
+      [
+        "[src/app.ts: lines 3-3 of 7]",
+        `[note: start id ${wrong} is not line 3's id, which is ${id(3, APP[2])} (this session has not viewed this file before, so the id is not from a view of it); showing line 3 by its number]`,
+        row(3, APP[2]),
+      ].join("\n"),
     );
+    expect(out.text).not.toContain("changed");
+  });
+
+  test("a mistyped id on a file unchanged since this session viewed it: mistyped, not changed", async () => {
+    const { ctx } = await appContext();
+    await view(ctx, { path: "src/app.ts" });
+    const wrong = formatId(3, (lineHash(APP[2]) + 1) & 0xff);
+    const out = await view(ctx, { path: "src/app.ts", start: wrong, end: 3 });
+    expect(out.text).toContain(
+      `start id ${wrong} is not line 3's id, which is ${id(3, APP[2])}; the file has not changed since this session viewed it, so the id is mistyped`,
+    );
+    expect(out.text).not.toContain("has changed since");
+  });
+
+  test("an id whose line changed after this session's view still positions the view, and the note says it changed", async () => {
+    const { ctx } = await appContext();
+    await view(ctx, { path: "src/app.ts" });
+    const old = id(3, APP[2]);
+    await seed(ctx.storage, { "src/app.ts": `${APP.map((l, i) => (i === 2 ? `${l} // changed` : l)).join("\n")}\n` });
+    const out = await view(ctx, { path: "src/app.ts", start: old, end: 3 });
+    expect(out.text).toContain(`[note: start id ${old} is out of date: line 3 has changed since (now ${id(3, `${APP[2]} // changed`)})]`);
   });
 
   test("out-of-range bounds are clamped with a one-line note", async () => {

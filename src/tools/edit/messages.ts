@@ -13,6 +13,8 @@ import { interpretEscapes } from "../../text/match-escapes.ts";
 import { indentOf } from "../../text/match-fuzzy.ts";
 import type { ContinuationAmbiguous, EditNoChange, IndentAmbiguous, MatchAmbiguous, MatchMissing, ReadyEdit } from "../../text/match.ts";
 import { renderLine, renderLines } from "../../text/render.ts";
+import { lookAlikeEdit } from "../../text/match-lookalike.ts";
+import { findAllOccurrences } from "../../text/match-overlap.ts";
 import { charDifferences, describeChar } from "../../text/near-match.ts";
 import type { Difference, WindowCandidate } from "../../text/similarity.ts";
 import { formatId } from "../../text/ids.ts";
@@ -67,6 +69,7 @@ export function ambiguousText(
   const list = r.matches.map((m) => {
     const last = Math.min(doc.lines.length, m.line + span - 1);
     const line = `  ${renderLine(m.line, doc.hashes[m.line - 1], doc.lines[m.line - 1], maxChars)}`;
+    if (m.column !== undefined) return `${line}   (the match at column ${m.column})`;
     return last > m.line ? `${line}   (through ${formatId(last, doc.hashes[last - 1])})` : line;
   });
   if (r.total > r.matches.length) list.push(`  … and ${r.total - r.matches.length} more not listed`);
@@ -78,7 +81,8 @@ export function ambiguousText(
     const call = editCall(path, edit);
     if (call.length > MAX_CALL_CHARS || call.length > budget) return;
     budget -= call.length;
-    calls.push(`  line ${r.matches[i].line}: ${call}`);
+    const at = r.matches[i];
+    calls.push(`  line ${at.line}${at.column === undefined ? "" : `, column ${at.column}`}: ${call}`);
   });
   const others = r.total - calls.length;
   const own =
@@ -114,12 +118,20 @@ export function ambiguousText(
     ].join("\n");
   }
   const escaped = r.strategy === "escaped" ? " (after reading its literal \\n / \\t as newlines / tabs)" : "";
+  // Overlapping matches cannot all be replaced: replace_all takes the non-overlapping ones, left to right.
+  const overlap = r.nonOverlapping === undefined ? "" : " (counting overlapping occurrences: some share text)";
+  const all =
+    r.nonOverlapping === undefined
+      ? `- pass "replace_all": true to replace all ${r.total}; or`
+      : r.nonOverlapping === 1
+        ? `- pass "replace_all": true to replace only the first of them (the others overlap it: replace_all goes left to right, each replacement after the end of the one before); or`
+        : `- pass "replace_all": true to replace the ${r.nonOverlapping} of them that do not overlap, left to right (each after the end of the one before); or`;
   return [
-    `old_string matches ${r.total} places in \`${shownPath(path)}\`${escaped}, and edit replaces only a unique match; nothing was changed. ${where}`,
+    `old_string matches ${r.total} places in \`${shownPath(path)}\`${escaped}${overlap}, and edit replaces only a unique match; nothing was changed. ${where}`,
     ...list,
     "Either:",
     ...own,
-    `- pass "replace_all": true to replace all ${r.total}; or`,
+    all,
     batch,
   ].join("\n");
 }
@@ -239,6 +251,8 @@ interface Place {
  * corrected call, ready to send.
  */
 export function noMatchText(path: string, doc: TextDocument, r: MatchMissing, limits: ToolLimits, sent?: SentEdit): string {
+  const shortened = shortenedOldString(path, doc, r.needle, sent);
+  if (shortened) return shortened;
   const p = JSON.stringify(shownPath(path));
   const ws = r.whitespacePlaces;
   const head =
@@ -276,14 +290,16 @@ export function noMatchText(path: string, doc: TextDocument, r: MatchMissing, li
   const shown = renderLines(doc, best.start + 1, to, { maxLineChars: limits.maxLineChars, maxOutputBytes: MAX_WINDOW_BYTES });
   out.push(`Current text of the closest place (${range(shown.from, shown.to)}), with ids:`, shown.text);
   if (shown.to < best.end) out.push(`… view {"path": ${p}, "start": ${shown.to + 1}, "end": ${best.end}} for the rest of it.`);
-  const swapped = ws.length === 0 && sent ? typographicFix(doc, places[0].start, r.needle, sent.new_string) : undefined;
-  if (swapped) {
-    const args = { path: shownPath(path), old_string: swapped.old, new_string: swapped.new, ...(sent?.replace_all ? { replace_all: true } : {}) };
-    const call = `edit ${JSON.stringify(args)}`;
+  const alike = ws.length === 0 && sent ? lookAlikeEdit(doc.lines, r.needle, sent.new_string) : undefined;
+  if (alike) {
+    const args = { path: shownPath(path), old_string: alike.oldString, new_string: alike.newString, ...(sent?.replace_all ? { replace_all: true } : {}) };
+    // Invisible characters and combining marks written as \u escapes: a copy of the call cannot drop or recompose them.
+    const call = `edit ${JSON.stringify(args).replace(UNSEEN, (ch) => (ch.length > 1 ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`))}`;
     if (call.length <= MAX_CALL_CHARS) {
       out.push(
-        `Every difference at the closest place is a typographic character where the file has its plain one (${swapped.names}). ` +
-          `The same edit with those characters as the file has them, in old_string and new_string, ready to send:\n${call}`,
+        `old_string is in the file at line ${formatId(alike.line + 1, doc.hashes[alike.line])}, and at no other place, once characters that look alike or do not show are read as one: ` +
+          `it differs there only by ${alike.kinds.join(", and ")}. ` +
+          `The same edit with old_string exactly as the file has it, and new_string keeping the file's characters wherever it repeats old_string, ready to send:\n${call}`,
       );
       return out.join("\n");
     }
@@ -302,6 +318,52 @@ export function noMatchText(path: string, doc: TextDocument, r: MatchMissing, li
   return out.join("\n");
 }
 
+/** Characters a copied call could lose or change unseen: invisible ones and combining marks. */
+const UNSEEN = /[\u00ad\u180e\u200b-\u200f\u2060\ufeff]|\p{M}/gu;
+
+// The marker view ends a shortened row with (src/text/render.ts truncateLine).
+const SHORTENED_END = /… \[line truncated: (\d+) chars total\]$/;
+
+/**
+ * EDIT_NO_MATCH for an old_string copied from a row view shortened: its
+ * marker is view's, not the file's, so it can never match. Says so, and
+ * offers old_string cut before the marker when that occurs exactly once
+ * (the rest of the line, never shown, stays as it is); otherwise what to
+ * send instead. Undefined when no line of old_string carries the marker.
+ */
+function shortenedOldString(path: string, doc: TextDocument, needle: string, sent: SentEdit | undefined): string | undefined {
+  const lines = needle.split("\n");
+  const k = lines.findIndex((line) => {
+    const m = SHORTENED_END.exec(line);
+    return m !== null && Number(m[1]) > m.index;
+  });
+  if (k === -1) return undefined;
+  const marker = SHORTENED_END.exec(lines[k])!;
+  const before = [...lines.slice(0, k), lines[k].slice(0, marker.index)].join("\n");
+  const head =
+    `old_string line ${k + 1} ends with \`${marker[0]}\`: view shortened that line (it has ${marker[1]} characters) and the marker is view's, not the file's, ` +
+    `so old_string cannot match; nothing was changed.`;
+  const p = JSON.stringify(shownPath(path));
+  const places = before.trim() === "" ? 0 : findAllOccurrences(doc.lines, before, 2).length;
+  if (places === 1 && sent && k === lines.length - 1) {
+    // new_string as sent, less the marker if it was copied there too: the edit then leaves the unseen rest of the line alone.
+    const newMarker = SHORTENED_END.exec(sent.new_string);
+    const next = newMarker && newMarker[0] === marker[0] ? sent.new_string.slice(0, newMarker.index) : sent.new_string;
+    const call = editCall(path, { oldString: before, newString: next });
+    if (call.length <= MAX_CALL_CHARS) {
+      return (
+        `${head} The part before the marker occurs once in the file; an edit of it replaces just that part and keeps the rest of the line, which view did not show. ` +
+        `Ready to send (check that new_string holds only what replaces that part):\n${call}`
+      );
+    }
+  }
+  const why = places === 0 ? "The part before the marker is not in the file either." : "The part before the marker occurs at more than one place.";
+  return (
+    `${head} ${why} Send an edit whose old_string is a short stretch of the line around your change, ending before the marker, that occurs once in the file ` +
+    `(view does not show the rest of a long line; to see the text around a part of it: view {"path": ${p}, "content": "<a distinctive part of the line>"}).`
+  );
+}
+
 /** "; first difference: line 2, column 15 of old_string has "“" (U+201C …) where the file (line 8:ab, column 17) has …". */
 function charNote(doc: TextDocument, start: number, needle: string, column?: number): string {
   const all = charDifferences(doc.lines, start, needle, column);
@@ -309,45 +371,24 @@ function charNote(doc: TextDocument, start: number, needle: string, column?: num
   const at = (d: (typeof all)[number]) => (d.fileLine < doc.lines.length ? formatId(d.fileLine + 1, doc.hashes[d.fileLine]) : `${d.fileLine + 1}`);
   const [d] = all;
   const first =
-    `; first different character: old_string line ${d.needleLine}, column ${d.needleColumn} has ${describeChar(d.needleChar)} ` +
-    `where the file (line ${at(d)}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}`;
+    d.kind === "extra"
+      ? `; first difference: the file (line ${at(d)}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}, which old_string lacks (before its line ${d.needleLine}, column ${d.needleColumn})`
+      : d.kind === "missing"
+        ? `; first difference: old_string line ${d.needleLine}, column ${d.needleColumn} has ${describeChar(d.needleChar)}, which the file lacks (line ${at(d)}, before column ${d.fileColumn})`
+        : `; first different character: old_string line ${d.needleLine}, column ${d.needleColumn} has ${describeChar(d.needleChar)} ` +
+          `where the file (line ${at(d)}, column ${d.fileColumn}) has ${describeChar(d.fileChar)}`;
   if (all.length === 1) return first;
-  const rest = all.slice(1).map((x) => `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)} for ${describeChar(x.fileChar)}`);
-  return `${first}; the only other differences, each one character for one: ${rest.join("; ")}`;
-}
-
-/** Typographic characters models put where source has plain ones, and those plain ones. */
-const PLAIN: Record<string, string> = {
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201c": '"',
-  "\u201d": '"',
-  "\u00a0": " ",
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2212": "-",
-};
-
-/**
- * When every difference between old_string and the place at `start` is a
- * typographic character for the plain one the file has (smart quotes, NBSP,
- * dashes), old_string and new_string with those characters made plain.
- */
-function typographicFix(doc: TextDocument, start: number, needle: string, newString: string): { old: string; new: string; names: string } | undefined {
-  const all = charDifferences(doc.lines, start, needle);
-  if (all.length === 0) return undefined;
-  const swaps = new Map<string, string>();
-  for (const d of all) {
-    if (d.needleChar === undefined || d.fileChar === undefined || PLAIN[d.needleChar] !== d.fileChar) return undefined;
-    swaps.set(d.needleChar, d.fileChar);
-  }
-  // Only the characters that differed are made plain; the check below proves old_string then matches.
-  const swap = (text: string) => [...text].map((ch) => swaps.get(ch) ?? ch).join("");
-  const old = swap(needle);
-  if (charDifferences(doc.lines, start, old).length !== 0) return undefined;
-  if (doc.lines.join("\n").split(old).length !== 2) return undefined; // it must then match exactly one place
-  const names = [...swaps].map(([from, to]) => `${describeChar(from)} -> ${describeChar(to)}`).join(", ");
-  return { old, new: swap(newString), names };
+  const rest = all
+    .slice(1)
+    .map((x) =>
+      x.kind === "extra"
+        ? `the file has ${describeChar(x.fileChar)} before old_string line ${x.needleLine}, column ${x.needleColumn}, which old_string lacks`
+        : x.kind === "missing"
+          ? `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)}, which the file lacks`
+          : `line ${x.needleLine}, column ${x.needleColumn} has ${describeChar(x.needleChar)} for ${describeChar(x.fileChar)}`,
+    );
+  const oneForOne = all.every((x) => x.kind === "swap");
+  return `${first}; the only other differences${oneForOne ? ", each one character for one" : ""}: ${rest.join("; ")}`;
 }
 
 function lineSpan(doc: TextDocument, start: number, end: number, ids = false): string {

@@ -1,6 +1,7 @@
 import { fail, resultText, type ToolResult } from "../../result.ts";
 import { baseName, childPath, normalizeWorkspacePath, parentPath } from "../../storage/path.ts";
 import type { Storage } from "../../storage/types.ts";
+import { hasHiddenCharacters, likelySpellings, lookAlikeDifference, lookAlikeTwins, mayHaveTwins, pathMayHaveTwins } from "./lookalike-names.ts";
 import { shownPath, toolError } from "./remedy.ts";
 
 /** The call a path argument came in: a refusal offers it again with the path corrected. */
@@ -60,9 +61,11 @@ export function argPath(input: string, storage?: Pick<Storage, "root">, options:
  *   files refuses it, offering the path without it (view says so in its
  *   not-found answer instead);
  * - a tool that changes files refuses a path whose missing part differs
- *   from an existing name only by Unicode normalisation (NFC/NFD), because
- *   write would create a second, identical-looking entry; the refusal
- *   offers the name as it is on disk.
+ *   from an existing name only by Unicode normalisation (NFC/NFD),
+ *   invisible characters (U+200B...), an odd space (NBSP...) or whitespace
+ *   at its ends (see ./lookalike-names.ts), because write would create a
+ *   second, identical-looking entry; the refusal offers the name as it is
+ *   on disk.
  * The corrections also go into the call a backslash refusal offers.
  */
 export async function checkArgPath(input: string, storage: PathStorage, options: ArgPathOptions = {}): Promise<CheckedPath> {
@@ -311,7 +314,7 @@ const TWINS_LISTED = 5000;
 export async function respell(storage: Pick<Storage, "stat" | "list">, path: string): Promise<Respelled> {
   const respelled: Respelling[] = [];
   let current = path;
-  if (!NON_ASCII.test(path)) return { path, respelled };
+  if (!pathMayHaveTwins(path)) return { path, respelled };
   for (let guard = 0; guard < 64; guard++) {
     const missing = await firstMissing(storage, current);
     if (missing === undefined) break;
@@ -343,13 +346,17 @@ async function firstMissing(storage: Pick<Storage, "stat">, path: string): Promi
 }
 
 async function twinsIn(storage: Pick<Storage, "stat" | "list">, dir: string, name: string): Promise<string[]> {
-  if (!NON_ASCII.test(name)) return [];
+  if (!mayHaveTwins(name)) return [];
   const listing = await storage.list(dir, { limit: TWINS_LISTED, sizes: false });
-  const twins = normalizationTwins(
+  const twins = lookAlikeTwins(
     name,
     listing.entries.filter((e) => !e.unaddressable).map((e) => e.name),
   );
-  return twins.length === 0 && listing.truncated ? otherSpellings(storage, dir, name) : twins;
+  if (twins.length > 0 || !listing.truncated) return twins;
+  // A cut listing: ask for the likeliest spellings directly (NFC, NFD, without the invisible characters and end spaces).
+  const found: string[] = [];
+  for (const form of likelySpellings(name)) if ((await storage.stat(childPath(dir, form))) !== null) found.push(form);
+  return found;
 }
 
 /**
@@ -364,12 +371,24 @@ export async function otherSpellings(storage: Pick<Storage, "stat">, dir: string
   return found;
 }
 
-/** The sentence naming a respelled segment: where, the two spellings, and that only normalisation differs. */
+/** The sentence naming a respelled segment: where, the two spellings, and what alone differs. */
 export function respellingText(r: Respelling): string {
+  const difference = lookAlikeDifference(r.asked, r.found);
+  if (!difference.normalization) {
+    return (
+      `\`${shownPath(r.dir)}\` has ${asciiJson(r.found)}, whose name differs from yours, ${asciiJson(r.asked)}, only by ${difference.text}: ` +
+      `they look identical but are different names`
+    );
+  }
   return (
     `\`${shownPath(r.dir)}\` has \`${r.found}\`, whose name differs from \`${r.asked}\` in your path only by Unicode normalisation ` +
     `(on disk ${asciiJson(r.found)}, ${spellingOf(r.found)}; yours ${asciiJson(r.asked)}, ${spellingOf(r.asked)}): they look identical but are different names`
   );
+}
+
+/** A path in a message: as JSON with escapes when a look-alike character in it would not show. */
+function spelled(path: string): string {
+  return hasHiddenCharacters(path) ? asciiJson(path) : `\`${path}\``;
 }
 
 /** `existing`: the respelled path is a file already, which `write` replaces only after a view. */
@@ -380,20 +399,23 @@ function twinsRefusal(path: string, found: Respelled, call: PathCall | undefined
       : "Nothing was read or changed.";
   if (found.ambiguous) {
     const { dir, asked, twins } = found.ambiguous;
-    const spellings = twins.map((t) => `${asciiJson(t)} (${spellingOf(t)})`).join(", ");
+    const spellings = twins
+      .map((t) => `${asciiJson(t)} (${lookAlikeDifference(asked, t).normalization ? spellingOf(t) : lookAlikeDifference(asked, t).text})`)
+      .join(", ");
     return fail(
       "FS_INVALID_PATH",
-      `\`${path}\` does not exist as spelled, and \`${shownPath(dir)}\` has ${twins.length} names that differ from \`${asked}\` only by Unicode normalisation: ${spellings}. ` +
+      `${spelled(path)} does not exist as spelled, and \`${shownPath(dir)}\` has ${twins.length} names that look the same as ${asciiJson(asked)}: ${spellings}. ` +
         `${nothing} Name the one you mean exactly; view {"path": ${asciiJson(shownPath(dir))}} lists them.`,
     );
   }
   const names = found.respelled.length === 1 ? "name" : "names";
   const next = existing
-    ? `That file exists, and write replaces a file only once this session has viewed it: view {"path": ${asciiJson(found.path)}}, then the same call with the ${names} as on disk:`
+    ? `That file exists, and write replaces a file only if this session has viewed it (if it has not: view {"path": ${asciiJson(found.path)}} first). The same call with the ${names} as on disk:`
     : `The same call with the ${names} as on disk:`;
   return fail(
     "FS_INVALID_PATH",
-    `\`${path}\` does not exist as spelled: ${found.respelled.map(respellingText).join("; ")}. ` + `${nothing} ${next}\n${sameCall(call, found.path, true)}`,
+    `${spelled(path)} does not exist as spelled: ${found.respelled.map(respellingText).join("; ")}. ` +
+      `${nothing} ${next}\n${sameCall(call, found.path, true)}`,
   );
 }
 

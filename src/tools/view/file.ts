@@ -16,6 +16,7 @@ import { shownPath, toolError } from "../support/remedy.ts";
 import type { ToolContext } from "../types.ts";
 import { formatSize, plural, viewCall } from "./format.ts";
 import { resolveRange } from "./range.ts";
+import { sinceView } from "./since-view.ts";
 import { invalidArgument } from "./messages.ts";
 import { type FileRows, lineCapOf, rowBudgetOf, streamView, type StreamedView } from "./stream-view.ts";
 
@@ -88,7 +89,7 @@ async function loadedRows(ctx: ToolContext, path: string, bounds: { start?: stri
   const { doc } = loaded;
   // Line strings are never built for a view: counts and rows come from the bytes and offsets.
   const total = doc.hashes.length;
-  const range = resolveRange(bounds.start, bounds.end, total, (n) => doc.hashes[n - 1]);
+  const range = resolveRange(bounds.start, bounds.end, total, (n) => doc.hashes[n - 1], await sinceView(ctx, path, loaded.version));
   if (!range.ok) {
     await observeLinesSeen(ctx, path, loaded.version, [], total);
     return { ok: false, result: invalidArgument(range.message) };

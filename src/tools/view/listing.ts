@@ -6,6 +6,8 @@
  */
 import { escapeName } from "../../storage/path.ts";
 import { utf8Length } from "../../text/render.ts";
+import { hasHiddenCharacters, showHidden } from "../support/lookalike-names.ts";
+import { asciiJson } from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
 import { formatSize, plural, quoteArg, viewCall } from "./format.ts";
 import type { WalkEntry } from "./walk.ts";
@@ -99,10 +101,13 @@ function head(listing: Listing): string {
 }
 
 function renderEntry(entry: WalkEntry, detail: string | undefined, unreadable: boolean): string {
-  const name = entry.unaddressable ? escapeName(entry.path) : shownPath(entry.path);
+  // Invisible characters and end spaces are escaped too, or two look-alike rows read the same; the JSON path still addresses it.
+  const hidden = !entry.unaddressable && hasHiddenCharacters(entry.path);
+  const name = entry.unaddressable ? escapeName(entry.path) : hidden ? showHidden(shownPath(entry.path)) : shownPath(entry.path);
   const notes: string[] = [];
   if (entry.symlink) notes.push("symlink");
   if (entry.unaddressable) notes.push("name has characters no path may use; shown escaped, rename it to use it");
+  if (hidden) notes.push(`name has invisible characters or spaces at an end, shown escaped; its path as JSON: ${asciiJson(shownPath(entry.path))}`);
   if (unreadable) notes.push("unreadable: permission denied");
   if (entry.kind === "directory") {
     if (entry.unexpanded) notes.push("not walked; view it by path to list it");

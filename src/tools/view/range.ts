@@ -89,12 +89,22 @@ export function boundsWithLineNumbers(start: Bound, end: Bound): { start: Bound;
 }
 
 /**
- * Resolve `start`/`end` against a file of `total` lines. `hashAt(n)` gives
- * line n's id hash (1-based), so an id whose line has since changed gets a
- * note with its current id. A non-empty file yields `1 <= from <= to <=
- * total`; an empty one yields `from = 1, to = 0`.
+ * What the session's observation says of the file since its last view:
+ * "changed" (another version now), "unchanged" (the version it viewed),
+ * "unviewed" (never viewed this session), or undefined (not known here).
+ * An id that does not match its line is described by it: only on a file
+ * that changed can the line have "changed since"; on an unchanged or
+ * unviewed one the id was mistyped (or is from elsewhere).
  */
-export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (line: number) => number): ResolvedRange {
+export type SinceView = "changed" | "unchanged" | "unviewed" | undefined;
+
+/**
+ * Resolve `start`/`end` against a file of `total` lines. `hashAt(n)` gives
+ * line n's id hash (1-based), so an id that does not match its line gets a
+ * note with its current id, worded by `since`. A non-empty file yields
+ * `1 <= from <= to <= total`; an empty one yields `from = 1, to = 0`.
+ */
+export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (line: number) => number, since?: SinceView): ResolvedRange {
   const s = parseBound("start", start);
   if (!s.ok) return s;
   const e = parseBound("end", end);
@@ -138,9 +148,22 @@ export function resolveRange(start: Bound, end: Bound, total: number, hashAt: (l
   ] as const) {
     if (bound.hash === undefined || line < 1 || line > total) continue;
     const now = hashAt(line);
-    if (now !== bound.hash) {
-      notes.push(`${which} id ${formatId(line, bound.hash)} is out of date: line ${line} has changed since (now ${line}:${formatHash(now)})`);
-    }
+    if (now !== bound.hash) notes.push(mismatchNote(which, formatId(line, bound.hash), line, `${line}:${formatHash(now)}`, since));
   }
   return { ok: true, from: first, to: last, notes };
+}
+
+/** The note for an id whose hash is not its line's (see {@link SinceView}); the view is positioned by the number either way. */
+function mismatchNote(which: "start" | "end", sent: string, line: number, current: string, since: SinceView): string {
+  const shown = `showing line ${line} by its number`;
+  switch (since) {
+    case "changed":
+      return `${which} id ${sent} is out of date: line ${line} has changed since (now ${current})`;
+    case "unchanged":
+      return `${which} id ${sent} is not line ${line}'s id, which is ${current}; the file has not changed since this session viewed it, so the id is mistyped or from another file; ${shown}`;
+    case "unviewed":
+      return `${which} id ${sent} is not line ${line}'s id, which is ${current} (this session has not viewed this file before, so the id is not from a view of it); ${shown}`;
+    default:
+      return `${which} id ${sent} does not match line ${line}, whose id is ${current}: the id is mistyped, or the line changed since it was read; ${shown}`;
+  }
 }

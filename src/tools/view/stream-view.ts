@@ -31,6 +31,7 @@ import { formatSize } from "./format.ts";
 import { keepBytesFor, keptSource, LastLines, LineRange } from "./kept-lines.ts";
 import { type LineBatch, LineScanner } from "./line-scan.ts";
 import { resolveRange, type ResolvedRange } from "./range.ts";
+import { sinceView } from "./since-view.ts";
 
 /** Room kept for the header, notes and footer inside the output byte limit. */
 const META_RESERVE_BYTES = 1024;
@@ -359,7 +360,7 @@ export async function streamView(ctx: ToolContext, path: string, bounds: Bounds,
       stream = await ctx.storage.readStream!(path);
       continue;
     }
-    const range = resolveRange(bounds.start, bounds.end, total, (n) => pass.boundHashes.get(n) ?? -1);
+    const range = resolveRange(bounds.start, bounds.end, total, (n) => pass.boundHashes.get(n) ?? -1, await sinceView(ctx, path, version));
     if (!range.ok) return { ok: false, result: invalidArgument(range.message), version };
     if (twoPass && range.from !== plannedFrom(plan) && total > 0) {
       // The file changed between the count and the rows: count again.
