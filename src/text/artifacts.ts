@@ -76,3 +76,69 @@ export function fenceWrapped(text: string): FenceWrapped | undefined {
 export function isMarkdownPath(path: string): boolean {
   return /\.(md|markdown|mdx|mdown|mkd|mkdn|qmd|rmd)$/i.test(path);
 }
+
+// How view and result diffs show a line too long to print whole (src/text/render.ts, src/text/diff.ts windowAround).
+const SHORTENED_END = /… \[line truncated: (\d+) chars total\]$/;
+const SHORTENED_START = /^… \[(\d+) chars before not shown\] /;
+
+/** A line of a text that carries view's or a diff's shortening marker: a copy of a line the model never saw whole. */
+export interface ShortenedLine {
+  /** 0-based line of the text. */
+  readonly index: number;
+  /** The text between the markers (what the model kept of the shown part, with its change). */
+  readonly visible: string;
+  /** The end marker as sent ("… [line truncated: 2306 chars total]"), or the start marker when there is no end one. */
+  readonly marker: string;
+  /** N of the end marker: the whole line's length. */
+  readonly total?: number;
+  /** K of a diff window's start marker: characters before the part shown. */
+  readonly before?: number;
+}
+
+/**
+ * The lines of `text` that end with `… [line truncated: N chars total]`
+ * where N is more than the line shows, or start with a diff window's
+ * `… [K chars before not shown] `. A "\r" before the line end is ignored.
+ */
+export function findShortenedLines(text: string): ShortenedLine[] {
+  if (!text.includes("… [")) return [];
+  const out: ShortenedLine[] = [];
+  const lines = text.split("\n");
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index].replace(/\r$/, "");
+    const end = SHORTENED_END.exec(line);
+    const start = SHORTENED_START.exec(line);
+    const before = start ? Number(start[1]) : undefined;
+    const visible = line.slice(start ? start[0].length : 0, end ? end.index : line.length);
+    const total = end ? Number(end[1]) : undefined;
+    // "N chars total" at most what the line shows is not a shortened line (a line that documents the marker, say).
+    if (total !== undefined && total > (before ?? 0) + visible.length) {
+      out.push({ index, visible, marker: end![0], total, ...(before !== undefined ? { before } : {}) });
+    } else if (before !== undefined && before > 0 && total === undefined) {
+      out.push({ index, visible, marker: start![0].trimEnd(), before });
+    }
+  }
+  return out;
+}
+
+/** Where a text holds half of a UTF-16 surrogate pair, which UTF-8 cannot store. */
+export interface LoneSurrogate {
+  /** 1-based line and column (UTF-16 units) of the text. */
+  readonly line: number;
+  readonly column: number;
+  /** The code unit, e.g. 0xd800. */
+  readonly code: number;
+}
+
+// A high half not followed by a low one, or a low half not after a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first lone surrogate of `text`, or undefined when it is well-formed. */
+export function findLoneSurrogate(text: string): LoneSurrogate | undefined {
+  const m = LONE_SURROGATE.exec(text);
+  if (!m) return undefined;
+  const lineStart = text.lastIndexOf("\n", m.index - 1) + 1;
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < m.index; i = text.indexOf("\n", i + 1)) line++;
+  return { line, column: m.index - lineStart + 1, code: m[0].charCodeAt(0) };
+}

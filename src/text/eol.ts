@@ -111,3 +111,27 @@ export function spliceLines(src: SplitLines, start: number, deleteCount: number,
   for (let i = 0; i < eols.length; i++) eols[i] = faithfulEol(lines[i], eols[i]);
   return { lines, eols };
 }
+
+/**
+ * New text's lines without a "\r" at their end. Such a "\r" is half of a
+ * line ending the caller split on "\n" ("B\r\r\n", or a text ending "B\r"
+ * from a model thinking in CRLF bytes): kept as content it would be written
+ * "B\r\r\n", or put a CRLF terminator in an LF file (see `faithfulEol`), so
+ * the line takes the file's own ending instead. A "\r" inside a line is
+ * content and stays. `keep(i)` keeps line i's where the file already has a
+ * line ending in "\r" there (only an unterminated last line can). Returns
+ * undefined when no line changed, else the lines and the 0-based indexes
+ * that did.
+ */
+export function dropTrailingCr(lines: readonly string[], keep?: (index: number) => boolean): { lines: string[]; changed: number[] } | undefined {
+  let out: string[] | undefined;
+  const changed: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.charCodeAt(line.length - 1) !== 13 || keep?.(i)) continue;
+    out ??= lines.slice();
+    out[i] = line.replace(/\r+$/, "");
+    changed.push(i);
+  }
+  return out ? { lines: out, changed } : undefined;
+}

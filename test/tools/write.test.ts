@@ -186,7 +186,9 @@ describe("write: line endings, BOM and final newline", () => {
     const ctx = makeContext();
     await seed(ctx.storage, { f: "a\r\nb\r\n" });
     await markViewed(ctx, "f");
-    expect(expectOk(await write(ctx, "f", "a\nc\n"))).toContain("Line endings: kept the file's CRLF line endings.");
+    expect(expectOk(await write(ctx, "f", "a\nc\n"))).toContain(
+      'Line endings: kept the file\'s CRLF line endings (to convert the file to LF, send the same write with "verbatim": true).',
+    );
   });
 });
 
@@ -412,7 +414,9 @@ describe("write: the final newline and the BOM are said when they change (bug: r
     const { ctx } = await viewedFile("w.txt", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nb\r\n")]));
     const text = expectOk(await write(ctx, "w.txt", "a\nc"));
     expect(text).toContain("Note: the file no longer ends with a newline");
-    expect(text).toContain("Line endings: kept the file's CRLF line endings; kept its byte-order mark.");
+    expect(text).toContain(
+      'Line endings: kept the file\'s CRLF line endings (to convert the file to LF, send the same write with "verbatim": true); kept its byte-order mark.',
+    );
     expect(await bytesOf(ctx.storage, "w.txt")).toEqual(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nc")]));
     const { ctx: ctx2 } = await viewedFile("w.txt", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\r\nb\r\n")]));
     expect(expectOk(await write(ctx2, "w.txt", "a\nb"))).toContain("Note: the file no longer ends with a newline");

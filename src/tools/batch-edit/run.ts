@@ -15,7 +15,7 @@ import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { BatchEditSchema, DESCRIPTION } from "./schema.ts";
 import { planBatch } from "./apply.ts";
-import { checkContents } from "./content.ts";
+import { checkContents, checkVerbatim } from "./content.ts";
 import { windowedBatch } from "./windowed.ts";
 import { refusalCode, renderRefusal } from "./messages.ts";
 import { type Operation, type OpFailure, parseOperations, type RawOperation } from "./parse.ts";
@@ -69,7 +69,9 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     };
   }
   const total = parsed.raw.length;
-  const checked = parsed.verbatim ? { ops: parsed.ops, failures: [], notes: [] } : checkContents(doc, shownPath(path), parsed.ops, parsed.raw);
+  const checked = parsed.verbatim
+    ? checkVerbatim(parsed.ops, parsed.raw)
+    : checkContents(doc, shownPath(path), parsed.ops, parsed.raw, ctx.limits.maxLineChars);
   const ops = checked.ops;
   const parseFailures = [...parsed.failures, ...checked.failures].sort((a, b) => a.index - b.index);
   const planned = planBatch(doc, ops, parseFailures, shownPath(path), ctx.limits.maxLineChars, {
@@ -87,7 +89,10 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
       kind: "stop",
       result: fail(
         "EDIT_NO_CHANGE",
-        `These operations leave \`${shownPath(path)}\` exactly as it is (each replace's content equals the lines it replaces); nothing was written.`,
+        `These operations leave \`${shownPath(path)}\` exactly as it is (each replace's content equals the lines it replaces); nothing was written.` +
+          (parsed.raw.some((op) => "content" in op && typeof op.content === "string" && op.content.includes("\r"))
+            ? ` Line endings in content never change the file's: its own are kept. To convert the file's line endings, send write with its whole content and "verbatim": true.`
+            : ""),
       ),
     };
   }

@@ -18,7 +18,7 @@ import { countLines, eolStyleOfBytes } from "../../text/line-scan.ts";
 import { type LineWindow, readWindows, spliceWindows, type SplicedWindows, windowHunks } from "../../text/line-windows.ts";
 import type { DiffHunk } from "../../text/diff.ts";
 import { verifyBatch } from "./apply.ts";
-import { checkContents, type CheckedContent } from "./content.ts";
+import { checkContents, type CheckedContent, checkVerbatim } from "./content.ts";
 import type { Operation, RawOperation } from "./parse.ts";
 
 /** A read outside the windows: the windowed attempt is abandoned. */
@@ -64,8 +64,8 @@ export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBat
   const view = windowedDocument(doc, windows, lineCount);
   try {
     const checked: CheckedContent = input.verbatim
-      ? { ops: input.ops.slice(), failures: [], notes: [] }
-      : checkContents(view, input.path, input.ops, input.raw);
+      ? checkVerbatim(input.ops, input.raw)
+      : checkContents(view, input.path, input.ops, input.raw, input.maxLineChars);
     if (checked.failures.length > 0) return undefined;
     const verified = verifyBatch(view, checked.ops, [], input.path, input.maxLineChars, {
       raw: input.raw,

@@ -11,7 +11,7 @@ import { encodeDocument } from "../../text/document.ts";
 import { editGrowth } from "../../text/edit-size.ts";
 import { windowedStringEdit } from "../../text/edit-window.ts";
 import type { SplitLines } from "../../text/lines.ts";
-import { spliceLineEdits } from "../../text/line-edits.ts";
+import { type LineEdit, spliceLineEdits } from "../../text/line-edits.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { stripIdPrefixes } from "../../text/id-prefix.ts";
 import { applyStringEditWithBom, BOM_CHAR } from "../../text/match-bom.ts";
@@ -20,12 +20,15 @@ import { type ChangeReport, changedSinceViewNote, changeResult, type ReportWindo
 import { ambiguousText, continuationAmbiguousText, indentAmbiguousText, noChangeText, noMatchText, READY_MATCHES, tooLargeText } from "./messages.ts";
 import { fittedTooLargeText } from "./limits-text.ts";
 import { type FileSnapshot, type Landed, mutateFile, type Plan } from "../support/mutate.ts";
+import { loneSurrogateText } from "../support/new-text.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
+import { shortenedRemedy } from "../support/shortened.ts";
 import { shownPath } from "../support/remedy.ts";
 import { windowing } from "../support/windowing.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, EditSchema } from "./schema.ts";
+import { differOnlyInEols, editsWithoutTrailingCr, eolOnlyText } from "./line-endings.ts";
 
 /** The `edit` tool. */
 export const editTool = defineTool({
@@ -36,6 +39,9 @@ export const editTool = defineTool({
   target: "file",
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(args, ctx, path) {
+    // Half a character cannot be written at all (UTF-8 would store U+FFFD): refused before the file is read.
+    const lone = loneSurrogateText("new_string", args.new_string, (fixed) => `edit ${JSON.stringify({ ...args, path: shownPath(path), new_string: fixed })}`);
+    if (lone) return fail("INVALID_ARGUMENT", lone);
     if (args.old_string === "") return emptyOldString(ctx, path, args.new_string);
     return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit" });
   },
@@ -50,9 +56,17 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
   const { doc } = file;
   // old_string pasted with view prefixes is answered first: it decides what new_string's prefixes are.
   const maxBytes = ctx.limits.maxFileBytes;
-  const prefixed = args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match" ? undefined : pastedPrefixText(path, doc, args, maxBytes);
+  const prefixed =
+    args.verbatim || findMatch(doc.lines, args.old_string).kind !== "no-match"
+      ? undefined
+      : pastedPrefixText(path, doc, args, maxBytes, ctx.limits.maxLineChars);
   if (prefixed) return stop(fail("EDIT_NO_MATCH", prefixed));
-  const pasted = args.verbatim ? { kind: "clean" as const } : pastedInNewString(path, doc, args, maxBytes);
+  const pasted = args.verbatim ? { kind: "clean" as const } : pastedInNewString(path, doc, args, maxBytes, ctx.limits.maxLineChars);
+  if (pasted.kind === "refuse" && pasted.shortened) {
+    const other = args.new_string.split("\n").filter((l) => l.trim() !== "").length > pasted.shortened.length;
+    const why = pasted.unclear ? `, and no cleaned call is offered: ${pasted.unclear}` : "";
+    return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. Nothing was written${why}.\n${shortenedRemedy(path, pasted.shortened, "edit", other)}`));
+  }
   if (pasted.kind === "refuse") {
     if (pasted.unclear) {
       // What new_string should hold is in doubt (a cut diff, a shortened row): no call is offered as ready.
@@ -76,6 +90,7 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
     case "invalid":
       return stop(fail("INVALID_ARGUMENT", `${r.message}.`));
     case "no-change":
+      if (differOnlyInEols(args.old_string, newString)) return stop(fail("EDIT_NO_CHANGE", eolOnlyText(path, doc, newString)));
       return stop(fail("EDIT_NO_CHANGE", noChangeText(path, r.reason) + keptStateNote(doc, args)));
     case "escape-ambiguous":
       return stop(fail("EDIT_AMBIGUOUS", escapeAmbiguousText(path, r, args)));
@@ -113,13 +128,16 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
     case "no-match":
       return stop(fail("EDIT_NO_MATCH", noMatchText(path, doc, r, ctx.limits, args)));
     case "ok": {
-      const out = spliceLineEdits(doc, r.edits);
+      // A "\r" ending a new line is half of a CRLF: the line keeps its own ending instead (verbatim: as sent).
+      const cr: { edits: readonly LineEdit[]; note?: string } = args.verbatim ? { edits: r.edits } : editsWithoutTrailingCr(doc.lines, r.edits, newString);
+      const out = spliceLineEdits(doc, cr.edits);
       const outcome = outcomeOf(ctx, () => ({ old: doc, out, r, oldLineCount: doc.lines.length, newLineCount: out.lines.length, atEnd: true }));
+      const notes = [pastedNote, cr.note].filter(Boolean).join("\n") || undefined;
       return {
         kind: "write",
         bytes: encodeDocument({ bom: doc.bom, lines: out.lines, eols: out.eols }),
         prepare: outcome.report,
-        done: (landed) => success(ctx, path, outcome, landed, pastedNote),
+        done: (landed) => success(ctx, path, outcome, landed, notes),
       };
     }
   }
@@ -134,6 +152,8 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
 function planWindowed(ctx: ToolContext, path: string, file: FileSnapshot, args: EditArgs): Plan | undefined {
   if (!windowing.enabled) return undefined;
   if (!args.verbatim && checkPasted(args.new_string, { path: shownPath(path) }).kind !== "clean") return undefined;
+  // A lone "\r" may end a new line: the whole-file path reads it as part of the line ending.
+  if (!args.verbatim && /\r(?!\n)/.test(args.new_string)) return undefined;
   const w = windowedStringEdit(file.doc, args.old_string, args.new_string, { replaceAll: args.replace_all });
   if (!w) return undefined;
   // The window's place in the file is counted only when the result is reported (see WindowedEdit.place).
@@ -195,14 +215,16 @@ type EditArgs = { old_string: string; new_string: string; replace_all: boolean; 
  * to find it: prefixes that all name lines of that region are a paste of
  * their view, anything else is refused.
  */
-function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxBytes: number): PasteVerdict {
-  const target = { path: shownPath(path), fileLines: () => doc.lines };
+function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxBytes: number, maxLineChars?: number): PasteVerdict {
+  const target = { path: shownPath(path), fileLines: () => doc.lines, maxLineChars };
   const first = checkPasted(args.new_string, target);
   if (first.kind !== "refuse") return first;
   const trial = applyStringEditWithBom(doc.lines, doc.bom, args.old_string, first.cleaned, { replaceAll: args.replace_all, maxBytes });
   if (trial.kind !== "ok") return first;
   const ownsId = (n: number, h: number) => doc.hashes[n - 1] === h && inEdit(trial.edits, n - 1);
-  return checkPasted(args.new_string, { ...target, ownsId });
+  // The matched lines are the region replaced: a shortened line's marker one of them ends with is the file's own.
+  const region = trial.edits.map((e) => [e.start + 1, Math.max(e.end, e.start + 1)] as const);
+  return checkPasted(args.new_string, { ...target, ownsId, region });
 }
 
 function inEdit(edits: EditApplied["edits"], line: number): boolean {
@@ -263,11 +285,11 @@ function escapeAmbiguousText(path: string, r: EscapeAmbiguous, args: { old_strin
  * Refused rather than guessed: the prefixes might be meant in new_string,
  * and the model should see the clean call.
  */
-function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBytes: number): string | undefined {
+function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBytes: number, maxLineChars: number): string | undefined {
   const old = stripIdPrefixes(args.old_string);
   if (old === undefined) return undefined;
   // new_string as the offered call writes it: clean in the call itself, not left to be stripped again on the way in.
-  const pasted = pastedInNewString(path, doc, { ...args, old_string: old }, maxBytes);
+  const pasted = pastedInNewString(path, doc, { ...args, old_string: old }, maxBytes, maxLineChars);
   const base = pasted.kind === "strip" ? pasted.text : pasted.kind === "refuse" ? pasted.cleaned : args.new_string;
   const next = stripIdPrefixes(base) ?? base;
   const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all, maxBytes });
@@ -275,6 +297,10 @@ function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBy
   const head =
     `old_string carries the "N:hh|" prefixes that view prints before each line; they are not part of the file, so it matched nothing and nothing was changed. ` +
     `Without them it matches line ${retry.matches[0].line}`;
+  if (pasted.kind === "refuse" && pasted.shortened) {
+    const other = args.new_string.split("\n").filter((l) => l.trim() !== "").length > pasted.shortened.length;
+    return `${head}. But new_string ${pasted.what}.\n${shortenedRemedy(path, pasted.shortened, "edit", other)}`;
+  }
   if (pasted.kind === "refuse" && pasted.unclear) {
     // What new_string should hold is in doubt: no call is offered as ready.
     return (

@@ -23,9 +23,11 @@
  * (`unclear`): a caller should then not offer the cleaned text as a ready call.
  */
 
-import { fenceWrapped, isFenceLine, isMarkdownPath } from "../../text/artifacts.ts";
+import { fenceWrapped, findShortenedLines, isFenceLine, isMarkdownPath, type ShortenedLine } from "../../text/artifacts.ts";
 import { type Paste, type PastedRow, readPaste } from "../../text/id-prefix.ts";
 import { formatId } from "../../text/ids.ts";
+import { type LongLineChange, resolveShortened } from "../../text/shortened.ts";
+import { DEFAULT_LIMITS } from "../types.ts";
 
 /** What to do with a text before writing it. */
 export type PasteVerdict =
@@ -38,6 +40,9 @@ export type PasteVerdict =
    * a diff mixed with other lines): then no call should be offered as ready.
    * `shown`: for a whole-file text that is a paste of part of a view (the
    * only doubt), the current ids of the first and last lines it shows.
+   * `shortened`: lines copied from a line view showed shortened; then
+   * `cleaned` still holds their markers and must not be offered (see
+   * support/shortened.ts for what is offered instead).
    */
   | {
       readonly kind: "refuse";
@@ -45,7 +50,14 @@ export type PasteVerdict =
       readonly cleaned: string;
       readonly unclear?: string;
       readonly shown?: { readonly start: string; readonly end: string };
+      readonly shortened?: readonly ShortenedFinding[];
     };
+
+/** A line of the text copied from a shortened view row, and what it asks of the file line it stands for, when that is known. */
+export interface ShortenedFinding {
+  readonly shown: ShortenedLine;
+  readonly change?: LongLineChange;
+}
 
 /** What the check knows about the target. */
 export interface PasteContext {
@@ -61,6 +73,16 @@ export interface PasteContext {
   readonly ownsId?: (line: number, hash: number) => boolean;
   /** The text replaces the whole file (write): a paste of part of a view would delete the rest. */
   readonly wholeFile?: boolean;
+  /**
+   * The lines the text replaces (1-based, inclusive spans; the whole file
+   * for `wholeFile`): a shortened line whose marker a line there already
+   * ends with is the file's own, and the line a shortened copy stands for
+   * is looked for there. None (an insert, an edit that matched nothing):
+   * every line of the file may be the one copied.
+   */
+  readonly region?: readonly (readonly [number, number])[];
+  /** Longest line view shows whole (ToolLimits.maxLineChars): where it cut a line. */
+  readonly maxLineChars?: number;
 }
 
 /** Check `text` (rules in the module comment). */
@@ -88,7 +110,8 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
     unclear = [paste.unclear, partial].filter(Boolean).join("; and ") || undefined;
     const own = target.ownsId;
     // Stripped only when every row is a current line of the region and nothing else is in doubt.
-    if (!fenced && own && !unclear && paste.removed === 0 && paste.rows.every((p) => own(p.line, p.hash))) {
+    const whole = !fenced && own && !unclear && paste.removed === 0 && paste.rows.every((p) => own(p.line, p.hash));
+    if (whole && shortenedIn(paste.cleaned, target, fileLines).length === 0) {
       return { kind: "strip", text: paste.cleaned, note: stripNote(paste) };
     }
     if (partial && !paste.unclear && own) shown = shownSpan(paste, own);
@@ -101,8 +124,48 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
         aroundRows(paste),
     );
   }
+  const shortened = shortenedIn(cleaned, target, fileLines);
+  if (shortened.length > 0) found.push(shortenedWhat(shortened));
   if (found.length === 0) return { kind: "clean" };
-  return { kind: "refuse", what: found.join(", and "), cleaned, ...(unclear ? { unclear } : {}), ...(shown ? { shown } : {}) };
+  return {
+    kind: "refuse",
+    what: found.join(", and "),
+    cleaned,
+    ...(unclear ? { unclear } : {}),
+    ...(shown ? { shown } : {}),
+    ...(shortened.length > 0 ? { shortened } : {}),
+  };
+}
+
+/**
+ * Lines of `text` copied from a shortened row (view's marker at their end)
+ * that the region's lines do not already end with, each with the file line
+ * it stands for when one fits for certain.
+ */
+function shortenedIn(text: string, target: PasteContext, fileLines: () => readonly string[] | undefined): ShortenedFinding[] {
+  const found = findShortenedLines(text);
+  if (found.length === 0) return [];
+  const lines = fileLines() ?? [];
+  const spans = target.region ?? (target.wholeFile ? [[1, lines.length] as const] : undefined);
+  const where = (): Iterable<number> => (spans ? spanIndexes(spans, lines.length) : lines.keys());
+  const has = (line: string, s: ShortenedLine) => (s.total !== undefined ? line.endsWith(s.marker) : line.startsWith(s.marker));
+  const own = (s: ShortenedLine) => spans !== undefined && [...where()].some((i) => has(lines[i], s));
+  const max = target.maxLineChars ?? DEFAULT_LIMITS.maxLineChars;
+  return found.filter((s) => !own(s)).map((shown) => ({ shown, change: resolveShortened(shown, lines, where(), max) }));
+}
+
+/** 0-based indexes of the lines in 1-based inclusive `spans`, within `count` lines. */
+function* spanIndexes(spans: readonly (readonly [number, number])[], count: number): Generator<number> {
+  for (const [a, b] of spans) for (let n = Math.max(1, a); n <= Math.min(b, count); n++) yield n - 1;
+}
+
+function shortenedWhat(shortened: readonly ShortenedFinding[]): string {
+  const first = shortened[0].shown;
+  const n = shortened.length;
+  return (
+    `has ${n === 1 ? "a line" : `${n} lines`} copied from a line that view showed shortened (its line ${first.index + 1} ${first.total !== undefined ? "ends with" : "starts with"} ${JSON.stringify(first.marker)}): ` +
+    `that marker is not file text, and the rest of the line was never shown, so writing it would cut the file's line there and put the marker in it`
+  );
 }
 
 /** The ids of the first and last rows, when every row is a current id of the region, in file order. */

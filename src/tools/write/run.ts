@@ -14,15 +14,18 @@ import { isFsError } from "../../storage/errors.ts";
 import { Cond, type Version } from "../../storage/types.ts";
 import { changedRuns, diffLines } from "../../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../../text/document.ts";
+import { joinLines, splitLines } from "../../text/lines.ts";
 import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
+import { loneSurrogateText, trailingCrNote } from "../support/new-text.ts";
 import { checkPasted, type PasteVerdict, pastedRemedy } from "../support/pasted.ts";
+import { shortenedRemedy } from "../support/shortened.ts";
 import { loadTextFile } from "../support/load.ts";
 import { observeAbsent, observed, observeEdited, observePresent } from "../support/observe.ts";
 import { remedyFor, shownPath, toolError } from "../support/remedy.ts";
 import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, WriteSchema } from "./schema.ts";
-import { bomNote, contentLines, finalNewlineNote, styleLike } from "./style.ts";
+import { bomNote, contentLines, dropCrEnds, droppedEols, eolName, finalNewlineNote, type StyledContent, styleLike } from "./style.ts";
 
 /** The `write` tool. */
 export const writeTool = defineTool({
@@ -64,13 +67,19 @@ async function act(
   decision: WriteDecision,
   verbatim: boolean,
 ): Promise<ToolResult> {
+  if (decision.kind === "refuse") return refuse(ctx, path, decision);
+  // Half a character cannot be written at all (UTF-8 would store U+FFFD), verbatim or not.
+  const lone = loneSurrogateText(
+    "content",
+    content,
+    (fixed) => `write ${JSON.stringify({ path: shownPath(path), content: fixed, ...(verbatim ? { verbatim } : {}) })}`,
+  );
+  if (lone) return fail("INVALID_ARGUMENT", lone);
   switch (decision.kind) {
-    case "refuse":
-      return refuse(ctx, path, decision);
     case "create": {
-      const pasted = verbatim ? undefined : checkPasted(content, { path: shownPath(path) });
+      const pasted = verbatim ? undefined : checkPasted(content, { path: shownPath(path), maxLineChars: ctx.limits.maxLineChars });
       if (pasted?.kind === "refuse") return pastedRefusal(path, pasted, false);
-      return create(ctx, path, content, decision);
+      return create(ctx, path, content, decision, verbatim);
     }
     case "overwrite":
       return overwrite(ctx, path, content, observation, decision.version, verbatim);
@@ -81,6 +90,12 @@ function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refu
   const p = shownPath(path);
   const write = `write ${JSON.stringify({ path: p, content: pasted.cleaned })}`;
   const head = `The content for \`${p}\` ${pasted.what}.`;
+  if (pasted.shortened) {
+    // A line the model never saw whole: the offered call changes it by a short piece, never by the copy.
+    const other = pasted.cleaned.split("\n").filter((l) => l.trim() !== "").length > pasted.shortened.length;
+    const why = pasted.unclear ? `, and no cleaned call is offered: ${pasted.unclear}` : "";
+    return fail("INVALID_ARGUMENT", `${head} Nothing was written${why}.\n${shortenedRemedy(path, pasted.shortened, "write", other)}`);
+  }
   const verbatim = `If the text really belongs in the file as sent, send the same call with "verbatim": true.`;
   if (!pasted.unclear) return fail("INVALID_ARGUMENT", `${head} ${pastedRemedy(write)}`);
   if (pasted.shown) {
@@ -104,8 +119,10 @@ function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refu
   );
 }
 
-async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision): Promise<ToolResult> {
-  // A new file has no style to keep: the content's own bytes are the file.
+async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision, verbatim: boolean): Promise<ToolResult> {
+  // A new file has no style to keep: the content's own bytes are the file, but for a "\r" ending a line (half a line ending).
+  const cr = verbatim ? { changed: [] } : dropCrEnds(splitLines(content), []);
+  if ("content" in cr && cr.changed.length > 0) content = joinLines(cr.content.lines, cr.content.eols);
   const bytes = encoder.encode(content);
   let version: Version;
   try {
@@ -116,7 +133,8 @@ async function create(ctx: ToolContext, path: string, content: string, decision:
     throw error;
   }
   const lines = countLines(content);
-  const result = ok(`Created \`${shownPath(path)}\` (${lineCount(lines)}, ${bytes.length} bytes).`);
+  const crNote = cr.changed.length > 0 ? `\nNote: ${trailingCrNote("content", cr.changed)}` : "";
+  const result = ok(`Created \`${shownPath(path)}\` (${lineCount(lines)}, ${bytes.length} bytes).${crNote}`);
   // The whole file is new: one range, with the ids the model would see in a view (up to the diff cap).
   return withFacts(result, { path: shownPath(path), version, changes: [createdRange(content)] });
 }
@@ -152,6 +170,7 @@ async function overwrite(
       fileLines: () => old.lines,
       ownsId: (n, h) => old.hashes[n - 1] === h,
       wholeFile: true,
+      maxLineChars: ctx.limits.maxLineChars,
     });
     if (pasted.kind === "refuse") return pastedRefusal(path, pasted, true);
     if (pasted.kind === "strip") {
@@ -159,20 +178,19 @@ async function overwrite(
       pastedNote = `Note: ${pasted.note}`;
     }
   }
-  const split = contentLines(content, old);
-  const hunks = diffLines(old.lines, split.lines);
-  const styled = styleLike(old, split, hunks);
+  const planned = planLines(old, content, verbatim);
+  const { styled } = planned;
   const next = documentFromLines(styled.bom, styled, ctx.hasher);
-  if (sameBytes(next.bytes, loaded.bytes)) {
-    return ok(`\`${shownPath(path)}\` already has exactly this content; nothing was written.`);
-  }
+  if (sameBytes(next.bytes, loaded.bytes)) return ok(unchangedText(path, planned));
   const landed = await casWrite(ctx, path, next.bytes, observation, version);
   if (!("written" in landed)) return landed;
 
   const report = reportChange(old.lines, next.doc.lines, undefined, ctx.limits);
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
-  const notes = [heading, pastedNote, finalNewlineNote(old, next.doc), bomNote(old, next.doc)];
-  const result = changeResult(notes, report, [styleNote(old, next.doc, styled.eolApplied)], ctx.limits, { path, version: landed.written });
+  const crNote = planned.crLines.length > 0 ? `Note: ${trailingCrNote("content", planned.crLines)}` : undefined;
+  const notes = [heading, pastedNote, crNote, finalNewlineNote(old, next.doc), bomNote(old, next.doc)];
+  const style = verbatim ? verbatimNote(old, next.doc) : styleNote(old, next.doc, styled.eolApplied, planned.dropped);
+  const result = changeResult(notes, report, [style], ctx.limits, { path, version: landed.written });
   // Ids the model viewed before this write may be reused: record where the diff moved those lines (see own-edits.ts).
   await observeEdited(ctx, path, landed.written, observation, result.facts?.changes);
   return result;
@@ -291,15 +309,62 @@ function alreadyExists(path: string, decision: WriteDecision): ToolResult {
   );
 }
 
+/** The lines a write puts over `old`, and what the notes say about their endings. */
+interface PlannedLines {
+  readonly styled: StyledContent;
+  /** 1-based content lines whose "\r" at the end was read as part of their line ending. */
+  readonly crLines: number[];
+  /** Content's own line endings the file's style replaced (see `droppedEols`). */
+  readonly dropped?: "CRLF" | "LF" | "mixed";
+}
+
+/**
+ * Content as lines over `old`: styled like the file (style.ts), or with
+ * its own line endings for `verbatim`, the one way to convert them.
+ */
+function planLines(old: TextDocument, content: string, verbatim: boolean): PlannedLines {
+  const sent = contentLines(content, old);
+  if (verbatim) return { styled: sent, crLines: [] };
+  const cr = dropCrEnds(sent, old.lines);
+  const split = cr.content;
+  const styled = styleLike(old, split, diffLines(old.lines, split.lines));
+  return { styled, crLines: cr.changed, dropped: droppedEols(split.eols, styled.eols) };
+}
+
+/** The answer to a write that changes no byte: line endings that differ only by the file's style are said, with the way to convert. */
+function unchangedText(path: string, planned: PlannedLines): string {
+  const p = `\`${shownPath(path)}\``;
+  const sent = planned.dropped;
+  // LF content for a CRLF file is the usual call (the file keeps its style): only CRLF sent to an LF file is worth a word.
+  if (sent !== "CRLF") return `${p} already has exactly this content; nothing was written.`;
+  return (
+    `${p} already has this text, but with LF line endings where content has CRLF: write keeps a file's line endings, so nothing was written. ` +
+    `To give the file CRLF line endings, send the same write with "verbatim": true, which writes content's line endings as sent.`
+  );
+}
+
 /** One line on line endings the result should mention, or "". */
-function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | undefined): string {
+function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | undefined, dropped: PlannedLines["dropped"]): string {
   const notes: string[] = [];
   const crlf = next.eols.some((e) => e === "\r\n");
   const lf = next.eols.some((e) => e === "\n");
-  if (eol === "\r\n" && !lf) notes.push("kept the file's CRLF line endings");
-  else if (crlf && lf) notes.push(`kept each unchanged line's own ending (the file mixes CRLF and LF); new lines got ${eol === "\r\n" ? "CRLF" : "LF"}`);
+  // Content's own endings replaced by the file's are said, with how to write them instead.
+  const convert = ` (to convert the file to ${dropped === "CRLF" ? "CRLF" : "LF"}, send the same write with "verbatim": true)`;
+  if (eol === "\r\n" && crlf && !lf) notes.push(`kept the file's CRLF line endings${dropped === "LF" ? convert : ""}`);
+  else if (crlf && lf) {
+    const own = dropped === undefined ? "" : `; content's own line endings were not written (to write them as sent, send the same write with "verbatim": true)`;
+    notes.push(`kept each unchanged line's own ending (the file mixes CRLF and LF); new lines got ${eol === "\r\n" ? "CRLF" : "LF"}${own}`);
+  } else if (dropped === "CRLF" || dropped === "mixed") notes.push(`kept the file's LF line endings, not content's CRLF ones${convert}`);
   if (old.bom && next.bom) notes.push("kept its byte-order mark");
   return notes.length ? `Line endings: ${notes.join("; ")}.` : "";
+}
+
+/** A verbatim write's line endings, when they are not the file's before. */
+function verbatimNote(old: TextDocument, next: TextDocument): string {
+  const before = eolName(old.eols);
+  const after = eolName(next.eols);
+  if (before === after || after === undefined) return "";
+  return `Line endings: written as sent ("verbatim": true): the file had ${before ?? "no"} line endings, now ${after}.`;
 }
 
 /** A new file as one changed range: every line added, with its id (a BOM and "\r" before "\n" are not part of a line). */

@@ -12,12 +12,14 @@
  *   too.
  *
  * An old file with no terminated line at all says nothing about its style;
- * then the content's own terminators are written as sent.
+ * then the content's own terminators are written as sent, as they are for
+ * `"verbatim": true` (the way to convert a file's line endings). A "\r" at
+ * a content line's end is read as part of its line ending (`dropCrEnds`).
  */
 
 import type { DiffHunk } from "../../text/diff.ts";
 import type { TextDocument } from "../../text/document.ts";
-import { dominantEol, faithfulEol } from "../../text/eol.ts";
+import { dominantEol, dropTrailingCr, faithfulEol } from "../../text/eol.ts";
 import { type Eol, type SplitLines, splitLines } from "../../text/lines.ts";
 
 /** The lines to write (with terminators) and whether to keep a BOM. */
@@ -86,4 +88,39 @@ export function finalNewlineNote(old: Pick<TextDocument, "eols">, next: Pick<Tex
 export function bomNote(old: Pick<TextDocument, "bom">, next: Pick<TextDocument, "bom">): string | undefined {
   if (old.bom || !next.bom) return undefined;
   return "Note: the file now starts with a UTF-8 byte-order mark (it had none before this write), because content starts with U+FEFF; to leave it without one, start content without U+FEFF.";
+}
+
+/**
+ * `content` without a "\r" at its lines' ends (see text/eol.ts
+ * `dropTrailingCr`), unless the old file has that very line (a lone-CR
+ * file's last line); a last line that loses one gets a terminator (the
+ * content's dominant one), since that "\r" was its line ending. The
+ * 1-based lines changed, for the note.
+ */
+export function dropCrEnds<T extends SplitLines>(content: T, oldLines: readonly string[]): { content: T; changed: number[] } {
+  const keep = (i: number) => oldLines.includes(content.lines[i]);
+  const dropped = dropTrailingCr(content.lines, keep);
+  if (!dropped) return { content, changed: [] };
+  const eols = content.eols.slice();
+  const last = eols.length - 1;
+  if (dropped.changed.includes(last) && eols[last] === "") eols[last] = dominantEol(content.eols);
+  return { content: { ...content, lines: dropped.lines, eols }, changed: dropped.changed.map((i) => i + 1) };
+}
+
+/** How a file's lines end, for notes: "CRLF", "LF", "mixed", or undefined when no line is terminated. */
+export function eolName(eols: readonly Eol[]): "CRLF" | "LF" | "mixed" | undefined {
+  const crlf = eols.some((e) => e === "\r\n");
+  const lf = eols.some((e) => e === "\n");
+  return crlf && lf ? "mixed" : crlf ? "CRLF" : lf ? "LF" : undefined;
+}
+
+/**
+ * Content's own line endings that the file's style replaced, named when
+ * they are all one kind: "CRLF" (content sent CRLF where the file keeps LF)
+ * or "LF"; undefined when every line was written with the ending sent.
+ */
+export function droppedEols(sent: readonly Eol[], written: readonly Eol[]): "CRLF" | "LF" | "mixed" | undefined {
+  const differ: Eol[] = [];
+  for (let i = 0; i < sent.length; i++) if (sent[i] !== "" && written[i] !== sent[i]) differ.push(sent[i]);
+  return eolName(differ);
 }
