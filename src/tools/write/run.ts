@@ -204,6 +204,10 @@ async function replaceBlind(
   version: Version,
   why: "FS_NOT_TEXT" | "FS_TOO_LARGE",
 ): Promise<ToolResult> {
+  // A file too large to load can still be viewed in ranges: a write over it must be based on all of them too.
+  if (why === "FS_TOO_LARGE" && observation?.kind === "present" && observation.seen !== undefined) {
+    return partlySeenTooLarge(path, observation.seen, ctx.limits.maxViewLines);
+  }
   const landed = await casWrite(ctx, path, encoder.encode(content), observation, version);
   if (!("written" in landed)) return landed;
   const old = why === "FS_NOT_TEXT" ? "its old content was not UTF-8 text" : "its old content was too large to load";
@@ -285,6 +289,20 @@ function partlySeen(path: string, total: number, unseen: readonly LineSpan[], ma
       `(${unseen.map(range).join(", ")}); write replaces the whole file, so it must be based on every line. Nothing was written. ` +
       `View the unseen lines (ranged views of the same version add up), then send the write again:\n${calls.join("\n")}\n` +
       `Or change only the part you have seen with edit (by text) or batch_edit (by line id).`,
+  );
+}
+
+/** The refusal of a write over a file too large to load, of which the session saw only some lines. */
+function partlySeenTooLarge(path: string, seen: readonly LineSpan[], maxViewLines: number): ToolResult {
+  const p = JSON.stringify(shownPath(path));
+  const shown = seen.length === 0 ? "none of its lines" : seen.map(([a, b]) => (a === b ? `line ${a}` : `lines ${a}-${b}`)).join(", ");
+  const next = seen.length === 0 || seen[0][0] > 1 ? 1 : seen[0][1] + 1;
+  return fail(
+    "FS_NOT_OBSERVED",
+    `\`${shownPath(path)}\` is over the file size limit, so no single view shows it, and this session has seen ${seen.length === 0 ? shown : `only ${shown}`} of its current version; ` +
+      `write replaces the whole file, so it must be based on every line. Nothing was written. ` +
+      `Change only the part you mean with edit (by text) or batch_edit (by line id), which work on files of any size; ` +
+      `or, to replace it whole, view the rest first (ranged views of the same version add up), from: view {"path": ${p}, "start": ${next}, "end": ${next + maxViewLines - 1}}`,
   );
 }
 
