@@ -324,9 +324,11 @@ describe("large files on R2", () => {
     idFor(output, lines[lineCount - 100]);
     idFor(output, lines[lineCount - 1]);
     expect(output).not.toContain(`line ${lineCount - 100} x`);
-    // The view observed the file: a write with that observation is a compare-and-swap that lands.
-    expect((await call("write", { path: "big.log", content: "small now\n" }, "big-view")).isError).toBe(false);
-    expect(await contentOf("big.log")).toBe("small now");
+    // The view showed 100 of its lines: a whole-file write based on them would replace 179,900 unseen ones.
+    const write = await call("write", { path: "big.log", content: "small now\n" }, "big-view");
+    expect(write).toMatchObject({ isError: true, code: "FS_NOT_OBSERVED" });
+    expect(text(write)).toContain(`only lines ${lineCount - 99}-${lineCount}`);
+    expect(await worker.getObject("ws1/big.log")).toEqual(bytes);
   }, 30_000);
 
   test("a whole view of a file over the load limit is still refused as too large", async () => {

@@ -295,14 +295,14 @@ function partlySeen(path: string, total: number, unseen: readonly LineSpan[], ma
 /** The refusal of a write over a file too large to load, of which the session saw only some lines. */
 function partlySeenTooLarge(path: string, seen: readonly LineSpan[], maxViewLines: number): ToolResult {
   const p = JSON.stringify(shownPath(path));
-  const shown = seen.length === 0 ? "none of its lines" : seen.map(([a, b]) => (a === b ? `line ${a}` : `lines ${a}-${b}`)).join(", ");
+  const shown = seen.length === 0 ? "none of its lines" : `only ${seen.map(([a, b]) => (a === b ? `line ${a}` : `lines ${a}-${b}`)).join(", ")}`;
   const next = seen.length === 0 || seen[0][0] > 1 ? 1 : seen[0][1] + 1;
   return fail(
     "FS_NOT_OBSERVED",
-    `\`${shownPath(path)}\` is over the file size limit, so no single view shows it, and this session has seen ${seen.length === 0 ? shown : `only ${shown}`} of its current version; ` +
-      `write replaces the whole file, so it must be based on every line. Nothing was written. ` +
-      `Change only the part you mean with edit (by text) or batch_edit (by line id), which work on files of any size; ` +
-      `or, to replace it whole, view the rest first (ranged views of the same version add up), from: view {"path": ${p}, "start": ${next}, "end": ${next + maxViewLines - 1}}`,
+    `\`${shownPath(path)}\` is over the file size limit, so no single view shows it (and edit and batch_edit cannot load it either), ` +
+      `and this session has seen ${shown} of its current version; write replaces the whole file, so it must be based on every line. Nothing was written. ` +
+      `To replace it whole, view the rest first (ranged views of the same version add up, up to ${maxViewLines} lines each), from: ` +
+      `view {"path": ${p}, "start": ${next}, "end": ${next + maxViewLines - 1}}. To write a new file instead, give write another path.`,
   );
 }
 
