@@ -90,6 +90,8 @@ const FIELD_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 
 /** The accepted field a model most likely meant by `name`: a synonym among `candidates`, else the closest spelling. */
 export function intendedField(name: string, candidates: readonly string[]): string | undefined {
-  const meant = FIELD_SYNONYMS[name.toLowerCase()]?.find((c) => candidates.includes(c));
+  // Own properties only: "constructor" or "__proto__" would otherwise read the object's prototype.
+  const key = name.toLowerCase();
+  const meant = Object.hasOwn(FIELD_SYNONYMS, key) ? FIELD_SYNONYMS[key].find((c) => candidates.includes(c)) : undefined;
   return meant ?? closestName(name, candidates);
 }

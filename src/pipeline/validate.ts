@@ -43,13 +43,15 @@ function jsonTextArguments(raw: unknown): Record<string, unknown> | undefined {
   if (!isRecord(raw)) return undefined;
   let changed = false;
   const out: Record<string, unknown> = {};
+  // Own properties, as in `raw`: a plain assignment of "__proto__" would set the object's prototype instead.
+  const put = (key: string, value: unknown) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   for (const [key, value] of Object.entries(raw)) {
-    out[key] = value;
+    put(key, value);
     if (typeof value !== "string" || !/^\s*[[{]/.test(value)) continue;
     try {
       const json: unknown = JSON.parse(value);
       if (typeof json === "object" && json !== null) {
-        out[key] = json;
+        put(key, json);
         changed = true;
       }
     } catch {

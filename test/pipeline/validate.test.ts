@@ -37,6 +37,18 @@ describe("argument problems a model can act on", () => {
     expect(problemsFor({})).toContain("- path: missing required field (expected string)");
   });
 
+  test("a field named like an object's own machinery (constructor, __proto__, toString) is an unknown field, never a crash", () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      // JSON.parse makes "__proto__" an own key, as a request body does.
+      const args = JSON.parse(`{"path": "a.txt", ${JSON.stringify(name)}: 1}`);
+      const text = problemsFor(args);
+      expect(text).toContain(`- ${name}: unknown field`);
+    }
+    // Inside an operation too.
+    const nested = JSON.parse('{"path": "a.txt", "operations": [{"start": "1:ab", "text": "x", "constructor": 1}]}');
+    expect(problemsFor(nested)).toContain("unknown field");
+  });
+
   test("unknown field lists the accepted fields and the likely intended name", () => {
     const text = problemsFor({ path: "a", limt: 5 });
     expect(text).toContain("- limt: unknown field; accepted fields here: path, limit, mode, operations. Did you mean `limt` -> `limit`?");
