@@ -21,18 +21,56 @@ const SHORT_NEEDLE = 64;
  */
 export function findAllOccurrences(lines: readonly string[], needle: string, limit = Number.POSITIVE_INFINITY): TextSpan[] {
   const spans: TextSpan[] = [];
-  if (needle === "" || limit <= 0) return spans;
+  scanOccurrences(lines, needle, limit, (start, end) => spans.push({ start, end }));
+  return spans;
+}
+
+/** How many occurrences {@link findAllOccurrences} would find, without a span object for each (a file of one repeated character has millions). */
+export function countAllOccurrences(lines: readonly string[], needle: string): number {
+  return scanOccurrences(lines, needle, Number.POSITIVE_INFINITY, () => {});
+}
+
+/** How many occurrences replace_all would replace (see {@link leftToRight}), counted without span objects. */
+export function countLeftToRight(lines: readonly string[], needle: string): number {
+  let count = 0;
+  let endLine = -1;
+  let endCol = 0;
+  scanOccurrences(lines, needle, Number.POSITIVE_INFINITY, (start, end) => {
+    if (start.line > endLine || (start.line === endLine && start.col >= endCol)) {
+      count++;
+      endLine = end.line;
+      endCol = end.col;
+    }
+  });
+  return count;
+}
+
+type Place = { readonly line: number; readonly col: number };
+
+/** Call `found` for each occurrence, at most `limit`; returns how many. */
+function scanOccurrences(lines: readonly string[], needle: string, limit: number, found: (start: Place, end: Place) => void): number {
+  let count = 0;
+  if (needle === "" || limit <= 0) return count;
   const parts = needle.split("\n");
   if (parts.length === 1) {
     const long = needle.length > SHORT_NEEDLE ? compileText(needle) : undefined;
-    for (let i = 0; i < lines.length && spans.length < limit; i++) {
+    for (let i = 0; i < lines.length && count < limit; i++) {
       const line = lines[i];
       if (line.length < needle.length) continue;
       // A short needle: native indexOf from the match start + 1 (at most 64 x the line); a long one: KMP, never restarted.
-      const ats = long ? allIndexesOfText(line, long, limit - spans.length) : shortIndexes(line, needle, limit - spans.length);
-      for (const at of ats) spans.push({ start: { line: i, col: at }, end: { line: i, col: at + needle.length } });
+      if (long) {
+        for (const at of allIndexesOfText(line, long, limit - count)) {
+          found({ line: i, col: at }, { line: i, col: at + needle.length });
+          count++;
+        }
+        continue;
+      }
+      for (let at = line.indexOf(needle); at !== -1 && count < limit; at = line.indexOf(needle, at + 1)) {
+        found({ line: i, col: at }, { line: i, col: at + needle.length });
+        count++;
+      }
     }
-    return spans;
+    return count;
   }
   const k = parts.length - 1;
   const head = parts[0];
@@ -40,16 +78,14 @@ export function findAllOccurrences(lines: readonly string[], needle: string, lim
   // Where the whole lines between head and tail follow each other: KMP over the lines, each line read as a
   // number (its index among the needle's whole lines, -1 for any other line), so repeated lines cost no rescans.
   for (const i of middleStarts(lines, parts.slice(1, k), k)) {
-    if (spans.length >= limit) break;
+    if (count >= limit) break;
     if (!lines[i].endsWith(head)) continue;
     const last = i + k;
     if (last < lines.length ? !lines[last].startsWith(tail) : tail !== "") continue;
-    spans.push({
-      start: { line: i, col: lines[i].length - head.length },
-      end: last < lines.length ? { line: last, col: tail.length } : { line: last, col: 0 },
-    });
+    found({ line: i, col: lines[i].length - head.length }, last < lines.length ? { line: last, col: tail.length } : { line: last, col: 0 });
+    count++;
   }
-  return spans;
+  return count;
 }
 
 /** The lines i (0-based) where lines i+1 .. i+k-1 are `middle`, with i + k <= lines.length. */
@@ -83,12 +119,6 @@ function middleStarts(lines: readonly string[], middle: readonly string[], k: nu
       q = fail[m - 1];
     }
   }
-  return out;
-}
-
-function shortIndexes(line: string, needle: string, limit: number): number[] {
-  const out: number[] = [];
-  for (let at = line.indexOf(needle); at !== -1 && out.length < limit; at = line.indexOf(needle, at + 1)) out.push(at);
   return out;
 }
 

@@ -18,7 +18,7 @@ import { formatHash, lineHash } from "../hash/fnv.ts";
 import { applyLineEdits, editsChangeNothing, type LineEdit, spanLines, spansToLineEdits, type TextSpan, textToLines } from "./line-edits.ts";
 import { escapePlaces, interpretEscapes, shouldInterpretNewString } from "./match-escapes.ts";
 import { findWhitespaceInsensitive, fitIndentation, type IndentPair } from "./match-fuzzy.ts";
-import { anyOverlap, findAllOccurrences, leftToRight } from "./match-overlap.ts";
+import { anyOverlap, countAllOccurrences, countLeftToRight, findAllOccurrences, leftToRight } from "./match-overlap.ts";
 import { findWhitespaceOnly, type WhitespacePlace } from "./near-match.ts";
 import { closestWindows, type WindowCandidate } from "./similarity.ts";
 
@@ -56,6 +56,23 @@ export interface LineRange {
 
 /** Most matches listed by line id; the rest are only counted. */
 export const MAX_LISTED_MATCHES = 50;
+/**
+ * Most occurrences one replace_all replaces. Each is a few objects while the
+ * edit is built (~300 bytes): a 4 MB file of one repeated character took
+ * the server to 1.4 GB. Past it the call is refused before anything is built.
+ */
+export const MAX_REPLACE_ALL = 100_000;
+
+function tooManyToReplace(total: number, replaced: number): MatchInvalid {
+  const n = (x: number) => x.toLocaleString("en-US");
+  return {
+    kind: "invalid",
+    message:
+      `replace_all would replace ${n(replaced)} occurrences of old_string${total !== replaced ? ` (${n(total)} counting overlapping ones)` : ""}, ` +
+      `over the ${n(MAX_REPLACE_ALL)} one call may replace, so nothing was written. Use a longer old_string that names fewer places ` +
+      `(and send several calls if you need them all), or rewrite the file's content with write`,
+  };
+}
 
 /** Where old_string is (the ladder succeeded). */
 export interface MatchFound {
@@ -360,12 +377,12 @@ type Occurrences =
   | { readonly strategy: "exact" | "escaped"; readonly needle: string; readonly spans: TextSpan[] }
   | { readonly strategy: "fuzzy"; readonly needleLines: string[]; readonly starts: number[] };
 
-function occurrences(lines: readonly string[], needle: string): Occurrences | undefined {
-  const exact = findAllOccurrences(lines, needle);
+function occurrences(lines: readonly string[], needle: string, limit: number): Occurrences | undefined {
+  const exact = findAllOccurrences(lines, needle, limit);
   if (exact.length > 0) return { strategy: "exact", needle, spans: exact };
   const escaped = interpretEscapes(needle);
   if (escaped !== needle) {
-    const spans = findAllOccurrences(lines, escaped);
+    const spans = findAllOccurrences(lines, escaped, limit);
     if (spans.length > 0) return { strategy: "escaped", needle: escaped, spans };
   }
   const needleLines = textToLines(needle);
@@ -376,8 +393,18 @@ function occurrences(lines: readonly string[], needle: string): Occurrences | un
 function locate(lines: readonly string[], needle: string, replaceAll: boolean): MatchResult {
   if (needle === "") return invalidEmpty();
 
-  const found = occurrences(lines, needle);
-  if (found && found.strategy !== "fuzzy") return decide(found.strategy, lines, found.needle, found.spans, replaceAll);
+  // Spans are objects (~100 bytes each): a file of one repeated character has millions of occurrences, so
+  // only as many are built as the answer needs; past that they are counted.
+  const limit = replaceAll ? MAX_REPLACE_ALL + 1 : MAX_LISTED_MATCHES + 1;
+  const found = occurrences(lines, needle, limit);
+  if (found && found.strategy !== "fuzzy") {
+    if (found.spans.length < limit) return decide(found.strategy, lines, found.needle, found.spans, replaceAll);
+    const total = countAllOccurrences(lines, found.needle);
+    if (replaceAll) return tooManyToReplace(total, countLeftToRight(lines, found.needle));
+    const ambiguous = decide(found.strategy, lines, found.needle, found.spans, false) as MatchAmbiguous;
+    const nonOverlapping = countLeftToRight(lines, found.needle);
+    return { ...ambiguous, total, nonOverlapping: nonOverlapping !== total ? nonOverlapping : undefined };
+  }
   if (found) {
     const ranges = found.starts.map((start) => ({ start, end: start + found.needleLines.length }));
     if (ranges.length === 1) return { kind: "found", strategy: "fuzzy", needle, ranges, spans: [] };
@@ -415,7 +442,8 @@ export function editsAtMatches(
   const oldText = crlfToLf(oldString);
   const newText = crlfToLf(newString);
   if (oldText === "") return [];
-  const found = occurrences(lines, oldText);
+  // Only the first `limit` are used; one more tells "several" from "one".
+  const found = occurrences(lines, oldText, Math.max(limit, 2));
   if (found === undefined) return [];
   const keep = (edit: LineEdit | undefined) => (edit && !editsChangeNothing(lines, [edit]) ? edit : undefined);
   if (found.strategy === "fuzzy") {

@@ -198,9 +198,11 @@ function outcomeOf(ctx: ToolContext, make: () => Applied): Outcome {
 function success(ctx: ToolContext, path: string, outcome: Outcome, landed: Landed, pastedNote: string | undefined): ToolResult {
   const { old, out, r, oldLineCount, newLineCount, atEnd } = outcome.applied();
   const report = outcome.report();
-  const where = r.matches.map((m) => m.line);
-  const listed = where.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
-  const what = r.replacements === 1 ? `replaced 1 occurrence (line ${listed})` : `replaced ${r.replacements} occurrences (lines ${listed})`;
+  // Each line once: several occurrences on one line are one line changed ("lines 1, 3", not "1, 1, 1, 3").
+  const where = [...new Set(r.matches.map((m) => m.line))];
+  const listed = r.matches.length < r.replacements ? `${where.join(", ")}, …` : where.join(", ");
+  const lines = where.length === 1 && r.matches.length === r.replacements ? `line ${listed}` : `lines ${listed}`;
+  const what = r.replacements === 1 ? `replaced 1 occurrence (line ${listed})` : `replaced ${r.replacements} occurrences (${lines})`;
   const heading = `Edited \`${shownPath(path)}\`: ${what}; ${oldLineCount} -> ${newLineCount} lines.`;
   const ending = atEnd ? finalNewlineNote(old, out) : undefined;
   const since = landed.changedSinceView ? changedSinceViewNote(path, "old_string was found in the current content, and the ids above are current") : undefined;
