@@ -12,6 +12,7 @@ interface BunServeOptions {
   hostname: string;
   port: number;
   idleTimeout: number;
+  maxRequestBodySize?: number;
   fetch(request: Request, server: BunServer): Promise<Response>;
 }
 
@@ -35,6 +36,7 @@ export const bunListen: Listen = (handler, options) => {
       hostname: options.hostname,
       port: options.port,
       idleTimeout: MAX_IDLE_SECONDS,
+      ...(options.maxRequestBodyBytes !== undefined ? { maxRequestBodySize: options.maxRequestBodyBytes } : {}),
       fetch(request, srv) {
         if (unbounded && request.method === "POST") srv.timeout(request, 0);
         return handler(request);

@@ -37,6 +37,13 @@ export interface ListenOptions {
    * idle timeout of its own does not cut off a long tool call.
    */
   readonly requestTimeoutMs: number;
+  /**
+   * Largest request body the runtime lets through, in bytes, when the
+   * server's own limits need more than its default (Bun's is 128 MiB, and
+   * it answers past it with an empty 413): each route enforces its own
+   * limit below this, with a JSON error that names it.
+   */
+  readonly maxRequestBodyBytes?: number;
 }
 
 /** A runtime's way to serve a fetch handler. Rejects with a StartupError when it cannot bind. */

@@ -23,6 +23,7 @@ import { openDeferredHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces, type Workspace } from "./workspaces.ts";
 import { hostedStorage, openRegistry, renderHostingBanner } from "./hosting.ts";
+import type { ImportLimits } from "../http/hosting/mod.ts";
 
 /** Flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
@@ -127,7 +128,7 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
       if (stopping || !fetch) return Promise.resolve(unavailable());
       return inflight.track(() => fetch!(request));
     },
-    { hostname: settings.host, port: settings.port, requestTimeoutMs: callTimeoutMs },
+    { hostname: settings.host, port: settings.port, requestTimeoutMs: callTimeoutMs, maxRequestBodyBytes: importBodyBytes(settings.hosting?.importLimits) },
   );
 
   const app = createApp({
@@ -277,4 +278,14 @@ function unavailable(): Response {
     JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "The server is shutting down and takes no new calls. Retry once it is back." } }),
     { status: 503, headers: { "content-type": "application/json; charset=utf-8", connection: "close", "retry-after": "5" } },
   );
+}
+
+/**
+ * The largest archive an import may send: its content limit plus a tar's
+ * headers and padding for every entry (a KiB each, at most) and its end
+ * blocks. Undefined outside hosting: tool bodies are far under any runtime's
+ * default, and the routes bound them themselves.
+ */
+export function importBodyBytes(limits: ImportLimits | undefined): number | undefined {
+  return limits === undefined ? undefined : limits.maxBytes + limits.maxEntries * 1024 + 1024 * 1024;
 }
