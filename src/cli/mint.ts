@@ -49,7 +49,7 @@ export interface MintClaims {
   /** The `sub` claim (who holds it); without one the token gets its own {@link unlabelledSub}. */
   readonly label?: string;
   readonly audience?: string;
-  /** Seconds since the epoch (default: now). */
+  /** Seconds since the epoch, may have a fraction (default: now, to the millisecond). */
   readonly now?: number;
 }
 
@@ -69,13 +69,15 @@ export function unlabelledSub(): string {
 
 /** Sign a token. Without `label` it gets its own random `sub` ({@link unlabelledSub}). */
 export async function mintToken(key: SigningKey, claims: MintClaims): Promise<string> {
-  const now = claims.now ?? Math.floor(Date.now() / 1000);
+  // iat to the millisecond: a hosted workspace refuses tokens issued before its name was last deleted,
+  // and a token minted just after a DELETE must not look as old as one minted just before it.
+  const now = claims.now ?? Date.now() / 1000;
   const material = key.alg === "HS256" ? key.secret : await importJWK({ ...key.jwk, alg: "EdDSA" }, "EdDSA");
   let jwt = new SignJWT({ ws: claims.workspace, scope: claims.scopes.join(" ") })
     .setProtectedHeader({ alg: key.alg, typ: "JWT", ...(key.kid === undefined ? {} : { kid: key.kid }) })
     .setSubject(claims.label ?? unlabelledSub())
     .setIssuedAt(now)
-    .setExpirationTime(now + claims.ttlSeconds);
+    .setExpirationTime(Math.floor(now) + claims.ttlSeconds);
   if (claims.audience !== undefined) jwt = jwt.setAudience(claims.audience);
   return jwt.sign(material);
 }

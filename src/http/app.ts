@@ -20,6 +20,7 @@ import { BodyAbortedError } from "./body.ts";
 import type { WorkspaceRegistry } from "./hosting/registry.ts";
 import { mountWorkspaces } from "./hosting/routes.ts";
 import { incarnationSessions } from "./hosting/sessions.ts";
+import { incarnationBoundAuth } from "./hosting/tokens.ts";
 import { createToolHost, type HttpCallInfo } from "./host.ts";
 import type { HostPolicy } from "./hosts.ts";
 import { mountMcp, type McpOptions } from "./mcp.ts";
@@ -101,7 +102,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const toolLimits = toolLimitsOf(limits);
 
   const pipeline = options.pipeline ?? createPipeline(options.tools!);
-  const auth = createAuthenticator(options.auth);
+  const auth = options.workspaces ? incarnationBoundAuth(createAuthenticator(options.auth), options.workspaces) : createAuthenticator(options.auth);
   const host = createToolHost({
     pipeline,
     storageFor: (workspace) => options.storageFor(workspace),
@@ -133,7 +134,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   mountRest(app, host);
   if (options.workspaces) mountWorkspaces(app, options.workspaces);
   mountHistory(app, host);
-  mountMcp(app, host, options.version, options.mcp);
+  const mcp = mountMcp(app, host, options.version, options.mcp);
+  // docs/hosting.md: a DELETE removes the agents' sessions, MCP sessions (and their resource streams) included.
+  options.workspaces?.onRemove((workspace) => mcp.endSessionsOf(workspace));
   // The inspector (/ui): its own cookie sign-in, so it sits outside the bearer-auth prefixes.
   mountUi(app, { auth, host, hasher: options.hasher, ...(options.workspaces ? { workspaces: options.workspaces } : {}) });
 

@@ -48,6 +48,8 @@ export interface Principal {
   /** The workspace; `"*"` for a global admin token (which reaches no tool). */
   readonly workspace: string;
   readonly scopes: ReadonlySet<Scope>;
+  /** Signed tokens only (static tokens: undefined): `iat`, seconds, when the token has one. See ./hosting/tokens.ts. */
+  readonly signed?: { readonly iat?: number };
 }
 
 /** Why a request was not authenticated. */
@@ -172,7 +174,8 @@ async function signedPrincipal(jwt: JwtVerifier, token: string): Promise<AuthOut
   const { sub, workspace } = outcome.grant;
   const scopes = canonicalScopes(outcome.grant.scopes);
   const id = await signedPrincipalId(outcome.grant);
-  return { ok: true, principal: { id, label: sub ?? id, workspace, scopes: new Set(scopes) } };
+  const signed = outcome.grant.iat === undefined ? {} : { iat: outcome.grant.iat };
+  return { ok: true, principal: { id, label: sub ?? id, workspace, scopes: new Set(scopes), signed } };
 }
 
 /** `scopes` without repeats, in the order of {@link SCOPES}: how a token orders its scope claim changes nothing. */

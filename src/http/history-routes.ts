@@ -23,6 +23,7 @@ import type { Scope } from "../scopes.ts";
 import type { ToolHost } from "./host.ts";
 import { ALL_WORKSPACES } from "./jwt.ts";
 import type { AppEnv } from "./middleware.ts";
+import { queryRefusal } from "./query.ts";
 import { errorResponse, statusForCode } from "./responses.ts";
 
 const READERS: readonly Scope[] = ["audit", "admin"];
@@ -72,8 +73,15 @@ function pathParam(c: Context<AppEnv>): string | Response {
   }
 }
 
+/** What `GET /v1/audit` takes. */
+const AUDIT_PARAMS = ["since", "limit", "session", "principal", "cursor", "changes", "path"];
+/** An audit entry id (src/history/store.ts): 15 digits of time, a dash, 8 hex digits. */
+const ENTRY_ID = /^\d{15}-[0-9a-f]{8}$/;
+
 /** The audit query from the request's parameters, or a 400. */
 function auditQuery(c: Context<AppEnv>): AuditQuery | Response {
+  const refused = queryRefusal(c, AUDIT_PARAMS);
+  if (refused) return refused;
   const q = c.req.query();
   const query: { -readonly [K in keyof AuditQuery]: AuditQuery[K] } = {};
   if (q.since !== undefined) {
@@ -89,8 +97,25 @@ function auditQuery(c: Context<AppEnv>): AuditQuery | Response {
   }
   if (q.session !== undefined) query.session = q.session;
   if (q.principal !== undefined) query.principal = q.principal;
-  if (q.cursor !== undefined) query.cursor = q.cursor;
-  if (q.changes === "1" || q.changes === "true") query.changesOnly = true;
+  if (q.cursor !== undefined) {
+    // An unknown cursor would answer an empty page, which reads as "the end".
+    if (!ENTRY_ID.test(q.cursor))
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        `?cursor= must be the cursor of a previous page (got ${JSON.stringify(q.cursor.slice(0, 60))}); leave it out for the first page.`,
+      );
+    query.cursor = q.cursor;
+  }
+  if (q.changes !== undefined) {
+    if (!["1", "true", "0", "false"].includes(q.changes))
+      return errorResponse(
+        400,
+        "INVALID_ARGUMENT",
+        `?changes= must be 1 (or true) for changes only, 0 (or false) for every entry (got ${JSON.stringify(q.changes.slice(0, 60))}).`,
+      );
+    if (q.changes === "1" || q.changes === "true") query.changesOnly = true;
+  }
   if (q.path !== undefined) {
     const path = pathParam(c);
     if (path instanceof Response) return path;

@@ -58,6 +58,8 @@ export interface JwtGrant {
   readonly sub?: string;
   /** Seconds since the epoch. */
   readonly exp: number;
+  /** When it was issued, seconds since the epoch (may have a fraction); hosted workspaces refuse tokens older than a deletion of their workspace. */
+  readonly iat?: number;
 }
 
 /** Why a token was refused: a fixed reason (never token text). */
@@ -173,7 +175,8 @@ function checkClaims(payload: JWTPayload, kid: string | undefined, nowSeconds: n
   if (sub !== undefined && (typeof sub !== "string" || sub.length === 0 || sub.length > 128)) return refuse("its sub claim must be 1-128 characters");
   const expires = exp as number;
   const issued = typeof iat === "number" ? iat : undefined;
-  if (issued !== undefined && issued > nowSeconds + tolerance) return refuse("its iat claim lies in the future");
+  // Whole seconds: `token mint` writes milliseconds, and a minting host a few ms ahead must not be refused.
+  if (issued !== undefined && Math.floor(issued) > nowSeconds + tolerance) return refuse("its iat claim lies in the future");
   if (expires - (issued ?? nowSeconds) > maxLifetime + tolerance || expires - nowSeconds > maxLifetime + tolerance) {
     return refuse(`it lives longer than this server's maximum token lifetime of ${maxLifetime} s; mint one with a shorter ttl`);
   }
@@ -185,6 +188,7 @@ function checkClaims(payload: JWTPayload, kid: string | undefined, nowSeconds: n
       scopes: scopes as JwtScope[],
       ...(typeof sub === "string" ? { sub } : {}),
       exp: expires,
+      ...(issued === undefined ? {} : { iat: issued }),
     },
   };
 }

@@ -34,6 +34,8 @@ export interface SessionTable<E extends SessionEntry> {
   add(id: string, entry: E): void;
   /** Forget (and close) a session. */
   delete(id: string): void;
+  /** Forget (and close) every session whose entry matches; how many. */
+  deleteWhere(match: (entry: E) => boolean): number;
   readonly size: number;
   /** Live sessions of one owner. */
   sizeOf(owner: string): number;
@@ -93,6 +95,11 @@ export function createSessionTable<E extends SessionEntry>(options: SessionTable
       touch(id, { entry, seen: now() });
     },
     delete: remove,
+    deleteWhere(match) {
+      const ids = [...live].filter(([, slot]) => match(slot.entry)).map(([id]) => id);
+      for (const id of ids) remove(id);
+      return ids.length;
+    },
     get size() {
       return live.size;
     },

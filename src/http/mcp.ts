@@ -69,12 +69,20 @@ const BAD_REQUEST = -32000;
 const PARSE_ERROR = -32700;
 
 interface LiveSession extends SessionEntry {
+  /** The workspace of the token that opened it: deleting the workspace ends the session. */
+  readonly workspace: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly tap: NotificationTap;
 }
 
+/** What {@link mountMcp} gives back. */
+export interface McpMount {
+  /** End every live session of a workspace (it was deleted): their transports close, GET streams included. */
+  endSessionsOf(workspace: string): number;
+}
+
 /** Register `/mcp` on `app` (auth and the body limit are applied by the caller). */
-export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, options: McpOptions = {}): void {
+export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, options: McpOptions = {}): McpMount {
   const mode = options.mode ?? "stateful";
   const serverOptions = { host, version, instructions: options.instructions, initialLogLevel: null };
   const sessions = createSessionTable<LiveSession>({
@@ -157,7 +165,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.add(id, { owner: principal.id, transport, tap, close: () => void server.close().catch(() => {}) });
+        sessions.add(id, { owner: principal.id, workspace: principal.workspace, transport, tap, close: () => void server.close().catch(() => {}) });
       },
       onsessionclosed: (id) => sessions.delete(id),
     });
@@ -203,6 +211,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
         return notAllowed(c);
     }
   });
+  return { endSessionsOf: (workspace) => sessions.deleteWhere((entry) => entry.workspace === workspace) };
 }
 
 const OPENED = new TextEncoder().encode(": stream open\n\n");

@@ -38,7 +38,7 @@ describe("verifying signed tokens", () => {
   test("an HS256 token yields its workspace, scopes and sub; keys are chosen by kid (rotation)", async () => {
     for (const key of [keyA, keyB]) {
       const outcome = await verifier.verify(await mintToken(key, { ...claims, label: "agent-7" }));
-      expect(outcome).toEqual({ ok: true, grant: { kid: key.kid, workspace: "ws1", scopes: ["read", "write"], sub: "agent-7", exp: NOW + 600 } });
+      expect(outcome).toEqual({ ok: true, grant: { kid: key.kid, workspace: "ws1", scopes: ["read", "write"], sub: "agent-7", exp: NOW + 600, iat: NOW } });
     }
     // Signed with b's secret but naming kid a: the signature does not verify.
     const crossed = await mintToken({ ...keyB, kid: "a" }, claims);

@@ -107,15 +107,19 @@ describe("serve --workspaces DIR (real process)", () => {
 
   test("delete drops the agents' sessions: a workspace created again under the same name needs a fresh view", async () => {
     const admin = await mint(["--workspace", "*", "--scopes", "admin", "--ttl", "1h"]);
-    const agent = await mint(["--workspace", "again", "--scopes", "read,write", "--ttl", "1h", "--label", "agent-2"]);
+    const before = await mint(["--workspace", "again", "--scopes", "read,write", "--ttl", "1h", "--label", "agent-2"]);
     const create = async () => {
       const response = await adminCall(server.url, admin, "PUT", "/v1/workspaces/again", { body: (await tarOf(SEED)) as BodyInit, type: "application/gzip" });
       expect(response.status).toBe(201);
     };
     await create();
-    expect((await tool(server.url, agent, "view", { path: "README.md" })).body.isError).toBe(false);
+    expect((await tool(server.url, before, "view", { path: "README.md" })).body.isError).toBe(false);
     expect((await adminCall(server.url, admin, "DELETE", "/v1/workspaces/again")).status).toBe(200);
     await create();
+    // The token of the deleted workspace is refused (test/hosting/incarnation.test.ts); one minted since, for the same
+    // agent (the same principal), finds none of the observations made in the old one.
+    expect((await tool(server.url, before, "view", { path: "README.md" })).status).toBe(401);
+    const agent = await mint(["--workspace", "again", "--scopes", "read,write", "--ttl", "1h", "--label", "agent-2"]);
     // Same bytes, so the same content version: only the dropped session stops this edit.
     const edit = await tool(server.url, agent, "edit", { path: "README.md", old_string: "demo", new_string: "demo 2" });
     expect(edit.body.code).toBe("FS_NOT_OBSERVED");

@@ -15,6 +15,7 @@ import { FsError, isFsError } from "../../storage/errors.ts";
 import { Cond, type ListResult, type Storage, type Version } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, importArchive, type ImportLimits, type ImportReport } from "./archive.ts";
+import { cancellableBody, deletedWhileImporting, type RunningImport } from "./imports.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
 import { quotaStorage, type QuotaStorageOptions } from "./quota-storage.ts";
 
@@ -37,7 +38,17 @@ interface WorkspaceRecord {
   readonly created: string;
   /** Random per creation: observation sessions are keyed by it (see ./sessions.ts). */
   readonly incarnation?: string;
+  /** When the name was last deleted (ms since the epoch): signed tokens issued then or before are refused (./tokens.ts). */
+  readonly tokensIssuedAfter?: number;
 }
+
+/** Left in the records when a workspace is deleted (`<name>.deleted`), so its next creation knows which tokens are older. */
+interface Tombstone {
+  readonly deletedAt: number;
+}
+
+/** Where a workspace stands when it is not ready (for GET's answer). */
+export type WorkspaceState = { readonly state: "absent" } | { readonly state: "importing"; readonly since: string };
 
 /** What `GET /v1/workspaces/{ws}` reports. */
 export interface WorkspaceInfo {
@@ -60,11 +71,34 @@ export interface CreateOutcome {
   readonly imported?: ImportReport;
 }
 
+/** Options of {@link WorkspaceRegistry.create}. */
+export interface CreateOptions {
+  readonly quota?: Partial<Quota>;
+  readonly archive?: ArchiveSource;
+  /**
+   * Whether the caller may raise a quota above the current one (or above the
+   * default, for a new workspace): a global admin may, a workspace-bound one
+   * only keeps or lowers it. Default true.
+   */
+  readonly mayRaiseQuota?: boolean;
+}
+
 /** The control plane's view of workspaces. */
 export interface WorkspaceRegistry {
   /** Create (idempotent; a quota given for an existing workspace replaces its quota). */
-  create(workspace: string, options?: { quota?: Partial<Quota>; archive?: ArchiveSource }): Promise<CreateOutcome>;
+  create(workspace: string, options?: CreateOptions): Promise<CreateOutcome>;
   info(workspace: string): Promise<WorkspaceInfo | undefined>;
+  /** Why a workspace has no info: none, or an import still running (and since when). */
+  state(workspace: string): Promise<WorkspaceState>;
+  /**
+   * Why a signed token (bound to `workspace`) may not reach it, or undefined:
+   * it was issued no later than the name's last deletion, so it belongs to an
+   * earlier workspace of that name. `orDeleted`: also when the name is
+   * deleted and not created again (a PUT must not re-create it with such a token).
+   */
+  staleToken(workspace: string, iat: number | undefined, orDeleted?: boolean): Promise<string | undefined>;
+  /** Called with the name after each DELETE (e.g. to end the workspace's MCP sessions). */
+  onRemove(listener: (workspace: string) => void): void;
   list(): Promise<string[]>;
   /** Remove the workspace and its files; false when there was none. */
   remove(workspace: string): Promise<boolean>;
@@ -129,14 +163,47 @@ export async function countUsage(files: Storage): Promise<Usage> {
   }
 }
 
+/** Tries of a quota update that keeps losing its compare-and-swap to other PUTs before it gives up. */
+const QUOTA_CAS_ATTEMPTS = 20;
+
+/** Which creation a record belongs to (records from before incarnations existed: their creation time). */
+function incarnationOf(record: WorkspaceRecord): string {
+  return record.incarnation ?? record.created;
+}
+
+/** The PUT answer while an import runs: what is going on and what to do. */
+function beingImported(workspace: string, since: string): FsError {
+  return new FsError(
+    "FS_ALREADY_EXISTS",
+    `workspace ${workspace} is being imported by another PUT (since ${since}); wait for that PUT's answer. ` +
+      `If it died (its client went away or the server restarted), DELETE /v1/workspaces/${workspace} stops it, then PUT again`,
+  );
+}
+
+/** Refuse a quota above `limit` (what a workspace-bound admin token may not do). */
+function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: string): void {
+  const raised = (["maxBytes", "maxFiles"] as const).filter((key) => asked[key] > limit[key]);
+  if (raised.length === 0) return;
+  const detail = raised.map((key) => `${key} ${asked[key]} > ${limit[key]}`).join(", ");
+  throw new CodedError(
+    "FORBIDDEN",
+    `Raising workspace ${workspace}'s quota above ${what} (${detail}) needs a global admin token (ws "*"); ` +
+      "this token is bound to the workspace and may only keep or lower it. Ask the platform operator, or PUT without those parameters.",
+  );
+}
+
 /** Build the registry over a backend. */
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
   const { backend, ledger } = options;
   const recordPath = (workspace: string) => `${workspace}.json`;
+  // Not `.json`, so never listed as a workspace; `<name>.deleted.json` (workspace "<name>.deleted") is another file.
+  const tombstonePath = (workspace: string) => `${workspace}.deleted`;
   // One storage per workspace and quota, so the host's per-storage guard is reused across calls.
   const opened = new Map<string, { key: string; storage: Storage }>();
   const incarnations = new Map<string, string>();
   const histories = new Map<string, HistoryStore>();
+  const running = new Map<string, RunningImport>();
+  const removeListeners: ((workspace: string) => void)[] = [];
   // Through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`.
   const filesOf = async (workspace: string) => guardStorage(await backend.files(workspace));
 
@@ -170,6 +237,13 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
   }
 
+  function notReady(workspace: string, since: string): CodedError {
+    return new FsError(
+      "FS_NOT_FOUND",
+      `workspace ${JSON.stringify(workspace)} is being imported (since ${since}) and is not ready yet; try again once the admin's PUT has answered`,
+    );
+  }
+
   function notFound(workspace: string): CodedError {
     return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
   }
@@ -192,69 +266,219 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(workspace, files, quota)), options.importLimits);
   }
 
-  async function create(workspace: string, createOptions: { quota?: Partial<Quota>; archive?: ArchiveSource } = {}): Promise<CreateOutcome> {
+  async function create(workspace: string, createOptions: CreateOptions = {}): Promise<CreateOutcome> {
     checkWorkspaceName(workspace);
     const existing = await readRecord(workspace);
-    if (existing) {
-      await createOptions.archive?.body.cancel().catch(() => undefined);
-      if (existing.record.state !== "ready") {
-        throw new FsError(
-          "FS_ALREADY_EXISTS",
-          `workspace ${workspace} is being created by another request (if that import died, DELETE the workspace and PUT it again)`,
-        );
-      }
-      if (createOptions.archive) {
-        throw new FsError(
-          "FS_ALREADY_EXISTS",
-          `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`,
-        );
-      }
-      let record = existing.record;
-      if (createOptions.quota) {
-        record = { ...record, quota: { ...record.quota, ...createOptions.quota } };
-        await writeRecord(workspace, record, Cond.ifVersion(existing.version));
-      }
-      return { created: false, info: { workspace, createdAt: record.created, usage: await usageOf(workspace), quota: record.quota } };
+    if (!existing) return createNew(workspace, createOptions);
+    await createOptions.archive?.body.cancel().catch(() => undefined);
+    if (existing.record.state !== "ready") throw beingImported(workspace, existing.record.created);
+    if (createOptions.archive) {
+      throw new FsError(
+        "FS_ALREADY_EXISTS",
+        `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`,
+      );
     }
+    const record = createOptions.quota ? await updateQuota(workspace, existing, createOptions.quota, createOptions.mayRaiseQuota !== false) : existing.record;
+    return { created: false, info: { workspace, createdAt: record.created, usage: await usageOf(workspace), quota: record.quota } };
+  }
 
+  /** Replace an existing workspace's quota; a compare-and-swap lost to another PUT is retried on the newer record. */
+  async function updateQuota(
+    workspace: string,
+    found: { record: WorkspaceRecord; version: Version },
+    quota: Partial<Quota>,
+    mayRaise: boolean,
+  ): Promise<WorkspaceRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const record = { ...found.record, quota: { ...found.record.quota, ...quota } };
+      if (!mayRaise) checkNotRaised(workspace, found.record.quota, record.quota, "its current quota");
+      try {
+        await writeRecord(workspace, record, Cond.ifVersion(found.version));
+        return record;
+      } catch (error) {
+        if (!isFsError(error) || error.code !== "FS_STALE_VERSION") throw error;
+      }
+      const again = await readRecord(workspace);
+      if (again?.record.state !== "ready" || incarnationOf(again.record) !== incarnationOf(found.record)) {
+        throw new FsError(
+          "FS_NOT_FOUND",
+          `workspace ${workspace} was deleted while its quota was being changed; PUT /v1/workspaces/${workspace} creates it again`,
+        );
+      }
+      if (attempt >= QUOTA_CAS_ATTEMPTS) {
+        throw new FsError(
+          "FS_STALE_VERSION",
+          `other requests kept changing workspace ${workspace}'s quota at the same time (${attempt} attempts); GET /v1/workspaces/${workspace} and PUT it again`,
+        );
+      }
+      found = again;
+    }
+  }
+
+  async function createNew(workspace: string, createOptions: CreateOptions): Promise<CreateOutcome> {
     const quota: Quota = { ...options.defaultQuota, ...createOptions.quota };
-    const creating: WorkspaceRecord = { state: "importing", quota, created: new Date().toISOString(), incarnation: crypto.randomUUID() };
+    if (createOptions.mayRaiseQuota === false) checkNotRaised(workspace, options.defaultQuota, quota, "the default quota");
+    const tombstone = await readTombstone(workspace);
+    const creating: WorkspaceRecord = {
+      state: "importing",
+      quota,
+      created: new Date().toISOString(),
+      incarnation: crypto.randomUUID(),
+      ...(tombstone ? { tokensIssuedAfter: tombstone.deletedAt } : {}),
+    };
     let version: Version;
     try {
       version = await writeRecord(workspace, creating, Cond.ifAbsent);
     } catch (error) {
       await createOptions.archive?.body.cancel().catch(() => undefined);
       if (isFsError(error) && error.code === "FS_ALREADY_EXISTS")
-        throw new FsError("FS_ALREADY_EXISTS", `workspace ${workspace} is being created by another request`);
+        throw new FsError(
+          "FS_ALREADY_EXISTS",
+          `workspace ${workspace} is being created by another request; GET /v1/workspaces/${workspace} says when it is ready`,
+        );
       throw error;
     }
     let imported: ImportReport | undefined;
-    let seeding = false;
-    try {
-      if (createOptions.archive) {
-        await checkEmpty(workspace, createOptions.archive);
-        seeding = true;
-        imported = await seed(workspace, quota, createOptions.archive);
-      } else {
+    if (createOptions.archive) {
+      imported = await importInto(workspace, creating, version, createOptions.archive);
+    } else {
+      try {
         await ledger.clear(workspace);
         await ledger.init(workspace, await countUsage(await filesOf(workspace)));
+        await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
+      } catch (error) {
+        if (!(await cleanUp(workspace, creating, false))) throw deletedWhileImporting(workspace);
+        throw error;
       }
-      await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
-    } catch (error) {
-      // A failed import leaves nothing: its files, its counters and its record go.
-      if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
-      await ledger.clear(workspace).catch(() => undefined);
-      await backend.records.delete(recordPath(workspace)).catch(() => undefined);
-      throw error;
     }
     return { created: true, info: { workspace, createdAt: creating.created, usage: await usageOf(workspace), quota }, ...(imported ? { imported } : {}) };
+  }
+
+  /** Seed a workspace whose record (`version`) says importing; registered so a DELETE stops it and waits for its clean-up. */
+  async function importInto(workspace: string, record: WorkspaceRecord, version: Version, archive: ArchiveSource): Promise<ImportReport> {
+    const controller = new AbortController();
+    const source = { body: cancellableBody(archive.body, controller.signal), gzip: archive.gzip };
+    const run = (async () => {
+      let seeding = false;
+      try {
+        await checkEmpty(workspace, source);
+        seeding = true;
+        const report = await seed(workspace, record.quota, source);
+        await writeRecord(workspace, { ...record, state: "ready" }, Cond.ifVersion(version));
+        return report;
+      } catch (error) {
+        const own = await cleanUp(workspace, record, seeding);
+        if (controller.signal.aborted || !own) throw deletedWhileImporting(workspace);
+        throw error;
+      }
+    })();
+    const entry: RunningImport = {
+      stop: () => controller.abort(),
+      done: run.then(
+        () => true,
+        () => false,
+      ),
+    };
+    running.set(workspace, entry);
+    try {
+      return await run;
+    } finally {
+      if (running.get(workspace) === entry) running.delete(workspace);
+    }
+  }
+
+  /**
+   * A failed creation leaves nothing: its files (when it wrote some), its
+   * counters and its record go, but only while the record is still its own
+   * (same incarnation). Once a DELETE took the name, and perhaps a PUT made a
+   * new workspace of it, nothing under the name is this creation's to remove.
+   * True when it was still its own.
+   */
+  async function cleanUp(workspace: string, record: WorkspaceRecord, seeding: boolean): Promise<boolean> {
+    const current = await readRecord(workspace).catch(() => undefined);
+    if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
+    if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
+    await ledger.clear(workspace).catch(() => undefined);
+    await backend.records.delete(recordPath(workspace), { ifVersion: current.version }).catch(() => undefined);
+    return true;
   }
 
   async function ready(workspace: string): Promise<WorkspaceRecord> {
     checkWorkspaceName(workspace);
     const found = await readRecord(workspace);
+    if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
     if (found?.record.state !== "ready") throw notFound(workspace);
     return found.record;
+  }
+
+  async function readTombstone(workspace: string): Promise<Tombstone | undefined> {
+    try {
+      return JSON.parse(decoder.decode((await backend.records.read(tombstonePath(workspace))).bytes)) as Tombstone;
+    } catch (error) {
+      if (isFsError(error) && error.code === "FS_NOT_FOUND") return undefined;
+      throw error;
+    }
+  }
+
+  async function staleToken(workspace: string, iat: number | undefined, orDeleted = false): Promise<string | undefined> {
+    if (!WORKSPACE_NAME.test(workspace)) return undefined;
+    const found = await readRecord(workspace);
+    const deletedAt = found ? found.record.tokensIssuedAfter : orDeleted ? (await readTombstone(workspace))?.deletedAt : undefined;
+    if (deletedAt === undefined) return undefined;
+    if (iat === undefined) {
+      return `workspace ${JSON.stringify(workspace)} was deleted on ${new Date(deletedAt).toISOString()}, and this token has no iat claim, so it cannot be told from a token of the deleted workspace; mint a new token for it (toolwarden token mint sets iat)`;
+    }
+    // iat to the millisecond (token mint writes it so); whole-second iats from other signers count as their second's start.
+    if (Math.round(iat * 1000) > deletedAt) return undefined;
+    const again = found ? " and created again" : "";
+    return `workspace ${JSON.stringify(workspace)} was deleted${again} on ${new Date(deletedAt).toISOString()}, after this token was issued (iat ${new Date(Math.round(iat * 1000)).toISOString()}): a token of the deleted workspace reaches no later workspace of that name; mint a new token for it`;
+  }
+
+  async function remove(workspace: string): Promise<boolean> {
+    checkWorkspaceName(workspace);
+    const found = await readRecord(workspace);
+    if (!found) {
+      // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
+      const left = await countUsage(await filesOf(workspace));
+      await backend.removeFiles(workspace);
+      if (left.files === 0) return false;
+      await ledger.clear(workspace);
+      return true;
+    }
+    // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
+    await backend.records.write(tombstonePath(workspace), encoder.encode(JSON.stringify({ deletedAt: Date.now() } satisfies Tombstone)), Cond.none);
+    forget(workspace);
+    const importing = running.get(workspace);
+    // An import of this process stops and cleans up after itself; it has then removed its record and files.
+    if (importing) {
+      importing.stop();
+      if (!(await importing.done)) return removed(workspace);
+    }
+    // The record goes first: from then on no tool call reaches the workspace.
+    await backend.records.delete(recordPath(workspace));
+    forget(workspace);
+    await backend.removeFiles(workspace);
+    await ledger.clear(workspace);
+    return removed(workspace);
+  }
+
+  /** Drop what this process caches of the workspace. */
+  function forget(workspace: string): void {
+    opened.delete(workspace);
+    incarnations.delete(workspace);
+    histories.delete(workspace);
+  }
+
+  /** Tell the listeners (e.g. end the workspace's MCP sessions). */
+  function removed(workspace: string): true {
+    for (const listener of removeListeners) {
+      try {
+        listener(workspace);
+      } catch {
+        // A listener must not stop a DELETE.
+      }
+    }
+    return true;
   }
 
   return {
@@ -278,26 +502,14 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
         .map((e) => e.name.slice(0, -".json".length))
         .filter((name) => WORKSPACE_NAME.test(name));
     },
-    async remove(workspace) {
+    remove,
+    state: async (workspace) => {
       checkWorkspaceName(workspace);
       const found = await readRecord(workspace);
-      if (!found) {
-        // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
-        const left = await countUsage(await filesOf(workspace));
-        await backend.removeFiles(workspace);
-        if (left.files === 0) return false;
-        await ledger.clear(workspace);
-        return true;
-      }
-      // The record goes first: from then on no tool call reaches the workspace.
-      await backend.records.delete(recordPath(workspace));
-      opened.delete(workspace);
-      incarnations.delete(workspace);
-      histories.delete(workspace);
-      await backend.removeFiles(workspace);
-      await ledger.clear(workspace);
-      return true;
+      return found?.record.state === "importing" ? { state: "importing", since: found.record.created } : { state: "absent" };
     },
+    staleToken,
+    onRemove: (listener) => void removeListeners.push(listener),
     async storage(workspace) {
       const record = await ready(workspace);
       incarnations.set(workspace, record.incarnation ?? record.created);

@@ -16,9 +16,11 @@ import type { Context, Hono } from "hono";
 import type { Principal } from "../auth.ts";
 import { ALL_WORKSPACES } from "../jwt.ts";
 import type { AppEnv } from "../middleware.ts";
+import { queryRefusal } from "../query.ts";
 import { errorResponse } from "../responses.ts";
 import type { Quota } from "./ledger.ts";
 import type { ArchiveSource, WorkspaceRegistry } from "./registry.ts";
+import { staleTokenReason } from "./tokens.ts";
 
 const TAR_TYPES = new Set(["application/x-tar", "application/tar"]);
 const GZIP_TYPES = new Set(["application/gzip", "application/x-gzip", "application/tar+gzip", "application/x-gtar"]);
@@ -49,6 +51,8 @@ function adminRefusal(principal: Principal, workspace: string | undefined): Resp
 
 /** The quota overrides in the query (`maxBytes`, `maxFiles`), or a 400. */
 function quotaFromQuery(c: Context<AppEnv>): Partial<Quota> | Response {
+  const refused = queryRefusal(c, ["maxBytes", "maxFiles"]);
+  if (refused) return refused;
   const quota: { maxBytes?: number; maxFiles?: number } = {};
   for (const name of ["maxBytes", "maxFiles"] as const) {
     const raw = c.req.query(name);
@@ -86,20 +90,29 @@ async function archiveOf(c: Context<AppEnv>): Promise<ArchiveSource | undefined 
 /** Register the routes. */
 export function mountWorkspaces(app: Hono<AppEnv>, registry: WorkspaceRegistry): void {
   app.get("/v1/workspaces", async (c) => {
-    const refused = adminRefusal(c.get("principal"), undefined);
+    const refused = adminRefusal(c.get("principal"), undefined) ?? queryRefusal(c, []);
     if (refused) return refused;
     return c.json({ workspaces: await registry.list() });
   });
 
   app.put("/v1/workspaces/:ws", async (c) => {
     const workspace = c.req.param("ws");
-    const refused = adminRefusal(c.get("principal"), workspace);
+    const principal = c.get("principal");
+    const refused = adminRefusal(principal, workspace);
     if (refused) return refused;
     const quota = quotaFromQuery(c);
     if (quota instanceof Response) return quota;
+    // A workspace admin token of a deleted workspace may not create the name again (it would then own the new one).
+    const stale = await staleTokenReason(registry, principal, true);
+    if (stale) return errorResponse(401, "UNAUTHORIZED", `The signed bearer token is refused: ${stale}.`);
     const archive = await archiveOf(c);
     if (archive instanceof Response) return archive;
-    const outcome = await registry.create(workspace, { ...(Object.keys(quota).length ? { quota } : {}), ...(archive ? { archive } : {}) });
+    const outcome = await registry.create(workspace, {
+      ...(Object.keys(quota).length ? { quota } : {}),
+      ...(archive ? { archive } : {}),
+      // The quota is the platform's cap on the tenant: only a global admin raises it.
+      mayRaiseQuota: principal.workspace === ALL_WORKSPACES,
+    });
     return c.json({ created: outcome.created, ...outcome.info, ...(outcome.imported ? { imported: outcome.imported } : {}) }, outcome.created ? 201 : 200);
   });
 
@@ -107,8 +120,10 @@ export function mountWorkspaces(app: Hono<AppEnv>, registry: WorkspaceRegistry):
     const workspace = c.req.param("ws");
     const refused = adminRefusal(c.get("principal"), workspace);
     if (refused) return refused;
+    const noQuery = queryRefusal(c, []);
+    if (noQuery) return noQuery;
     const info = await registry.info(workspace);
-    if (!info) return missing(workspace);
+    if (!info) return notReady(registry, workspace);
     return c.json(info);
   });
 
@@ -116,6 +131,9 @@ export function mountWorkspaces(app: Hono<AppEnv>, registry: WorkspaceRegistry):
     const workspace = c.req.param("ws");
     const refused = adminRefusal(c.get("principal"), workspace);
     if (refused) return refused;
+    const noQuery = queryRefusal(c, []);
+    if (noQuery) return noQuery;
+    if (!(await registry.info(workspace))) return notReady(registry, workspace);
     const stream = await registry.archive(workspace);
     return new Response(stream, {
       headers: { "content-type": "application/gzip", "content-disposition": `attachment; filename="${workspace}.tar.gz"` },
@@ -126,6 +144,8 @@ export function mountWorkspaces(app: Hono<AppEnv>, registry: WorkspaceRegistry):
     const workspace = c.req.param("ws");
     const refused = adminRefusal(c.get("principal"), workspace);
     if (refused) return refused;
+    const noQuery = queryRefusal(c, []);
+    if (noQuery) return noQuery;
     if (!(await registry.remove(workspace))) return missing(workspace);
     return c.json({ deleted: true, workspace });
   });
@@ -133,4 +153,17 @@ export function mountWorkspaces(app: Hono<AppEnv>, registry: WorkspaceRegistry):
 
 function missing(workspace: string): Response {
   return errorResponse(404, "FS_NOT_FOUND", `Workspace ${JSON.stringify(workspace)} does not exist. Create it with PUT /v1/workspaces/${workspace}.`);
+}
+
+/** GET of a workspace that has no info: being imported (since when, what to do), or absent. */
+async function notReady(registry: WorkspaceRegistry, workspace: string): Promise<Response> {
+  const state = await registry.state(workspace);
+  if (state.state !== "importing") return missing(workspace);
+  return errorResponse(
+    409,
+    "FS_ALREADY_EXISTS",
+    `Workspace ${JSON.stringify(workspace)} is being imported (state "importing", since ${state.since}) and is not ready yet. ` +
+      `Wait for the PUT that imports it to answer; if that PUT died (its client went away or the server restarted), ` +
+      `DELETE /v1/workspaces/${workspace} stops it, then PUT it again.`,
+  );
 }
