@@ -230,7 +230,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
           `Version ${target.version} is not in the history of ${path}; GET /v1/history?path=${encodeURIComponent(path)} lists its versions.`,
         );
       }
-      const done = await revertStep(recorder.storage, history, step);
+      const done = await revertStep(recorder.storage, history, step, { workspace: principal.workspace });
       outcome = "action" in done ? { reverted: [done], conflicts: [] } : { reverted: [], conflicts: [done] };
       entries = entries.filter((e) =>
         e.changes.some((ch) => ch.path === path && (ch.after?.version === target.version || ch.before?.version === target.version)),
@@ -255,7 +255,7 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
           `Session ${session} has changes by ${principals.length} principals (${principals.join(", ")}); nothing was reverted. Name one: {"session": ${session}, "principal": ${JSON.stringify(principals[0])}}.`,
         );
       }
-      outcome = await revertEntries(recorder.storage, history, entries);
+      outcome = await revertEntries(recorder.storage, history, entries, { workspace: principal.workspace });
     }
     const changes = await recorder.changes();
     const entry =
@@ -272,7 +272,8 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
               ms: performance.now() - started,
               time: new Date(),
               reverts: entries.map((e) => e.id),
-              ...(outcome.conflicts.length ? { code: "EDIT_CONFLICT" } : {}),
+              // The most telling code: a refusal (quota, storage) over a plain conflict.
+              ...(outcome.conflicts.length ? { code: outcome.conflicts.find((x) => x.code !== "EDIT_CONFLICT")?.code ?? "EDIT_CONFLICT" } : {}),
             }),
           );
     return c.json({ ok: outcome.conflicts.length === 0, ...(entry ? { change: entry.id } : {}), ...outcome });
