@@ -10,11 +10,15 @@
  * it, stores keep it as JSON (hashes as hex, two characters a line).
  */
 
-import { keptSegments, type LineChange, mapSpan, shownByChanges } from "./own-edits.ts";
+import { keptSegments, type LineChange, mapSpan } from "./own-edits.ts";
 import type { LineSpan } from "./types.ts";
 
-/** A run of held lines: its first line number and their hashes, two hex digits each. */
-export type HeldRun = readonly [first: number, hashes: string];
+/**
+ * A run of held lines: its first line number, their hashes (two hex digits
+ * each), and the version of the file they were shown from, when known: lines
+ * shown from the version that is there now cannot have moved since.
+ */
+export type HeldRun = readonly [first: number, hashes: string, version?: string];
 /** Held lines, as runs sorted by line number, never overlapping. */
 export type HeldIds = readonly HeldRun[];
 
@@ -39,16 +43,20 @@ const lastOf = (run: HeldRun) => run[0] + run[1].length / 2 - 1;
 function slice(run: HeldRun, from: number, to: number): HeldRun | undefined {
   const lo = Math.max(from, run[0]);
   const hi = Math.min(to, lastOf(run));
-  return lo > hi ? undefined : [lo, run[1].slice(2 * (lo - run[0]), 2 * (hi - run[0] + 1))];
+  return lo > hi ? undefined : tagged(lo, run[1].slice(2 * (lo - run[0]), 2 * (hi - run[0] + 1)), run[2]);
 }
 
-/** Runs sorted, adjacent ones joined. */
+function tagged(first: number, hashes: string, version: string | undefined): HeldRun {
+  return version === undefined ? [first, hashes] : [first, hashes, version];
+}
+
+/** Runs sorted, adjacent ones of one version joined. */
 function joined(runs: readonly HeldRun[]): HeldRun[] {
-  const out: [number, string][] = [];
-  for (const [first, hashes] of [...runs].sort((a, b) => a[0] - b[0])) {
+  const out: [number, string, string?][] = [];
+  for (const [first, hashes, version] of [...runs].sort((a, b) => a[0] - b[0])) {
     const last = out[out.length - 1];
-    if (last && last[0] + last[1].length / 2 === first) last[1] += hashes;
-    else out.push([first, hashes]);
+    if (last && last[0] + last[1].length / 2 === first && last[2] === version) last[1] += hashes;
+    else out.push(version === undefined ? [first, hashes] : [first, hashes, version]);
   }
   return out;
 }
@@ -88,16 +96,16 @@ function bounded(runs: HeldRun[], near: number): HeldRun[] {
   return out;
 }
 
-/** `held` after the session was shown lines `first..` with `hashes` (line ids it now holds). */
-export function hold(held: HeldIds | undefined, first: number, hashes: ArrayLike<number>): HeldIds {
+/** `held` after the session was shown lines `first..` with `hashes` (line ids it now holds), from `version` of the file. */
+export function hold(held: HeldIds | undefined, first: number, hashes: ArrayLike<number>, version?: string): HeldIds {
   if (hashes.length === 0) return held ?? [];
   const keep = Math.min(hashes.length, MAX_HELD_LINES);
-  const run: HeldRun = [first, hex(hashes, 0, keep)];
+  const run = tagged(first, hex(hashes, 0, keep), version);
   return bounded(joined([...without(held ?? [], first, first + keep - 1), run]), first);
 }
 
-/** `held` after lines `spans` of a document with `hashes` (0-based by line) were shown. */
-export function holdSpans(held: HeldIds | undefined, spans: readonly LineSpan[], hashes: ArrayLike<number>): HeldIds | undefined {
+/** `held` after lines `spans` of `version` of a document with `hashes` (0-based by line) were shown. */
+export function holdSpans(held: HeldIds | undefined, spans: readonly LineSpan[], hashes: ArrayLike<number>, version?: string): HeldIds | undefined {
   let out = held;
   for (const [a, b] of spans) {
     const to = Math.min(b, hashes.length);
@@ -106,27 +114,57 @@ export function holdSpans(held: HeldIds | undefined, spans: readonly LineSpan[],
         out,
         a,
         Array.from({ length: to - a + 1 }, (_, i) => hashes[a - 1 + i]),
+        version,
       );
   }
   return out;
 }
 
+/** One changed region of the session's own edit, with the ids of its new lines as its result showed them (`ChangedRange`). */
+export interface HeldChange extends LineChange {
+  readonly ids?: readonly string[];
+  readonly complete?: boolean;
+}
+
 /**
  * `held` after the session's own edit with `changes` (the result's changed
- * ranges): unchanged lines move with the edit; the lines its result showed
- * (changes and their diff context) are let go, since the model was shown
- * them as they are now, which may already differ from what it held.
+ * ranges): unchanged lines move with the edit; the new lines are held with
+ * the ids the result showed for them, the ones models chain with. (A line
+ * the diff showed as context keeps what was held for it: the same line,
+ * moved.)
  */
-export function heldAfterEdit(held: HeldIds | undefined, changes: readonly LineChange[] | undefined): HeldIds | undefined {
+export function heldAfterEdit(
+  held: HeldIds | undefined,
+  changes: readonly HeldChange[] | undefined,
+  versions: { readonly from?: string; readonly to?: string } = {},
+): HeldIds | undefined {
   if (held === undefined || held.length === 0) return held;
   if (changes === undefined) return undefined;
   const segments = keptSegments(changes);
-  let out: HeldRun[] = [];
+  // Lines shown from the version the edit was applied to are, moved, lines of the version it made.
+  const retag = (version: string | undefined) => (version !== undefined && version === versions.from ? versions.to : version);
+  let out: HeldIds = [];
   for (const run of held) {
-    for (const [lo, hi, now] of mapSpan(run[0], lastOf(run), segments)) out.push([now, slice(run, lo, hi)![1]]);
+    for (const [lo, hi, now] of mapSpan(run[0], lastOf(run), segments)) out = [...out, tagged(now, slice(run, lo, hi)![1], retag(run[2]))];
   }
-  for (const [a, b] of shownByChanges(changes)) out = without(out, a, b);
-  return joined(out);
+  out = joined(out);
+  for (const c of changes) {
+    const hashes = idHashes(c);
+    if (hashes && hashes.length > 0) out = hold(out, c.newStart, hashes, versions.to);
+  }
+  return out;
+}
+
+/** The hashes of a change's new lines from their ids ("N:hh"), when the result listed them all. */
+function idHashes(change: HeldChange): number[] | undefined {
+  if (!change.ids || change.complete === false || change.ids.length !== change.newCount) return undefined;
+  const out: number[] = [];
+  for (const id of change.ids) {
+    const hash = Number.parseInt(id.slice(id.indexOf(":") + 1), 16);
+    if (!Number.isInteger(hash) || hash < 0 || hash > 0xff) return undefined;
+    out.push(hash);
+  }
+  return out;
 }
 
 /** The hash held for `line`, if any. */
@@ -155,6 +193,9 @@ export type HeldCheck =
    */
   | { readonly kind: "moved"; readonly shift?: number };
 
+/** Widest reach of held lines compared either side of a target, when nearer ones fit elsewhere as well (repetitive code). */
+export const HELD_REACH = 64;
+
 /**
  * Compare the held ids around lines `first..last` (an insert's anchor:
  * `first == last`) with the file's `hashes` (0-based by line, `count`
@@ -163,8 +204,21 @@ export type HeldCheck =
  * next to the target is another writer's edit in place, accepted, unless the
  * held neighbours fit at another offset clearly better (by two lines, and at
  * least three): then the target was shifted and an equal line took its place.
+ * Repetitive code (getters of one shape, runs of `}`) fits several offsets
+ * about as well: the comparison then reaches farther out, up to
+ * {@link HELD_REACH} lines, until one offset stands out. Unless
+ * `changedSinceView`, a full fit in place is taken at once (nothing else
+ * wrote the file, so nothing moved).
  */
-export function checkHeld(held: HeldIds, hashes: ArrayLike<number>, count: number, first: number, last: number): HeldCheck {
+export function checkHeld(
+  held: HeldIds,
+  hashes: ArrayLike<number>,
+  count: number,
+  first: number,
+  last: number,
+  options: { readonly changedSinceView?: boolean; readonly version?: string } = {},
+): HeldCheck {
+  const changedSinceView = options.changedSinceView ?? true;
   const changed: number[] = [];
   for (const run of held) {
     const part = slice(run, first, Math.min(last, count));
@@ -174,34 +228,75 @@ export function checkHeld(held: HeldIds, hashes: ArrayLike<number>, count: numbe
     }
   }
   if (changed.length > 0) return { kind: "changed", lines: changed };
+  // Lines shown from the version there now, at their place: nothing can have moved them since.
+  if (options.version !== undefined && shownNowAround(held, hashes, count, first, last, options.version)) return { kind: "ok" };
+  let shifts: number[] | undefined; // the offsets still in the running (all, at first)
+  for (let reach = HELD_NEIGHBOURS; ; reach *= 2) {
+    const probes = probesAround(held, first, last, reach);
+    const fits = (shift: number) => {
+      let n = 0;
+      for (const [line, h] of probes) if (line + shift >= 1 && line + shift <= count && hashes[line + shift - 1] === h) n++;
+      return n;
+    };
+    if (probes.length === 0) return { kind: "ok" }; // nothing held near it: no evidence either way
+    const here = fits(0);
+    // The file as the session knows it: what it holds fits, and no one else can have moved a line.
+    if (here === probes.length && reach === HELD_NEIGHBOURS && !changedSinceView) return { kind: "ok" };
+    const lowest = probes.reduce((m, [l]) => Math.min(m, l), Number.POSITIVE_INFINITY);
+    const highest = probes.reduce((m, [l]) => Math.max(m, l), 0);
+    const scored: [number, number][] = [];
+    for (const shift of shifts ?? range(1 - lowest, count - highest)) if (shift !== 0) scored.push([shift, fits(shift)]);
+    const best = scored.reduce((m, [, n]) => Math.max(m, n), 0);
+    if (best >= here + 2 && best >= 3) {
+      const at = scored.filter(([, n]) => n === best);
+      return at.length === 1 ? { kind: "moved", shift: at[0][0] } : { kind: "moved" };
+    }
+    // Clearly here, or no farther held line to tell them apart: accepted (a tie over all held lines cannot be told apart).
+    const wider = probesAround(held, first, last, reach * 2).length > probes.length;
+    if (best < here) return { kind: "ok" };
+    // As good elsewhere as here (three lines or more: repetitive code, not the noise of 8-bit hashes), after
+    // another writer's change, with nothing farther to tell: in doubt (the refusal shows the lines as they
+    // are now, which then count as shown from this version, so sending it again is taken as meant).
+    if (reach * 2 > HELD_REACH || !wider) {
+      if (best >= 3 && (best > here || changedSinceView)) return { kind: "moved" };
+      // Next to nothing held around it (a search hit without context) and other lines read the same: which one
+      // the id meant cannot be told once another writer has changed the file.
+      const thin = probes.length - (last - first + 1) < 2;
+      return changedSinceView && thin && best >= here ? { kind: "moved" } : { kind: "ok" };
+    }
+    shifts = scored.filter(([, n]) => n >= here - 1).map(([shift]) => shift);
+  }
+}
+
+/** Whether every line of `first..last` was shown from `version` (the file there now) and still reads so. */
+function shownNowAround(held: HeldIds, hashes: ArrayLike<number>, count: number, first: number, last: number, version: string): boolean {
+  if (last > count) return false;
+  let shown = 0;
+  for (const run of held) {
+    if (run[2] !== version) continue;
+    const part = slice(run, first, last);
+    if (!part) continue;
+    for (let line = part[0]; line <= lastOf(part); line++) {
+      if (hashes[line - 1] !== Number.parseInt(part[1].slice(2 * (line - part[0]), 2 * (line - part[0]) + 2), 16)) return false;
+      shown++;
+    }
+  }
+  return shown === last - first + 1;
+}
+
+/** The held lines within `reach` of `first..last` (a long range: around each end), as [line, hash]. */
+function probesAround(held: HeldIds, first: number, last: number, reach: number): [number, number][] {
   const probes: [number, number][] = [];
-  const near = new Set<number>();
-  for (let line = first - HELD_NEIGHBOURS; line <= last + HELD_NEIGHBOURS; line++) {
-    if (line - first > HELD_NEIGHBOURS && last - line > HELD_NEIGHBOURS) line = last - HELD_NEIGHBOURS;
-    if (line < 1 || near.has(line)) continue;
-    near.add(line);
+  for (let line = Math.max(1, first - reach); line <= last + reach; line++) {
+    if (line - first > reach && last - line > reach) line = last - reach;
     const h = heldAt(held, line);
     if (h !== undefined) probes.push([line, h]);
   }
-  const fits = (shift: number) => {
-    let n = 0;
-    for (const [line, h] of probes) if (line + shift >= 1 && line + shift <= count && hashes[line + shift - 1] === h) n++;
-    return n;
-  };
-  const here = fits(0);
-  if (here === probes.length) return { kind: "ok" };
-  let best = 0;
-  let at: number[] = [];
-  const lowest = probes.reduce((m, [l]) => Math.min(m, l), Number.POSITIVE_INFINITY);
-  const highest = probes.reduce((m, [l]) => Math.max(m, l), 0);
-  for (let shift = 1 - lowest; shift <= count - highest; shift++) {
-    if (shift === 0) continue;
-    const n = fits(shift);
-    if (n > best) [best, at] = [n, [shift]];
-    else if (n === best) at.push(shift);
-  }
-  if (best >= here + 2 && best >= 3) return at.length === 1 ? { kind: "moved", shift: at[0] } : { kind: "moved" };
-  return { kind: "ok" };
+  return probes;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 }
 
 /** Whether `value` is a well-formed record (stores read it back from JSON). */
@@ -210,9 +305,10 @@ export function isHeldIds(value: unknown): value is HeldIds {
   let total = 0;
   let next = 1;
   for (const run of value) {
-    if (!Array.isArray(run) || run.length !== 2) return false;
-    const [first, hashes] = run as unknown[];
+    if (!Array.isArray(run) || run.length < 2 || run.length > 3) return false;
+    const [first, hashes, version] = run as unknown[];
     if (!Number.isSafeInteger(first) || (first as number) < next || typeof hashes !== "string" || !HEX.test(hashes)) return false;
+    if (run.length === 3 && typeof version !== "string") return false;
     total += hashes.length / 2;
     next = (first as number) + hashes.length / 2;
   }

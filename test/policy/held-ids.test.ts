@@ -68,13 +68,19 @@ describe("held ids: recording", () => {
 });
 
 describe("held ids: the session's own edits move them", () => {
-  test("lines below an insert move down; the lines its result showed (change and context) are let go", () => {
+  test("lines below an insert move down; the new lines are held with the ids the result showed", () => {
     const held = hold(undefined, 1, bytes(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
-    // Two lines inserted after line 5 (new lines 6-7): the diff showed new 4-9.
-    const after = heldAfterEdit(held, [{ oldStart: 6, oldCount: 0, newStart: 6, newCount: 2 }])!;
-    expect([1, 2, 3].map((l) => heldAt(after, l))).toEqual([1, 2, 3]);
-    expect([4, 5, 6, 7, 8, 9].map((l) => heldAt(after, l))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
-    expect([10, 11, 12].map((l) => heldAt(after, l))).toEqual([8, 9, 10]);
+    // Two lines inserted after line 5 (new lines 6-7), shown with their ids.
+    const after = heldAfterEdit(held, [{ oldStart: 6, oldCount: 0, newStart: 6, newCount: 2, ids: ["6:aa", "7:bb"], complete: true }])!;
+    expect([1, 2, 3, 4, 5].map((l) => heldAt(after, l))).toEqual([1, 2, 3, 4, 5]);
+    expect([6, 7].map((l) => heldAt(after, l))).toEqual([0xaa, 0xbb]);
+    expect([8, 9, 10, 11, 12].map((l) => heldAt(after, l))).toEqual([6, 7, 8, 9, 10]);
+  });
+
+  test("new lines whose ids the result did not list all are not held (unknown, not guessed)", () => {
+    const held = hold(undefined, 1, bytes(1, 2, 3));
+    const after = heldAfterEdit(held, [{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 2, ids: ["2:aa"], complete: false }])!;
+    expect([1, 2, 3, 4].map((l) => heldAt(after, l))).toEqual([1, undefined, undefined, 3]);
   });
 
   test("an edit whose changes are not known lets go of everything", () => {
@@ -102,9 +108,29 @@ describe("held ids: the check", () => {
     expect(checkHeld(held, now, 9, 3, 3)).toEqual({ kind: "moved", shift: 3 });
   });
 
+  test("repetitive code: neighbours that fit two offsets equally are told apart by held lines farther out", () => {
+    // Getters of one shape (name, if, return, brace, blank), another inserted above: near lines fit both offsets.
+    const getter = (name: number) => [name, 2, 3, 4, 5];
+    const held = hold(undefined, 1, bytes(...getter(10), ...getter(11), ...getter(12)));
+    const now = file(...getter(9), ...getter(10), ...getter(11), ...getter(12));
+    // Line 8 (getter 11's return) held; in the file now it is getter 10's.
+    expect(checkHeld(held, now, now.length, 8, 8)).toEqual({ kind: "moved", shift: 5 });
+    // The same file as the session knows it (nothing else wrote it): taken at once.
+    expect(checkHeld(held, bytes(...getter(10), ...getter(11), ...getter(12)), 15, 8, 8, { changedSinceView: false })).toEqual({ kind: "ok" });
+  });
+
   test(`changes next to the target, in place, are accepted: no other offset fits the ${HELD_NEIGHBOURS} neighbours either side better`, () => {
     const held = hold(undefined, 1, bytes(10, 11, 12, 13, 14, 15, 16));
     expect(checkHeld(held, file(10, 99, 98, 13, 97, 96, 16), 7, 4, 4)).toEqual({ kind: "ok" });
+  });
+
+  test("only the target held (a search hit without context): after another writer's change, a hash other lines share is in doubt; a unique one is not", () => {
+    const held = hold(undefined, 3, bytes(7));
+    expect(checkHeld(held, file(1, 7, 7, 4), 4, 3, 3)).toEqual({ kind: "moved" });
+    expect(checkHeld(held, file(1, 2, 7, 4), 4, 3, 3)).toEqual({ kind: "ok" });
+    expect(checkHeld(held, file(1, 7, 7, 4), 4, 3, 3, { changedSinceView: false })).toEqual({ kind: "ok" });
+    // Shown from the version there now: nothing can have moved it.
+    expect(checkHeld(hold(undefined, 3, bytes(7), "v2"), file(1, 7, 7, 4), 4, 3, 3, { version: "v2" })).toEqual({ kind: "ok" });
   });
 
   test("lines not held are not checked (unknown is not evidence)", () => {

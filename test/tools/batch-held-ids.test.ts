@@ -130,4 +130,55 @@ describe("batch_edit: ids held by the session when another writer changed the fi
     await expectUntouched(ctx.storage, "c.ts", before);
     expect(offeredOp(text)).toEqual({ operation: "delete", start: idOf(Z + FUNCS, 6) });
   });
+
+  test("repetitive code: a search hit's id in one of several same-shaped getters, another getter inserted above, is refused, never applied to the wrong one", async () => {
+    const getter = (name: string) =>
+      `export function get_${name}(id: string) {\n  const row = db.get("${name}", id);\n  if (!row) {\n    return null;\n  }\n  return row;\n}\n`;
+    const text = ["user", "item", "cart"].map(getter).join("");
+    const ctx = makeContext();
+    await seed(ctx.storage, { "g.ts": text });
+    expectOk(await call(viewTool, { path: "g.ts", content: "get_item", context: 0 }, ctx));
+    expectOk(await call(viewTool, { path: "g.ts", content: "return null", context: 0 }, ctx));
+    const now = getter("order") + text;
+    await otherWriter(ctx, "g.ts", now);
+    const before = await snapshot(ctx, "g.ts");
+    // get_item's `return null;` was line 11; line 11 is now get_user's, with the same text.
+    expect(text.split("\n")[10]).toBe(now.split("\n")[10]);
+    expectFail(await batch(ctx, "g.ts", [{ operation: "replace", start: idOf(text, 11), content: "    return undefined;" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "g.ts", before);
+    // The refusal showed line 11 as it is now: sent again, it is taken as meant (no loop).
+    expectOk(await batch(ctx, "g.ts", [{ operation: "replace", start: idOf(now, 11), content: "    return undefined;" }]));
+    expect((await readText(ctx.storage, "g.ts")).split("\n")[10]).toBe("    return undefined;");
+  });
+
+  test("after an insert above, the corrected batch for a long range lands as offered (its lines count as shown)", async () => {
+    const body = Array.from({ length: 17 }, (_, i) => `  step(${i});`).join("\n");
+    const text = `function run() {\n${body}\n}\nconst x = 1;\nconst y = 2;\n`;
+    const ctx = await viewed("r.ts", text);
+    const now = `// header\n${text}`;
+    await otherWriter(ctx, "r.ts", now);
+    const refusal = expectFail(
+      await batch(ctx, "r.ts", [
+        { operation: "replace", start: idOf(text, 2), end: idOf(text, 18), content: "  steps();" },
+        { operation: "replace", start: idOf(text, 21), content: "const y = 3;" },
+      ]),
+      "EDIT_STALE_LINE_ID",
+    );
+    const m = /ready to send[^\n]*\n(?:batch_edit )(\{.*\})$/m.exec(refusal);
+    expect(m).not.toBeNull();
+    expectOk(await batch(ctx, "r.ts", JSON.parse(m![1]).operations));
+    expect(await readText(ctx.storage, "r.ts")).toBe("// header\nfunction run() {\n  steps();\n}\nconst x = 1;\nconst y = 3;\n");
+  });
+
+  test("ids from the session's own edit result are held: after another writer's insert above, one of them on an equal `}` is refused", async () => {
+    const ctx = await viewed("c.ts", FUNCS);
+    const edited = expectOk(await batch(ctx, "c.ts", [{ operation: "replace", start: idOf(FUNCS, 2), content: "  return 10;" }]));
+    const after = FUNCS.replace("return 1;", "return 10;");
+    // The result's diff showed 3:.. (a()'s brace) as context.
+    expect(edited).toContain(idOf(after, 3));
+    await otherWriter(ctx, "c.ts", Z + after);
+    const before = await snapshot(ctx, "c.ts");
+    expectFail(await batch(ctx, "c.ts", [{ operation: "replace", start: idOf(after, 3), content: "}; // a" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "c.ts", before);
+  });
 });

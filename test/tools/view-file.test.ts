@@ -292,13 +292,13 @@ describe("view: observations and refusals", () => {
       kind: "present",
       version,
       seen: [[2, 2]],
-      held: [[2, expect.stringMatching(/^[0-9a-f]{2}$/)]],
+      held: [[2, expect.stringMatching(/^[0-9a-f]{2}$/), version]],
     });
     await view(ctx, { path: "src/app.ts" });
     expect(await ctx.observations.get(ctx.caller.session, "src/app.ts")).toEqual({
       kind: "present",
       version,
-      held: [[1, expect.stringMatching(/^(?:[0-9a-f]{2})+$/)]],
+      held: [[1, expect.stringMatching(/^(?:[0-9a-f]{2})+$/), version]],
     });
     expect(await ctx.observations.get("another-session", "src/app.ts")).toBeUndefined();
   });

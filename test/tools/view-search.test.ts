@@ -297,15 +297,15 @@ describe("view search: observations", () => {
       ],
       // The ids the rows showed, which the session now holds.
       held: [
-        [3, expect.stringMatching(/^[0-9a-f]{2}$/)],
-        [6, expect.stringMatching(/^[0-9a-f]{2}$/)],
+        [3, expect.stringMatching(/^[0-9a-f]{2}$/), versions["src/app.ts"]],
+        [6, expect.stringMatching(/^[0-9a-f]{2}$/), versions["src/app.ts"]],
       ],
     });
     expect(await get("src/lib/util.ts")).toEqual({
       kind: "present",
       version: versions["src/lib/util.ts"],
       seen: [[1, 1]],
-      held: [[1, expect.stringMatching(/^[0-9a-f]{2}$/)]],
+      held: [[1, expect.stringMatching(/^[0-9a-f]{2}$/), versions["src/lib/util.ts"]]],
     });
     expect(await get("README.md")).toBeUndefined();
     await view(ctx, { path: "README.md", content: "zzz" });

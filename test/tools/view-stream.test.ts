@@ -194,7 +194,7 @@ describe("view of a file over the size limit", () => {
       kind: "present",
       version: versions["big.txt"],
       seen: [[40, 40]],
-      held: [[40, expect.stringMatching(/^[0-9a-f]{2}$/)]],
+      held: [[40, expect.stringMatching(/^[0-9a-f]{2}$/), versions["big.txt"]]],
     });
   });
 });

@@ -49,6 +49,8 @@ export interface PlanOptions {
   readonly own?: OwnEdits;
   /** The line ids the session holds: each operation's lines are compared with them (`policy/held-ids.ts`). */
   readonly held?: HeldIds;
+  /** The version of the file `doc` is: held lines shown from it cannot have moved. */
+  readonly version?: string;
 }
 
 /** Largest corrected call put in a refusal (bytes of JSON); beyond it the id changes are listed instead. */
@@ -103,7 +105,8 @@ export function verifyBatch(
       }
     }
     if (bad.length > before || unsure) continue;
-    const unlike = options.held ? heldFailure(doc, op, options.held, maxLineChars, options.raw) : undefined;
+    const since = { changedSinceView: options.changedSinceView !== false, version: options.version };
+    const unlike = options.held ? heldFailure(doc, op, options.held, maxLineChars, options.raw, since) : undefined;
     if (unlike) {
       failures.push(unlike.failure);
       shown.push(...unlike.shown);
@@ -119,7 +122,10 @@ export function verifyBatch(
   }
   const repair = repairBatch(doc, bad, changed, options.own);
   for (const b of bad) {
-    failures.push(badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw));
+    const stale = badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw, options.held && { ids: options.held, version: options.version });
+    failures.push(stale.failure);
+    // An operation offered ready to send is held whole: sent, its inner lines are what the session was shown.
+    if (stale.offered) shown.push(stale.offered);
     const fix = repair.ids.get(b)!;
     shown.push(around(b.check.id.line), ...fix.candidates.map((c): LineSpan => [c.line, c.line]));
     if (fix.fix) shown.push(around(fix.fix.line));
@@ -140,7 +146,10 @@ export function verifyBatch(
   const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index))).map((e) => keepOneBom(doc, e));
   failures.push(...findDuplicatedLines(doc, sorted));
   if (failures.length > 0) {
-    return { kind: "failed", failures, corrected: correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw), shown };
+    const corrected = correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw);
+    // The corrected batch was verified against the file as it is: its lines count as shown, so sending it lands.
+    if (corrected) shown.push(...corrected.ranges);
+    return { kind: "failed", failures, corrected: corrected?.text, shown };
   }
 
   if (editsChangeNothing(doc.lines, sorted)) return { kind: "no-change" };
@@ -166,10 +175,11 @@ function heldFailure(
   held: HeldIds,
   maxLineChars: number,
   raw: readonly RawOperation[] | undefined,
+  since: { readonly changedSinceView: boolean; readonly version?: string },
 ): { failure: OpFailure; shown: LineSpan[] } | undefined {
   const lines = namedLines(op);
   if (!lines) return undefined;
-  const check = checkHeld(held, doc.hashes, doc.lines.length, lines.first, lines.last);
+  const check = checkHeld(held, doc.hashes, doc.lines.length, lines.first, lines.last, since);
   if (check.kind === "ok") return undefined;
   const shown: LineSpan[] = [[Math.max(1, lines.first - STALE_CONTEXT), lines.last + STALE_CONTEXT]];
   let ready: string | undefined;
@@ -227,31 +237,62 @@ function badIdFailure(
   maxLineChars: number,
   changed: boolean,
   raw: readonly RawOperation[] | undefined,
-): OpFailure {
+  held: { readonly ids: HeldIds; readonly version?: string } | undefined,
+): { failure: OpFailure; offered?: LineSpan } {
   const op = ops.find((o) => o.index === b.opIndex)!;
   const fix = repair.ids.get(b)!;
   if (b.check.kind === "bare") {
     const sent = raw?.[op.index]?.[b.field as keyof RawOperation] ?? b.check.id.line;
-    return {
-      index: op.index,
-      label: op.label,
-      code: "INVALID_ARGUMENT",
-      message: bareNumberText(doc, b.check, b.field, sent, changed, maxLineChars),
-    };
+    const message = bareNumberText(doc, b.check, b.field, sent, changed, maxLineChars);
+    return { failure: { index: op.index, label: op.label, code: "INVALID_ARGUMENT", message } };
   }
   let message = staleIdText(doc, b.check, b.field, path, maxLineChars, { changedSinceView: changed, repair: fix, shift: repair.shift });
+  let offered: LineSpan | undefined;
   // One stale id and a likely new home: the operation as it would be there (its text is shown above to check).
   const top = fix.candidates[0];
   const soleBad = [...repair.ids.keys()].filter((x) => x.opIndex === op.index).length === 1;
   if (!fix.fix && top && soleBad && repair.shift === undefined) {
-    const moved = withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]]));
-    if (moved) message += `\nIf ${moved.text} (shown above) is the line you meant, send this operation: ${opJson(moved.op, contentOf(raw, op))}`;
+    const moved = plausible(
+      doc,
+      op,
+      withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]])),
+      held,
+    );
+    if (moved) {
+      message += `\nIf ${moved.text} (shown above) is the line you meant, send this operation: ${opJson(moved.op, contentOf(raw, op))}`;
+      offered = namedSpan(moved.op);
+    }
     // On a file as viewed, the number is evidence too: the line it names is the other choice.
     const { line } = b.check.id;
     const numbered = !changed && b.check.kind === "stale" ? withIds(op, new Map([[b.field, lineRef(doc, line)]])) : undefined;
     if (moved && numbered) message += `\nIf line ${line} as shown is the line you meant, send this operation: ${opJson(numbered.op, contentOf(raw, op))}`;
   }
-  return { index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message };
+  return { failure: { index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message }, offered };
+}
+
+/**
+ * `moved` (an operation with one id moved to a candidate line), unless it
+ * cannot be what was meant: its range came out reversed (the other id did
+ * not move with it: it names another place), or the lines it would cover
+ * are not what the session was shown around them.
+ */
+function plausible(
+  doc: TextDocument,
+  op: Operation,
+  moved: { op: Operation; text: string } | undefined,
+  held: { readonly ids: HeldIds; readonly version?: string } | undefined,
+) {
+  if (!moved) return undefined;
+  // withIds swaps a reversed range: the unmoved id then names the other end, somewhere else.
+  if (op.kind !== "insert" && moved.op.kind !== "insert" && op.start !== op.end && (moved.op.start === op.end || moved.op.end === op.start)) return undefined;
+  const lines = namedLines(moved.op);
+  if (held && lines && checkHeld(held.ids, doc.hashes, doc.lines.length, lines.first, lines.last, { version: held.version }).kind !== "ok") return undefined;
+  return moved;
+}
+
+function namedSpan(op: Operation): LineSpan | undefined {
+  const lines = namedLines(op);
+  return lines ? [lines.first, lines.last] : undefined;
 }
 
 function lineRef(doc: TextDocument, line: number): LineIdRef {
@@ -286,7 +327,7 @@ function correctedBatch(
   path: string,
   maxLineChars: number,
   raw: readonly RawOperation[] | undefined,
-): string | undefined {
+): { text: string; ranges: LineSpan[] } | undefined {
   if (!raw || ops.length !== raw.length) return undefined; // an operation failed to parse
   const badOps = new Set(bad.map((b) => b.opIndex));
   for (const f of failures) if (!badOps.has(f.index) && !fixable.has(f.index)) return undefined;
@@ -320,10 +361,11 @@ function correctedBatch(
       : "each id replaced by the current id of the line it names";
   const call = `batch_edit ${JSON.stringify({ path, operations: rawFixed })}`;
   const idList = changes.length > 0 ? `: ${changes.join(", ")}` : "";
+  const ranges = out.map(namedSpan).filter((span): span is LineSpan => span !== undefined);
   if (call.length > MAX_CORRECTED_CHARS) {
-    return `Corrected batch (${why}; verified against the current file): send the same batch with these ids changed${idList}.`;
+    return { text: `Corrected batch (${why}; verified against the current file): send the same batch with these ids changed${idList}.`, ranges };
   }
-  return `Corrected batch, ready to send (${why}${idList}; verified against the current file):\n${call}`;
+  return { text: `Corrected batch, ready to send (${why}${idList}; verified against the current file):\n${call}`, ranges };
 }
 
 /** The content to put in a corrected operation: as sent, unless checks before planning changed it (then as planned). */

@@ -165,30 +165,33 @@ export function heldRefusalText(
   moved?: string,
 ): string {
   const n = doc.lines.length;
-  const excerpt = (a: number, b: number) => indent(renderLines(doc, Math.max(1, a - AROUND), Math.min(n, b + AROUND), { maxLineChars }).text);
+  // Lines a..b with their context, headed by the numbers shown.
+  const excerpt = (a: number, b: number) => {
+    const [from, to] = [Math.max(1, a - AROUND), Math.min(n, b + AROUND)];
+    return `Lines ${from}-${to} now:\n${indent(renderLines(doc, from, to, { maxLineChars }).text)}`;
+  };
   const span = what.first === what.last ? `line ${what.first}` : `lines ${what.first}-${what.last}`;
   if (check.kind === "changed") {
     const list = check.lines.length > 8 ? `${check.lines.slice(0, 8).join(", ")} and ${check.lines.length - 8} more` : check.lines.join(", ");
     return [
       `${what.label}: its ids still verify, but inside ${span} line${check.lines.length === 1 ? "" : "s"} ${list} ` +
         `${check.lines.length === 1 ? "is" : "are"} not what you were shown there: another writer changed ${check.lines.length === 1 ? "it" : "them"} since, ` +
-        `and this operation would overwrite that change unseen. Nothing was written. ${span[0].toUpperCase()}${span.slice(1)} now:`,
+        `and this operation would overwrite that change unseen. Nothing was written.`,
       excerpt(what.first, what.last),
       `If the operation is still what you mean over these lines as they are now, send it again (these ids are now the ones you hold).`,
     ].join("\n");
   }
-  const now = check.shift === undefined ? undefined : what.first + check.shift;
+  const shift = check.shift;
   const out = [
-    `${what.label}: the id at ${span} still verifies, but the lines you were shown around it are no longer around it: another writer ` +
-      `added or removed lines above it since, and an equal line now sits at its number, so it may not be the line you mean. Nothing was written.`,
-    `Lines around ${what.first} now:`,
+    shift === undefined
+      ? `${what.label}: the id at ${span} still verifies, but another writer changed the file since you were shown it, and what you were shown ` +
+        `around it does not tell this line from others that read the same (repetitive code), so it may not be the line you mean. Nothing was written.`
+      : `${what.label}: the id at ${span} still verifies, but the lines you were shown around it are now ${Math.abs(shift)} line${Math.abs(shift) === 1 ? "" : "s"} ` +
+        `${shift > 0 ? "down" : "up"}: another writer added or removed lines above it since, and an equal line now sits at its number, so it may not be the line you mean. Nothing was written.`,
     excerpt(what.first, what.last),
   ];
-  if (now !== undefined && check.shift !== undefined) {
-    out.push(
-      `The lines you were shown around it are now ${check.shift > 0 ? "below" : "above"}, ${Math.abs(check.shift)} line${Math.abs(check.shift) === 1 ? "" : "s"} ${check.shift > 0 ? "down" : "up"}:`,
-    );
-    out.push(excerpt(now, what.last + check.shift));
+  if (shift !== undefined) {
+    out.push(`Where the lines you were shown are now:`, excerpt(what.first + shift, what.last + shift));
     if (moved) out.push(`If that is the line you meant, send this operation: ${moved}`);
   }
   out.push(`Otherwise send the operation with the ids shown above (they are now the ones you hold).`);

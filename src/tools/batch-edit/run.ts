@@ -57,6 +57,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
           changedSinceView: file.changedSinceView,
           own: file.own,
           held: file.held,
+          version: file.version,
         });
   if (windowed) {
     const { hunks, oldLineCount, newLineCount } = windowed;
@@ -79,6 +80,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     changedSinceView: file.changedSinceView,
     own: file.own,
     held: file.held,
+    version: file.version,
   });
   if (planned.kind === "failed") {
     const text = capOutput(renderRefusal(planned.failures, total, planned.corrected), ctx.limits.maxOutputBytes);

@@ -44,6 +44,7 @@ export interface BatchInput {
   readonly changedSinceView: boolean;
   readonly own?: OwnEdits;
   readonly held?: HeldIds;
+  readonly version?: string;
 }
 
 /** The batch applied on windows, or undefined when the whole-file path must decide (any failure, any read outside). */
@@ -72,6 +73,7 @@ export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBat
       changedSinceView: input.changedSinceView,
       own: input.own,
       held: input.held,
+      version: input.version,
     });
     if (verified.kind !== "ok") return undefined;
     const spliced: SplicedWindows = spliceWindows(doc.bom, body, windows, verified.edits, eolStyleOfBytes(body), lineCount);

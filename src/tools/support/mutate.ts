@@ -123,7 +123,7 @@ export async function mutateFile(
     const held = observation?.kind === "present" ? observation.held : undefined;
     const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView, own, held });
     if (next.kind === "stop") {
-      if (next.shown) await observeShown(ctx, path, next.shown, loaded.doc.hashes, own !== undefined);
+      if (next.shown) await observeShown(ctx, path, next.shown, { hashes: loaded.doc.hashes, version: loaded.version }, own !== undefined);
       return next.result;
     }
     // A file past the size limit could not even be read back by the tools.
@@ -138,7 +138,7 @@ export async function mutateFile(
       const written = await writing;
       const result = next.done({ version: written.version, changedSinceView: decision.changedSinceView, attempts: attempt });
       if (!decision.changedSinceView) await observeEdited(ctx, path, written.version, observation, result.facts?.changes);
-      else await observeHeldAfterEdit(ctx, path, observation, result.facts?.changes);
+      else await observeHeldAfterEdit(ctx, path, observation, result.facts?.changes, { from: loaded.version, to: written.version });
       return result;
     } catch (error) {
       if (!(isFsError(error) && error.code === "FS_STALE_VERSION")) return toolError(error, path);

@@ -46,7 +46,7 @@ export async function observeLinesSeen(
   if (spans.length === 0) observation = observeLines(observation, version, 1, 0, total);
   for (const [from, to] of spans) observation = observeLines(observation, version, from, to, total);
   let held = prior?.kind === "present" ? prior.held : undefined;
-  for (const { first, hashes } of ids) held = hold(held, first, hashes);
+  for (const { first, hashes } of ids) held = hold(held, first, hashes, version);
   await ctx.observations.set(ctx.caller.session, path, withHeld(observation!, held));
 }
 
@@ -75,7 +75,7 @@ export function observeEdited(
   // After a partial view none of the new version's lines count as seen, but the moves are kept all the same:
   // the ids the session viewed are as likely to be reused.
   const partial = before?.kind === "present" && before.seen !== undefined;
-  const held = before?.kind === "present" ? heldAfterEdit(before.held, changes) : undefined;
+  const held = before?.kind === "present" ? heldAfterEdit(before.held, changes, { from: before.version, to: version }) : undefined;
   const next: Observation = { kind: "present", version, ...(partial ? { seen: [] } : {}), ...(own ? { own } : {}) };
   return ctx.observations.set(ctx.caller.session, path, withHeld(next, held));
 }
@@ -90,9 +90,10 @@ export function observeHeldAfterEdit(
   path: string,
   before: Observation | undefined,
   changes: readonly LineChange[] | undefined,
+  versions: { readonly from: Version; readonly to: Version },
 ): Promise<void> {
   if (before?.kind !== "present" || before.held === undefined) return Promise.resolve();
-  return ctx.observations.set(ctx.caller.session, path, withHeld(before, heldAfterEdit(before.held, changes)));
+  return ctx.observations.set(ctx.caller.session, path, withHeld(before, heldAfterEdit(before.held, changes, versions)));
 }
 
 /**
@@ -100,9 +101,15 @@ export function observeHeldAfterEdit(
  * refusal's excerpt, `hashes` its lines' hashes): it now holds their ids, and
  * after its own edits (`own`), they are current to it.
  */
-export async function observeShown(ctx: ToolContext, path: string, spans: readonly LineSpan[], hashes: ArrayLike<number>, own: boolean): Promise<void> {
+export async function observeShown(
+  ctx: ToolContext,
+  path: string,
+  spans: readonly LineSpan[],
+  shown: { readonly hashes: ArrayLike<number>; readonly version: Version },
+  own: boolean,
+): Promise<void> {
   const observation = await observed(ctx, path);
   if (observation?.kind !== "present" || spans.length === 0) return;
   const next = own && observation.own ? { ...observation, own: withShown(observation.own, spans) } : observation;
-  await ctx.observations.set(ctx.caller.session, path, withHeld(next, holdSpans(observation.held, spans, hashes)));
+  await ctx.observations.set(ctx.caller.session, path, withHeld(next, holdSpans(observation.held, spans, shown.hashes, shown.version)));
 }
