@@ -122,7 +122,7 @@ export function verifyBatch(
   }
   const repair = repairBatch(doc, bad, changed, options.own);
   for (const b of bad) {
-    const stale = badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw, options.held && { ids: options.held, version: options.version });
+    const stale = badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw);
     failures.push(stale.failure);
     // An operation offered ready to send is held whole: sent, its inner lines are what the session was shown.
     if (stale.offered) shown.push(stale.offered);
@@ -237,7 +237,6 @@ function badIdFailure(
   maxLineChars: number,
   changed: boolean,
   raw: readonly RawOperation[] | undefined,
-  held: { readonly ids: HeldIds; readonly version?: string } | undefined,
 ): { failure: OpFailure; offered?: LineSpan } {
   const op = ops.find((o) => o.index === b.opIndex)!;
   const fix = repair.ids.get(b)!;
@@ -253,10 +252,8 @@ function badIdFailure(
   const soleBad = [...repair.ids.keys()].filter((x) => x.opIndex === op.index).length === 1;
   if (!fix.fix && top && soleBad && repair.shift === undefined) {
     const moved = plausible(
-      doc,
       op,
       withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]])),
-      held,
     );
     if (moved) {
       message += `\nIf ${moved.text} (shown above) is the line you meant, send this operation: ${opJson(moved.op, contentOf(raw, op))}`;
@@ -273,20 +270,12 @@ function badIdFailure(
 /**
  * `moved` (an operation with one id moved to a candidate line), unless it
  * cannot be what was meant: its range came out reversed (the other id did
- * not move with it: it names another place), or the lines it would cover
- * are not what the session was shown around them.
+ * not move with it, so it names another place).
  */
-function plausible(
-  doc: TextDocument,
-  op: Operation,
-  moved: { op: Operation; text: string } | undefined,
-  held: { readonly ids: HeldIds; readonly version?: string } | undefined,
-) {
+function plausible(op: Operation, moved: { op: Operation; text: string } | undefined) {
   if (!moved) return undefined;
   // withIds swaps a reversed range: the unmoved id then names the other end, somewhere else.
   if (op.kind !== "insert" && moved.op.kind !== "insert" && op.start !== op.end && (moved.op.start === op.end || moved.op.end === op.start)) return undefined;
-  const lines = namedLines(moved.op);
-  if (held && lines && checkHeld(held.ids, doc.hashes, doc.lines.length, lines.first, lines.last, { version: held.version }).kind !== "ok") return undefined;
   return moved;
 }
 
