@@ -37,43 +37,8 @@ export function compileText(text: string): TextNeedle {
  * {@link SearchWork}), plus the native single-character skips.
  */
 export function indexOfText(hay: string, needle: TextNeedle, from = 0, work?: SearchWork): number {
-  const p = needle.text;
-  const m = p.length;
-  if (m === 0) return from <= hay.length ? from : -1;
-  const first = p[0];
-  const fail = needle.fail;
-  let k = 0;
-  let i = Math.max(0, from);
-  let steps = 0;
-  let found = -1;
-  while (i < hay.length) {
-    if (k === 0) {
-      // Nothing matched yet: skip to the next place the needle can start, natively.
-      const at = hay.indexOf(first, i);
-      if (at === -1) break;
-      i = at + 1;
-      k = 1;
-      if (m === 1) {
-        found = at;
-        break;
-      }
-      continue;
-    }
-    const c = hay.charCodeAt(i);
-    steps++;
-    while (k > 0 && c !== p.charCodeAt(k)) {
-      k = fail[k - 1];
-      steps++;
-    }
-    if (c === p.charCodeAt(k)) k++;
-    i++;
-    if (k === m) {
-      found = i - m;
-      break;
-    }
-  }
-  if (work) work.steps += steps;
-  return found;
+  if (needle.text.length === 0) return from <= hay.length ? from : -1;
+  return scan(hay, needle, Math.max(0, from), 1, work)[0] ?? -1;
 }
 
 /** Whether `needle` occurs in `hay` (see {@link indexOfText}). */
@@ -90,17 +55,23 @@ export function containsText(hay: string, needle: TextNeedle, work?: SearchWork)
  * in `hay` (steps counted in `work`, at most twice its length).
  */
 export function allIndexesOfText(hay: string, needle: TextNeedle, limit = Number.POSITIVE_INFINITY, work?: SearchWork): number[] {
+  if (needle.text.length === 0 || limit <= 0) return [];
+  return scan(hay, needle, 0, limit, work);
+}
+
+/** KMP from `from`: the starts of up to `limit` occurrences, overlapping ones included, in order. */
+function scan(hay: string, needle: TextNeedle, from: number, limit: number, work: SearchWork | undefined): number[] {
   const p = needle.text;
   const m = p.length;
   const found: number[] = [];
-  if (m === 0 || limit <= 0) return found;
   const first = p[0];
   const fail = needle.fail;
   let k = 0;
-  let i = 0;
+  let i = from;
   let steps = 0;
   while (i < hay.length) {
     if (k === 0) {
+      // Nothing matched yet: skip to the next place the needle can start, natively.
       const at = hay.indexOf(first, i);
       if (at === -1) break;
       i = at + 1;
