@@ -38,9 +38,15 @@ const MCP_SESSIONS_PER_TOKEN = 20;
  * and MCP sessions.
  */
 const WORKING_ALLOWANCE = 96 * 1024 * 1024;
+/**
+ * The audit log's working memory (on, as `serve` runs by default): each call's entry (~12 kB for a view of a
+ * 3.7 kB path: its path, arguments and result text) is built and appended after the reply. Measured on this
+ * flood: peak 25-40 MiB above the same flood with --no-history (2026-12-02), levelling off.
+ */
+const AUDIT_ALLOWANCE = 32 * 1024 * 1024;
 const MCP_SESSION_BYTES = 64 * 1024;
 const ceiling = (idleRss: number, tokens: number) =>
-  idleRss + WORKING_ALLOWANCE + tokens * (OBSERVATION_BYTES_PER_TOKEN + MCP_SESSIONS_PER_TOKEN * MCP_SESSION_BYTES);
+  idleRss + WORKING_ALLOWANCE + AUDIT_ALLOWANCE + tokens * (OBSERVATION_BYTES_PER_TOKEN + MCP_SESSIONS_PER_TOKEN * MCP_SESSION_BYTES);
 
 let dir: { path: string; remove(): void };
 let ws: string;
