@@ -187,9 +187,10 @@ export type HeldCheck =
   /** Lines inside the operation's range are not what the session was shown there. */
   | { readonly kind: "changed"; readonly lines: readonly number[] }
   /**
-   * The lines around the target fit the file better elsewhere: lines were
-   * added or removed above it since the session was shown them. `shift`,
-   * when one offset fits best, is where they are now (target + shift).
+   * The lines around the target fit the file better elsewhere (lines were
+   * added or removed above it since the session was shown them), or as well
+   * elsewhere after another writer's change (in doubt). `shift`, when one
+   * offset fits best, is where they are now (target + shift).
    */
   | { readonly kind: "moved"; readonly shift?: number };
 
@@ -251,9 +252,8 @@ export function checkHeld(
       const at = scored.filter(([, n]) => n === best);
       return at.length === 1 ? { kind: "moved", shift: at[0][0] } : { kind: "moved" };
     }
-    // Clearly here, or no farther held line to tell them apart: accepted (a tie over all held lines cannot be told apart).
+    if (best < here) return { kind: "ok" }; // clearly here
     const wider = probesAround(held, first, last, reach * 2).length > probes.length;
-    if (best < here) return { kind: "ok" };
     // As good elsewhere as here (three lines or more: repetitive code, not the noise of 8-bit hashes), after
     // another writer's change, with nothing farther to tell: in doubt (the refusal shows the lines as they
     // are now, which then count as shown from this version, so sending it again is taken as meant).
