@@ -172,6 +172,21 @@ describe("hostile archives are refused with a report and leave nothing", () => {
   });
 });
 
+test("the import answer says what a workspace does not keep: empty directories and execute bits", async () => {
+  const dirEntry = (name: string): TarEntry => ({ header: { name, size: 0, type: "directory" } });
+  const extra: TarEntry[] = [
+    dirEntry("emptydir/"),
+    dirEntry("src/"),
+    dirEntry("src/empty2/"),
+    { header: { name: "run.sh", size: 10, type: "file", mode: 0o755 }, body: "echo hi\n#\n" },
+  ];
+  const result = await put("ok-modes", (await tarOf({ "a.txt": "a\n" }, extra)) as BodyInit);
+  expect(result.status).toBe(201);
+  // Files at the top level: no directory holds them; the three listed directories are empty, so not kept.
+  expect(result.body.imported).toEqual({ files: 2, bytes: 12, directories: 0, notKept: { emptyDirectories: 3, executableModes: 1 } });
+  expect(readdirSync(join(dir.path, "ok-modes")).sort()).toEqual(["a.txt", "run.sh"]);
+});
+
 test("the OpenAPI document describes the admin routes when workspaces are hosted", async () => {
   const doc = (await (await app.fetch(new Request("http://127.0.0.1/openapi.json", { headers: { host: "127.0.0.1" } }))).json()) as {
     paths: Record<string, Record<string, unknown>>;

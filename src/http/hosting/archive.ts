@@ -41,7 +41,15 @@ export const RATIO_FLOOR_BYTES = 1024 * 1024;
 export interface ImportReport {
   readonly files: number;
   readonly bytes: number;
+  /** Directories that hold the imported files (storage keeps a directory only through its files). */
   readonly directories: number;
+  /** What the archive held that a workspace does not keep, said rather than dropped silently. */
+  readonly notKept?: {
+    /** Directory entries with no file under them. */
+    readonly emptyDirectories: number;
+    /** Files whose archive mode had an execute bit (files are stored without modes). */
+    readonly executableModes: number;
+  };
 }
 
 /** Most problems listed in one refusal. */
@@ -153,7 +161,10 @@ export async function importArchive(
   const writes = writeQueue(target);
   const seen = new Set<string>();
   const problems: string[] = [];
-  const report = { files: 0, bytes: 0, directories: 0 };
+  const report = { files: 0, bytes: 0 };
+  const declared = new Set<string>(); // directory entries
+  const holding = new Set<string>(); // directories with a file under them
+  let executables = 0;
   let entries = 0;
   try {
     for (;;) {
@@ -180,7 +191,7 @@ export async function importArchive(
       const path = (archivePath(header.name) as { path: string }).path;
       if (header.type === "directory" || path === "") {
         await entryBody.cancel().catch(() => undefined);
-        if (path !== "") report.directories++;
+        if (path !== "") declared.add(path);
         continue;
       }
       const bytes = await readBody(entryBody, header.size);
@@ -188,12 +199,16 @@ export async function importArchive(
       await writes.add(header.name, path, bytes);
       report.files++;
       report.bytes += bytes.length;
+      for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) holding.add(path.slice(0, at));
+      if (((header.mode ?? 0) & 0o111) !== 0) executables++;
     }
     await writes.settle();
     if (problems.length > 0) throw new ArchiveRefusedError(problems);
     const failure = await piped;
     if (failure !== undefined) throw streamFailure(failure, failure);
-    return report;
+    const emptyDirectories = [...declared].filter((dir) => !holding.has(dir)).length;
+    const notKept = emptyDirectories > 0 || executables > 0 ? { notKept: { emptyDirectories, executableModes: executables } } : {};
+    return { ...report, directories: holding.size, ...notKept };
   } catch (error) {
     await reader.cancel().catch(() => undefined);
     await body.cancel().catch(() => undefined);
