@@ -37,6 +37,8 @@ function hex(hashes: ArrayLike<number>, from = 0, to = hashes.length): string {
 }
 
 const lengthOf = (run: HeldRun) => run[1].length / 2;
+/** The hash `run` holds for `line` (inside it). */
+const hashIn = (run: HeldRun, line: number) => Number.parseInt(run[1].slice(2 * (line - run[0]), 2 * (line - run[0]) + 2), 16);
 const lastOf = (run: HeldRun) => run[0] + run[1].length / 2 - 1;
 
 /** Lines `from..to` (clipped) of `run`, as a run; undefined when none. */
@@ -143,11 +145,11 @@ export function heldAfterEdit(
   const segments = keptSegments(changes);
   // Lines shown from the version the edit was applied to are, moved, lines of the version it made.
   const retag = (version: string | undefined) => (version !== undefined && version === versions.from ? versions.to : version);
-  let out: HeldIds = [];
+  const moved: HeldRun[] = [];
   for (const run of held) {
-    for (const [lo, hi, now] of mapSpan(run[0], lastOf(run), segments)) out = [...out, tagged(now, slice(run, lo, hi)![1], retag(run[2]))];
+    for (const [lo, hi, now] of mapSpan(run[0], lastOf(run), segments)) moved.push(tagged(now, slice(run, lo, hi)![1], retag(run[2])));
   }
-  out = joined(out);
+  let out: HeldIds = joined(moved);
   for (const c of changes) {
     const hashes = idHashes(c);
     if (hashes && hashes.length > 0) out = hold(out, c.newStart, hashes, versions.to);
@@ -176,7 +178,7 @@ export function heldAt(held: HeldIds, line: number): number | undefined {
     const run = held[mid];
     if (line < run[0]) hi = mid - 1;
     else if (line > lastOf(run)) lo = mid + 1;
-    else return Number.parseInt(run[1].slice(2 * (line - run[0]), 2 * (line - run[0]) + 2), 16);
+    else return hashIn(run, line);
   }
   return undefined;
 }
@@ -225,7 +227,7 @@ export function checkHeld(
     const part = slice(run, first, Math.min(last, count));
     if (!part) continue;
     for (let line = part[0]; line <= lastOf(part); line++) {
-      if (hashes[line - 1] !== Number.parseInt(part[1].slice(2 * (line - part[0]), 2 * (line - part[0]) + 2), 16)) changed.push(line);
+      if (hashes[line - 1] !== hashIn(part, line)) changed.push(line);
     }
   }
   if (changed.length > 0) return { kind: "changed", lines: changed };
@@ -277,7 +279,7 @@ function shownNowAround(held: HeldIds, hashes: ArrayLike<number>, count: number,
     const part = slice(run, first, last);
     if (!part) continue;
     for (let line = part[0]; line <= lastOf(part); line++) {
-      if (hashes[line - 1] !== Number.parseInt(part[1].slice(2 * (line - part[0]), 2 * (line - part[0]) + 2), 16)) return false;
+      if (hashes[line - 1] !== hashIn(part, line)) return false;
       shown++;
     }
   }
