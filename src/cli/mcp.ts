@@ -6,11 +6,9 @@
  * line, and anything a dependency prints with console.log, goes to stderr.
  */
 import process from "node:process";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Principal } from "../http/auth.ts";
 import { createToolHost, type ToolHost } from "../http/host.ts";
-import { createMcpServer } from "../http/mcp-server.ts";
+import { answerCallsDirectly, createMcpServer } from "../http/mcp-server.ts";
 import { callerSession } from "../http/sessions.ts";
 import { createMemoryObservationStore } from "../policy/memory.ts";
 import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
@@ -27,6 +25,7 @@ import { openDeferredHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspace } from "./workspaces.ts";
 import { gateRequests } from "./stdio-gate.ts";
+import { LineStdioTransport } from "./stdio-transport.ts";
 
 /** Flags of `mcp`. */
 export const MCP_FLAGS: FlagSpec = {
@@ -101,8 +100,8 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
 
   routeConsoleToStderr();
   const stdin = streams?.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin as typeof process.stdin, (streams?.stdout ?? process.stdout) as typeof process.stdout);
-  transport.onerror = (error) => io.err(`toolwarden: stdio: ${stdioErrorText(error)}\n`);
+  const transport = new LineStdioTransport(stdin, streams?.stdout ?? process.stdout);
+  transport.onerror = (error) => io.err(`toolwarden: stdio: ${error instanceof Error ? error.message : String(error)}\n`);
 
   const done = new Promise<number>((resolve) => {
     let closing = false;
@@ -130,6 +129,7 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
   });
 
   await server.connect(transport);
+  answerCallsDirectly(server, transport);
   gateRequests(transport, stdin);
   // Each answer waiting for the client to read adds a drain listener; the gate allows 16 of them.
   (streams?.stdout ?? process.stdout).setMaxListeners?.(64);
@@ -137,14 +137,6 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
     io.err(`toolwarden ${version} mcp over stdio on ${workspace.where} (tools: ${pipeline.tools.map((t) => t.name).join(", ")}; hasher: ${hasher.backend})\n`);
   }
   return done;
-}
-
-/** A transport error in words an operator acts on (the SDK's buffer overflow names no cause or remedy). */
-function stdioErrorText(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const over = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(text);
-  if (!over) return text;
-  return `the client sent a message over ${over[1]} bytes (or no newline within that many bytes); stdio messages are one JSON line each, at most that size, so send large files in parts`;
 }
 
 /** A dependency's console.log would corrupt the protocol stream: in this mode it writes to stderr. */

@@ -9,6 +9,7 @@ import { Server, type ServerOptions } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { CallToolResult, LoggingLevel, Tool } from "@modelcontextprotocol/sdk/types";
 import { isCodedError } from "../errors.ts";
 import { fail, type ToolResult } from "../result.ts";
@@ -18,6 +19,7 @@ import { usableTools, type ToolDescriptor } from "./catalog.ts";
 import type { ToolHost } from "./host.ts";
 import { defaultLogLevel, logCall, progressFor } from "./mcp-notify.ts";
 import { installResources } from "./mcp-resources.ts";
+import { answerToolCallsDirectly, type ToolCallHandler } from "./mcp-direct-call.ts";
 
 /** `_meta` key carrying a failed result's stable error code. */
 export const META_CODE = "toolwarden/code";
@@ -135,6 +137,18 @@ export interface McpServerOptions {
   readonly initialLogLevel?: LoggingLevel | null;
 }
 
+const toolCallHandlers = new WeakMap<Server, ToolCallHandler>();
+
+/**
+ * Answer `transport`'s plain tools/calls with `server`'s handler directly
+ * (./mcp-direct-call.ts). Call it once the server is connected to it.
+ */
+export function answerCallsDirectly(server: Server, transport: Transport): void {
+  const handler = toolCallHandlers.get(server);
+  if (!handler) throw new Error("internal: not a server made by createMcpServer");
+  answerToolCallsDirectly(transport, handler, (notification, relatedRequestId) => server.notification(notification, { relatedRequestId }));
+}
+
 /** A fresh MCP server over the tool host (connect it to one transport). */
 export function createMcpServer(options: McpServerOptions): Server {
   const { host } = options;
@@ -163,7 +177,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     return {};
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const callTool: ToolCallHandler = async (request, extra) => {
     const { principal, session } = identityOf(extra.authInfo, options.identity);
     const { name, arguments: args } = request.params;
     const progress = progressFor(request.params._meta?.progressToken, extra.sendNotification);
@@ -179,7 +193,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       const code = isCodedError(error) ? error.code : "INTERNAL_ERROR";
       return toMcpResult(fail(code, `The server could not open storage for this workspace (${why}). \`${name}\` did not run.`));
     }
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, callTool);
+  toolCallHandlers.set(server, callTool);
 
   const dropResources = installResources(server, host, (authInfo) => identityOf(authInfo, options.identity).principal, options.resourceSubscriptions === true);
   server.onclose = dropResources;

@@ -35,7 +35,7 @@ import type { Principal } from "./auth.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan, utf8Body } from "./body.ts";
 import type { ToolHost } from "./host.ts";
 import { answerDirectly } from "./mcp-direct.ts";
-import { authInfoFor, createMcpServer } from "./mcp-server.ts";
+import { answerCallsDirectly, authInfoFor, createMcpServer } from "./mcp-server.ts";
 import { createSessionTable, type SessionEntry } from "./mcp-sessions.ts";
 import { answerStreaming, streamableCall, tapNotifications, type NotificationTap } from "./mcp-stream.ts";
 import type { AppEnv } from "./middleware.ts";
@@ -115,6 +115,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const tap = tapNotifications(transport);
     await server.connect(transport);
+    answerCallsDirectly(server, transport);
     const streamed = init ? undefined : streamableCall(body, c.req.header("accept"));
     if (streamed !== undefined) {
       const handle = () => transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfoFor({ principal, session }) });
@@ -171,6 +172,7 @@ export function mountMcp(app: Hono<AppEnv>, host: ToolHost, version: string, opt
     });
     const tap = tapNotifications(transport);
     await server.connect(transport);
+    answerCallsDirectly(server, transport);
     // initialize calls no tool, so the session key here is never used; the caller's own keeps it well-formed.
     return transport.handleRequest(c.req.raw, {
       parsedBody: body,
