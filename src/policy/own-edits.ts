@@ -89,7 +89,16 @@ export function afterOwnEdit(prior: OwnEdits | undefined, changes: readonly Line
   const carried = (prior?.shown ?? []).flatMap(([a, b]) => mapSpan(a, b, segments).map(([lo, hi, t]) => [t, t + (hi - lo)] as LineSpan));
   const spans = mergeSpans([...carried, ...shown]);
   if (kept.length > MAX_KEPT_RUNS || spans.length > MAX_SHOWN_SPANS) return UNTRACKED;
-  return { kept, shown: spans };
+  return prior?.loose ? { kept, shown: spans, loose: true } : { kept, shown: spans };
+}
+
+/**
+ * The record once another writer's change is known (an edit applied over it,
+ * or a view of the version it made): moves are kept as a doubt only, and
+ * only `shown` (lines of that version just shown) count as current.
+ */
+export function loosened(own: OwnEdits, shown: readonly LineSpan[]): OwnEdits {
+  return own.kept.length === 0 ? UNTRACKED : { kept: own.kept, shown: mergeSpans(shown), loose: true };
 }
 
 /** The lines a result's diff shows for `changes`, with their context, in new numbers. */
@@ -101,7 +110,8 @@ export function shownByChanges(changes: readonly LineChange[]): LineSpan[] {
 export function withShown(own: OwnEdits, spans: readonly LineSpan[]): OwnEdits {
   if (own.kept.length === 0) return own;
   const shown = mergeSpans([...own.shown, ...spans]);
-  return shown.length > MAX_SHOWN_SPANS ? UNTRACKED : { kept: own.kept, shown };
+  if (shown.length > MAX_SHOWN_SPANS) return UNTRACKED;
+  return own.loose ? { kept: own.kept, shown, loose: true } : { kept: own.kept, shown };
 }
 
 /** Where line `line` of the viewed version is now; undefined when the session's edits replaced it. */
@@ -118,9 +128,10 @@ export function shownNow(own: OwnEdits, line: number): boolean {
 /** Whether `value` is a well-formed record (stores read it back from JSON). */
 export function isOwnEdits(value: unknown): value is OwnEdits {
   if (typeof value !== "object" || value === null) return false;
-  const { kept, shown } = value as { kept?: unknown; shown?: unknown };
+  const { kept, shown, loose } = value as { kept?: unknown; shown?: unknown; loose?: unknown };
   const ints = (x: unknown, n: number) => Array.isArray(x) && x.length === n && x.every((i) => Number.isSafeInteger(i) && i >= 1);
   return (
+    (loose === undefined || loose === true) &&
     Array.isArray(kept) &&
     Array.isArray(shown) &&
     kept.length <= MAX_KEPT_RUNS &&

@@ -6,7 +6,7 @@
  */
 
 import type { Version } from "../storage/types.ts";
-import { withShown } from "./own-edits.ts";
+import { loosened, withShown } from "./own-edits.ts";
 import { mergeSpans } from "./spans.ts";
 import type { LineSpan, Observation } from "./types.ts";
 
@@ -37,6 +37,12 @@ export function observeLines(prior: Observation | undefined, version: Version, f
   const whole: Observation = { kind: "present", version };
   if (total === 0 || (from <= 1 && to >= total)) return whole;
   const same = prior?.kind === "present" && prior.version === version ? prior : undefined;
+  // A part of a version someone else wrote: the session's own earlier edits still make its older ids doubtful.
+  const other = prior?.kind === "present" && !same ? prior.own : undefined;
+  if (other !== undefined) {
+    const spans: LineSpan[] = to >= from ? [[from, to]] : [];
+    return { kind: "present", version, seen: spans, own: loosened(other, spans) };
+  }
   const before = same ? same.seen : [];
   if (before === undefined) {
     // The session saw this version whole before: a ranged look again takes nothing away, and the

@@ -32,6 +32,13 @@ export interface OwnEdits {
   readonly kept: readonly (readonly [first: number, last: number, now: number])[];
   /** Lines of the current version the session was shown with their current ids. */
   readonly shown: readonly LineSpan[];
+  /**
+   * Another writer changed the file too: `now` is where the session's own
+   * edits put a viewed line, not where it is since. Enough to know an id may
+   * name a line the session itself moved (so refuse it as ambiguous), never
+   * to correct one.
+   */
+  readonly loose?: true;
 }
 
 /**

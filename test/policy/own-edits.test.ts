@@ -81,7 +81,15 @@ describe("the record in observations", () => {
       },
     });
     expect(observeLines({ kind: "present", version: "v", own }, "v", 1, 100, 100)).toEqual({ kind: "present", version: "v" });
-    expect(observeLines({ kind: "present", version: "v", own }, "w", 20, 30, 100)).toEqual({ kind: "present", version: "w", seen: [[20, 30]] });
+    // A part of another writer's version: the moves stay, loose (a doubt about older ids, never a correction),
+    // and only the lines of that view count as shown.
+    expect(observeLines({ kind: "present", version: "v", own }, "w", 20, 30, 100)).toEqual({
+      kind: "present",
+      version: "w",
+      seen: [[20, 30]],
+      own: { kept: own.kept, shown: [[20, 30]], loose: true },
+    });
+    expect(observeLines({ kind: "present", version: "v", own }, "w", 1, 100, 100)).toEqual({ kind: "present", version: "w" });
     // A partly seen version keeps its moves until every line of it was seen.
     const partly = observeLines({ kind: "present", version: "v", seen: [], own }, "v", 20, 30, 100);
     expect(partly).toEqual({

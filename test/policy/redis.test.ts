@@ -74,6 +74,10 @@ if (!redisServerAvailable()) {
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v1", own });
       await store.set("ws/rest/s1", "b.txt", { kind: "present", version: "v1", seen: [[2, 3]], own });
       expect(await store.get("ws/rest/s1", "b.txt")).toEqual({ kind: "present", version: "v1", seen: [[2, 3]], own });
+      // Kept loose after another writer's change: read back loose, or the doubt would be taken for exact moves.
+      const loose = { ...own, loose: true as const };
+      await store.set("ws/rest/s1", "c.txt", { kind: "present", version: "v2", seen: [[2, 3]], own: loose });
+      expect(await store.get("ws/rest/s1", "c.txt")).toEqual({ kind: "present", version: "v2", seen: [[2, 3]], own: loose });
       await store.set("ws/rest/s1", "a.txt", { kind: "present", version: "v2" });
       expect(await store.get("ws/rest/s1", "a.txt")).toEqual({ kind: "present", version: "v2" });
     });

@@ -11,14 +11,14 @@
  * every stale id) the refusal ends with the corrected batch, itself verified.
  */
 
-import { checkHeld, type HeldCheck, type HeldIds } from "../../policy/held-ids.ts";
-import { shownNow } from "../../policy/own-edits.ts";
+import { checkHeld, type HeldCheck, type HeldIds, heldAt } from "../../policy/held-ids.ts";
+import { shownNow, viewedLineNow } from "../../policy/own-edits.ts";
 import type { LineSpan, OwnEdits } from "../../policy/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { formatId } from "../../text/ids.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
 import { BOM_CHAR } from "../../text/match-bom.ts";
-import { bareNumberText, heldRefusalText, ownEditDoubtText, STALE_CONTEXT, staleIdText } from "./messages.ts";
+import { bareNumberText, heldRefusalText, ownEditDoubtText, ownLooseDoubtText, STALE_CONTEXT, staleIdText } from "./messages.ts";
 import { contentLines, type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
 import { type BadId, type BatchRepair, ownEditFix, repairBatch } from "./repair.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
@@ -47,6 +47,8 @@ export interface PlanOptions {
   readonly changedSinceView?: boolean;
   /** Where the session's own edits since its view moved the lines it viewed. */
   readonly own?: OwnEdits;
+  /** The same, from before another writer's change: a doubt about ids only, never a correction. */
+  readonly ownLoose?: OwnEdits;
   /** The line ids the session holds: each operation's lines are compared with them (`policy/held-ids.ts`). */
   readonly held?: HeldIds;
   /** The version of the file `doc` is: held lines shown from it cannot have moved. */
@@ -88,9 +90,12 @@ export function verifyBatch(
   const bad: BadId[] = [];
   const fixable = new Map<number, Operation>(); // ops whose only problem is a check below, with the fix
   const shown: LineSpan[] = [];
+  // Operations with an id that could name either of two lines: no correction of theirs can be sure.
+  const unsureOps = new Set<number>();
   for (const op of ops) {
     const before = bad.length;
     let unsure = false;
+    const loose: OpFailure[] = [];
     for (const { field, id } of idsOf(op)) {
       const check = checkId(doc, id);
       if (check.kind !== "ok") bad.push({ opIndex: op.index, field, check, writes: writtenAt(op, field) });
@@ -102,8 +107,19 @@ export function verifyBatch(
           shown.push(around(id.line), [doubt, doubt]);
           unsure = true;
         }
+      } else {
+        const then = movedByOwnEdit(options, id);
+        if (then !== undefined)
+          loose.push({ index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message: ownLooseDoubtText(doc, id, then, field, path, maxLineChars) });
       }
     }
+    // Before the held ids are asked: they answer for ids shown after the session's own edit, and this one may be from before it.
+    if (loose.length > 0) {
+      failures.push(...loose);
+      shown.push(...idsOf(op).map(({ id }) => around(id.line)));
+      unsure = true;
+    }
+    if (unsure) unsureOps.add(op.index);
     if (bad.length > before || unsure) continue;
     const since = { changedSinceView: options.changedSinceView !== false, version: options.version };
     const unlike = options.held ? heldFailure(doc, op, options.held, maxLineChars, options.raw, since) : undefined;
@@ -122,7 +138,7 @@ export function verifyBatch(
   }
   const repair = repairBatch(doc, bad, changed, options.own);
   for (const b of bad) {
-    const stale = badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw);
+    const stale = badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw, movedByOwnEdit(options, b.check.id));
     failures.push(stale.failure);
     // An operation offered ready to send is held whole: sent, its inner lines are what the session was shown.
     if (stale.offered) shown.push(stale.offered);
@@ -146,7 +162,7 @@ export function verifyBatch(
   const sorted = sortEdits(verified.filter((e) => !conflicted.has(e.op.index))).map((e) => keepOneBom(doc, e));
   failures.push(...findDuplicatedLines(doc, sorted));
   if (failures.length > 0) {
-    const corrected = correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw);
+    const corrected = unsureOps.size > 0 ? undefined : correctedBatch(doc, ops, failures, bad, repair, fixable, path, maxLineChars, options.raw);
     // The corrected batch was verified against the file as it is: its lines count as shown, so sending it lands.
     if (corrected) shown.push(...corrected.ranges);
     return { kind: "failed", failures, corrected: corrected?.text, shown };
@@ -203,6 +219,22 @@ function heldFailure(
   }
 }
 
+/**
+ * Where the session's own edit put the line it viewed as `id`'s line, when
+ * another writer changed the file since (`OwnEdits.loose`) and `id` may be
+ * from before that edit: the line moved, the session was not shown the
+ * line now at that number since, and the hash it holds for the moved line
+ * (its ids move with its own edits) is `id`'s, or not known.
+ */
+function movedByOwnEdit(options: PlanOptions, id: LineIdRef): number | undefined {
+  const own = options.ownLoose;
+  if (!own || shownNow(own, id.line)) return undefined;
+  const then = viewedLineNow(own, id.line);
+  if (then === undefined || then === id.line) return undefined;
+  const was = options.held ? heldAt(options.held, then) : undefined;
+  return was === undefined || was === id.hash ? then : undefined;
+}
+
 /** The lines a stale-id refusal shows around `line`. */
 function around(line: number): LineSpan {
   return [Math.max(1, line - STALE_CONTEXT), line + STALE_CONTEXT];
@@ -237,6 +269,7 @@ function badIdFailure(
   maxLineChars: number,
   changed: boolean,
   raw: readonly RawOperation[] | undefined,
+  then: number | undefined,
 ): { failure: OpFailure; offered?: LineSpan } {
   const op = ops.find((o) => o.index === b.opIndex)!;
   const fix = repair.ids.get(b)!;
@@ -250,7 +283,14 @@ function badIdFailure(
   // One stale id and a likely new home: the operation as it would be there (its text is shown above to check).
   const top = fix.candidates[0];
   const soleBad = [...repair.ids.keys()].filter((x) => x.opIndex === op.index).length === 1;
-  if (!fix.fix && top && soleBad && repair.shift === undefined) {
+  // The session's own edit moved the line it viewed under this id, and another writer changed the file since: the id
+  // may be from before that edit or from its result, and the nearest line with the hash answers only the second.
+  if (then !== undefined) {
+    const [from, to] = [Math.max(1, then - STALE_CONTEXT - 3), Math.min(doc.lines.length, then + STALE_CONTEXT + 3)];
+    message +=
+      `\nIf it is an id from before your own edit of this file: that edit moved the line you viewed as line ${b.check.id.line} to line ${then}, ` +
+      `and another writer has changed the file since; look there and use its id: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${Math.max(from, to)}}`;
+  } else if (!fix.fix && top && soleBad && repair.shift === undefined) {
     const moved = plausible(
       op,
       withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]])),

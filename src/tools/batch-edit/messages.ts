@@ -149,6 +149,31 @@ export function ownEditDoubtText(doc: TextDocument, id: LineIdRef, now: number, 
   ].join("\n");
 }
 
+/** Lines either side of where the session's own edit put a line, in the view a loose doubt offers. */
+const LOOSE_VIEW = 5;
+
+/**
+ * The refusal of an id that verifies where the session's own edit moved the
+ * line it viewed under that number to `then`, and another writer has changed
+ * the file since: the id may name the line at its number now, or the one the
+ * session viewed, whose place is no longer known (`OwnEdits.loose`). Nothing
+ * is offered ready to send: the line at the id's number is shown (so its id
+ * is current to a resend), and a view where the other one went.
+ */
+export function ownLooseDoubtText(doc: TextDocument, id: LineIdRef, then: number, field: string, path: string, maxLineChars: number): string {
+  const n = doc.lines.length;
+  const [from, to] = [Math.max(1, then - LOOSE_VIEW), Math.max(1, Math.min(n, then + LOOSE_VIEW))];
+  const [a, b] = [Math.max(1, id.line - AROUND), Math.min(n, id.line + AROUND)];
+  return [
+    `${field} "${id.text}" may not name the line you mean: you edited this file since you viewed it, and that edit moved the line you viewed as ` +
+      `line ${id.line} to line ${then}; another writer has changed the file since, so where that line is now is not known without a look. ` +
+      `Lines ${a}-${b} now:`,
+    indent(renderLines(doc, a, b, { maxLineChars: Math.min(maxLineChars, SHOWN_CHARS) }).text),
+    `If that is the line you mean, send the operation again with "${id.text}" (shown here, it is a current id now). ` +
+      `Otherwise view where your edit put the other one and use its id from there: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`,
+  ].join("\n");
+}
+
 /**
  * The refusal of an operation whose ids verify but whose lines are not what
  * the session was shown: `changed` inside its range (another writer's edit

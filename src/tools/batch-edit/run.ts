@@ -56,6 +56,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
           maxLineChars: ctx.limits.maxLineChars,
           changedSinceView: file.changedSinceView,
           own: file.own,
+          ownLoose: file.ownLoose,
           held: file.held,
           version: file.version,
         });
@@ -79,6 +80,7 @@ function plan(ctx: ToolContext, path: string, file: FileSnapshot, parsed: Parsed
     raw: parsed.raw,
     changedSinceView: file.changedSinceView,
     own: file.own,
+    ownLoose: file.ownLoose,
     held: file.held,
     version: file.version,
   });

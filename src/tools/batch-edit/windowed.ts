@@ -43,6 +43,7 @@ export interface BatchInput {
   readonly maxLineChars: number;
   readonly changedSinceView: boolean;
   readonly own?: OwnEdits;
+  readonly ownLoose?: OwnEdits;
   readonly held?: HeldIds;
   readonly version?: string;
 }
@@ -72,6 +73,7 @@ export function windowedBatch(doc: TextDocument, input: BatchInput): WindowedBat
       raw: input.raw,
       changedSinceView: input.changedSinceView,
       own: input.own,
+      ownLoose: input.ownLoose,
       held: input.held,
       version: input.version,
     });

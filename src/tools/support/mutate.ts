@@ -41,6 +41,8 @@ export interface FileSnapshot {
   readonly changedSinceView: boolean;
   /** Where the session's own edits since its view moved the lines it viewed (absent: none moved, or not known). */
   readonly own?: OwnEdits;
+  /** The same, made before another writer's change: where the moved lines are now is not known (`OwnEdits.loose`). */
+  readonly ownLoose?: OwnEdits;
   /** The line ids the session holds (`policy/held-ids.ts`), whatever the version: what its ids are checked against. */
   readonly held?: HeldIds;
 }
@@ -118,12 +120,16 @@ export async function mutateFile(
     const decision = decideEdit(observation, { kind: "file", version: loaded.version });
     if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options.tool);
 
-    // How the session's own edits moved the lines it viewed, when this is the version they made.
-    const own = !decision.changedSinceView && observation?.kind === "present" ? observation.own : undefined;
+    // How the session's own edits moved the lines it viewed: exactly, when this is the version they made;
+    // else (another writer changed it too) only as a doubt about ids from before them.
+    const recorded = observation?.kind === "present" ? observation.own : undefined;
+    const exact = recorded !== undefined && !decision.changedSinceView && recorded.loose !== true;
+    const own = exact ? recorded : undefined;
+    const ownLoose = exact || recorded === undefined ? undefined : { ...recorded, loose: true as const };
     const held = observation?.kind === "present" ? observation.held : undefined;
-    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView, own, held });
+    const next = await plan({ doc: loaded.doc, version: loaded.version, changedSinceView: decision.changedSinceView, own, ownLoose, held });
     if (next.kind === "stop") {
-      if (next.shown) await observeShown(ctx, path, next.shown, { hashes: loaded.doc.hashes, version: loaded.version }, own !== undefined);
+      if (next.shown) await observeShown(ctx, path, next.shown, { hashes: loaded.doc.hashes, version: loaded.version });
       return next.result;
     }
     // A file past the size limit could not even be read back by the tools.

@@ -1,7 +1,7 @@
 /** Thin helpers over the session's observation store, keyed by the caller's session. */
 
 import { type HeldIds, heldAfterEdit, hold, holdSpans } from "../../policy/held-ids.ts";
-import { afterOwnEdit, type LineChange, shownByChanges, withShown } from "../../policy/own-edits.ts";
+import { afterOwnEdit, type LineChange, loosened, shownByChanges, withShown } from "../../policy/own-edits.ts";
 import { observeLines } from "../../policy/seen.ts";
 import type { LineSpan, Observation } from "../../policy/types.ts";
 import type { Version } from "../../storage/types.ts";
@@ -83,7 +83,9 @@ export function observeEdited(
 /**
  * After an edit applied over another writer's change: the observation stays
  * at the version the session viewed (see `mutateFile`), but the ids it holds
- * move with its own edit, as the result told it.
+ * move with its own edit, as the result told it, and its own edits' moves
+ * are kept as a doubt (`loosened`): an id from before them may name a line
+ * the session itself moved, wherever the other writer's change put it.
  */
 export function observeHeldAfterEdit(
   ctx: ToolContext,
@@ -92,24 +94,29 @@ export function observeHeldAfterEdit(
   changes: readonly LineChange[] | undefined,
   versions: { readonly from: Version; readonly to: Version },
 ): Promise<void> {
-  if (before?.kind !== "present" || before.held === undefined) return Promise.resolve();
-  return ctx.observations.set(ctx.caller.session, path, withHeld(before, heldAfterEdit(before.held, changes, versions)));
+  if (before?.kind !== "present") return Promise.resolve();
+  const shown = changes ? shownByChanges(changes) : [];
+  const moved = afterOwnEdit(before.own, changes, shown) ?? before.own;
+  const { own: _, ...rest } = before;
+  // Only what this result showed is current: lines shown before the other writer's change may have moved.
+  const next: Observation = moved ? { ...rest, own: loosened(moved, shown) } : rest;
+  const held = before.held === undefined ? undefined : heldAfterEdit(before.held, changes, versions);
+  return ctx.observations.set(ctx.caller.session, path, withHeld(next, held));
 }
 
 /**
  * Record that this session was shown lines `spans` of the current file (a
  * refusal's excerpt, `hashes` its lines' hashes): it now holds their ids, and
- * after its own edits (`own`), they are current to it.
+ * after its own edits, they are current to it.
  */
 export async function observeShown(
   ctx: ToolContext,
   path: string,
   spans: readonly LineSpan[],
   shown: { readonly hashes: ArrayLike<number>; readonly version: Version },
-  own: boolean,
 ): Promise<void> {
   const observation = await observed(ctx, path);
   if (observation?.kind !== "present" || spans.length === 0) return;
-  const next = own && observation.own ? { ...observation, own: withShown(observation.own, spans) } : observation;
+  const next = observation.own ? { ...observation, own: withShown(observation.own, spans) } : observation;
   await ctx.observations.set(ctx.caller.session, path, withHeld(next, holdSpans(observation.held, spans, shown.hashes, shown.version)));
 }
