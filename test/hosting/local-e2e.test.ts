@@ -80,6 +80,9 @@ describe("serve --workspaces DIR (real process)", () => {
     const edit = await tool(server.url, agent, "edit", { path: "README.md", old_string: "demo", new_string: "d".repeat(100) });
     expect(edit.body.code).toBe("LIMIT_EXCEEDED");
     expect(edit.body.content[0].text).toContain("over the limit of 200 bytes");
+    // An agent cannot ask an operator: it is told what it can do, and what to tell its user.
+    expect(edit.body.content[0].text).toContain("tell your user this workspace is full");
+    expect(edit.body.content[0].text).not.toContain("ask the operator");
     const id = (view.body.content[0].text as string)
       .split("\n")
       .find((l) => l.endsWith("|# demo"))!

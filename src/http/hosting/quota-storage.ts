@@ -41,7 +41,8 @@ export function quotaExceeded(workspace: string, what: string, usage: Usage, del
   return new CodedError(
     "LIMIT_EXCEEDED",
     `Workspace "${workspace}" is over its quota: ${what} would add ${parts.join(", and ")}. Nothing was written. ` +
-      "Write less (or smaller files), or ask the operator to raise the workspace's quota.",
+      "To go on: make room by writing shorter content over files here, or write less; if the work needs more room, " +
+      "tell your user this workspace is full (its quota is raised by whoever hosts it).",
   );
 }
 
