@@ -34,6 +34,8 @@ export interface RevertConflict {
    * between, the other writer's change ("" when one side is not text or not kept).
    */
   readonly diff: string;
+  /** What `diff` is, when there is one: "between" for another writer's change between the reverted changes. */
+  readonly diffOf?: "between";
 }
 
 export interface RevertOutcome {
@@ -111,7 +113,8 @@ async function interleavedConflict(history: HistoryStore, step: RevertStep, gap:
   const reason =
     `${who} changed it between the reverted changes ${gap.previous} and ${gap.run[0]}${more}: putting back its state from before ` +
     `them would undo that work too, so nothing of this file was written (the diff is their change). ${undoRun}`;
-  return { path: step.path, code: "EDIT_CONFLICT", reason, diff: diffText(await stateLines(history, gap.left), await stateLines(history, gap.found)) };
+  const diff = diffText(await stateLines(history, gap.left), await stateLines(history, gap.found));
+  return { path: step.path, code: "EDIT_CONFLICT", reason, diff, diffOf: "between" };
 }
 
 /** The quota's own figures ("it would add N bytes to ..."), without its advice, which is for agents. */

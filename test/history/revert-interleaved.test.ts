@@ -15,6 +15,7 @@ import { planRevert } from "../../src/history/mod.ts";
 import type { AuditEntry } from "../../src/history/types.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createMemoryLedger, createWorkspaceRegistry, hostedStorage } from "../../src/http/hosting/mod.ts";
+import { revertPage } from "../../src/http/ui/pages.ts";
 import { createMemoryObservationStore } from "../../src/policy/memory.ts";
 import { fileTools } from "../../src/tools/mod.ts";
 import { auditEntry, fileState } from "../helpers/audit-entry.ts";
@@ -32,6 +33,7 @@ interface Conflict {
   code: string;
   reason: string;
   diff: string;
+  diffOf?: string;
 }
 interface RevertReply {
   ok: boolean;
@@ -124,6 +126,9 @@ describe("another principal's edit between a session's changes (finding 1)", () 
     expect(conflict).toMatchObject({ path: "x.txt", code: "EDIT_CONFLICT" });
     expect(conflict!.reason).toContain("agent-b");
     expect(conflict!.diff).toContain("TWO (by B)");
+    // The diff is the other writer's change between the session's, and says so (the UI labels it by this).
+    expect(conflict!.diffOf).toBe("between");
+    expect(revertPage(reply).toString()).toContain("What the other writer changed between the reverted changes:");
     expect(h.read("x.txt")).toBe(before);
     expect(await h.revertEntries()).toEqual([]);
 

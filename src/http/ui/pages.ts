@@ -187,7 +187,7 @@ export function filePage(
 export function revertPage(result: {
   ok?: boolean;
   reverted?: { path: string; action: string }[];
-  conflicts?: { path: string; reason: string; diff: string }[];
+  conflicts?: { path: string; reason: string; diff: string; diffOf?: string }[];
   error?: { code: string; message: string };
 }): Html {
   if (result.error) return html`<p class="error" role="alert">${result.error.code}: ${result.error.message}</p>`;
@@ -197,7 +197,7 @@ export function revertPage(result: {
       (c) => html`<section class="conflict">
         <h2>Conflict: <a href="/ui/file?path=${enc(c.path)}">${c.path}</a></h2>
         <p>${c.reason}; it was left as it is. Look at its current content and history, then choose again.</p>
-        ${c.diff ? html`<p>What changed since (from the version you reverted from to what is there now):</p>${diffBlock(c.diff)}` : ""}
+        ${c.diff ? html`<p>${c.diffOf === "between" ? "What the other writer changed between the reverted changes:" : "What changed since (from the version you reverted from to what is there now):"}</p>${diffBlock(c.diff)}` : ""}
       </section>`,
     )}`;
 }
