@@ -24,6 +24,8 @@ export interface QuotaStorageOptions {
   readonly ledger: UsageLedger;
   /** Make the ledger know this workspace's usage (count its files once). */
   readonly ensureUsage: () => Promise<void>;
+  /** Whether the workspace was deleted (its record gone): a write that found nothing there is told so. */
+  readonly deleted?: () => Promise<boolean>;
 }
 
 /** Attempts of a write without a condition when other writers keep changing the file. */
@@ -58,6 +60,33 @@ export async function chargeOrThrow(options: QuotaStorageOptions, delta: Usage, 
   throw quotaExceeded(options.workspace, what, outcome.usage, delta, options.quota);
 }
 
+/**
+ * `error`, or what it means when the workspace was deleted while the call
+ * ran: its files went with it, so "not found" would send the agent to
+ * create them again somewhere that no longer exists.
+ */
+async function deletedUnder(options: QuotaStorageOptions, error: unknown, path: string, what: string): Promise<unknown> {
+  const code = (error as { code?: unknown } | null)?.code;
+  // The provider's own codes, or the system's when the workspace's root itself is gone.
+  if (!["FS_NOT_FOUND", "FS_NOT_DIRECTORY", "ENOENT", "ENOTDIR"].includes(code as string)) return error;
+  if (!(await options.deleted?.().catch(() => false))) return error;
+  return new FsError(
+    "FS_NOT_FOUND",
+    `workspace "${options.workspace}" was deleted while this call ran: ${path} ${what}, and nothing in it can be any more. ` +
+      "Stop working in it and tell your user; a workspace created again under this name needs a new token.",
+    { path, cause: error },
+  );
+}
+
+/** `run`, with an error that comes of the workspace's deletion said as such (see {@link deletedUnder}). */
+async function unlessDeleted<T>(options: QuotaStorageOptions, path: string, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw await deletedUnder(options, error, path, what);
+  }
+}
+
 /** No limit: a refund must land whatever the usage (undoing a shrink grows it). */
 const UNLIMITED = { maxBytes: Number.MAX_SAFE_INTEGER, maxFiles: Number.MAX_SAFE_INTEGER };
 
@@ -85,34 +114,36 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
       written = await raw.write(path, bytes, before ? Cond.ifVersion(before.version!) : Cond.ifAbsent);
     } catch (error) {
       await refund(options, growth);
-      throw error;
+      throw await deletedUnder(options, error, path, "was not written");
     }
     if (change < 0) await refund(options, { bytes: -change, files: 0 });
     return written;
   }
 
+  async function anyWrite(path: string, bytes: Uint8Array, condition: WriteCondition): Promise<WriteResult> {
+    if (condition.kind !== "none") return conditionalWrite(path, bytes, condition);
+    for (let attempt = 1; ; attempt++) {
+      const before = await raw.stat(path);
+      const cond = before?.kind === "file" ? Cond.ifVersion(before.version!) : Cond.ifAbsent;
+      try {
+        return await conditionalWrite(path, bytes, cond);
+      } catch (error) {
+        const lost = error instanceof FsError && (error.code === "FS_STALE_VERSION" || error.code === "FS_ALREADY_EXISTS");
+        if (!lost || attempt >= UNCONDITIONAL_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   return {
     kind: raw.kind,
-    stat: (path) => raw.stat(path),
-    read: (path, readOptions) => raw.read(path, readOptions),
-    ...(raw.readStream ? { readStream: (path: string) => raw.readStream!(path) } : {}),
+    stat: (path) => unlessDeleted(options, path, "could not be read", () => raw.stat(path)),
+    read: (path, readOptions) => unlessDeleted(options, path, "could not be read", () => raw.read(path, readOptions)),
+    ...(raw.readStream ? { readStream: (path: string) => unlessDeleted(options, path, "could not be read", () => raw.readStream!(path)) } : {}),
     ...(raw.scanFile ? { scanFile: <T>(path: string, options: ScanFileOptions<T>) => raw.scanFile!(path, options) } : {}),
     ...(raw.endScan ? { endScan: () => raw.endScan!() } : {}),
     ...(raw.scanAhead ? { scanAhead: (paths: readonly string[]) => raw.scanAhead!(paths) } : {}),
-    list: (path, listOptions) => raw.list(path, listOptions),
-    async write(path, bytes, condition = Cond.none) {
-      if (condition.kind !== "none") return conditionalWrite(path, bytes, condition);
-      for (let attempt = 1; ; attempt++) {
-        const before = await raw.stat(path);
-        const cond = before?.kind === "file" ? Cond.ifVersion(before.version!) : Cond.ifAbsent;
-        try {
-          return await conditionalWrite(path, bytes, cond);
-        } catch (error) {
-          const lost = error instanceof FsError && (error.code === "FS_STALE_VERSION" || error.code === "FS_ALREADY_EXISTS");
-          if (!lost || attempt >= UNCONDITIONAL_ATTEMPTS) throw error;
-        }
-      }
-    },
+    list: (path, listOptions) => unlessDeleted(options, path || ".", "could not be listed", () => raw.list(path, listOptions)),
+    write: (path, bytes, condition = Cond.none) => unlessDeleted(options, path, "was not written", () => anyWrite(path, bytes, condition)),
     async delete(path, deleteOptions) {
       const before = await raw.stat(path);
       if (before?.kind !== "file") return raw.delete(path, deleteOptions);

@@ -227,6 +227,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       quota,
       ledger,
       ensureUsage: async () => ledger.init(workspace, await countUsage(files)),
+      deleted: async () => (await readRecord(workspace)) === undefined,
     };
   }
 
