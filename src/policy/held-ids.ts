@@ -171,6 +171,17 @@ function idHashes(change: HeldChange): number[] | undefined {
 
 /** The hash held for `line`, if any. */
 export function heldAt(held: HeldIds, line: number): number | undefined {
+  const run = runAt(held, line);
+  return run === undefined ? undefined : hashIn(run, line);
+}
+
+/** The hash held for `line` and the version it was shown from (undefined: not known), if any. */
+export function heldWithVersion(held: HeldIds, line: number): { readonly hash: number; readonly version?: string } | undefined {
+  const run = runAt(held, line);
+  return run === undefined ? undefined : { hash: hashIn(run, line), version: run[2] };
+}
+
+function runAt(held: HeldIds, line: number): HeldRun | undefined {
   let lo = 0;
   let hi = held.length - 1;
   while (lo <= hi) {
@@ -178,7 +189,7 @@ export function heldAt(held: HeldIds, line: number): number | undefined {
     const run = held[mid];
     if (line < run[0]) hi = mid - 1;
     else if (line > lastOf(run)) lo = mid + 1;
-    else return hashIn(run, line);
+    else return run;
   }
   return undefined;
 }

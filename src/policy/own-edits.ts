@@ -9,7 +9,7 @@
  */
 
 import { mergeSpans } from "./spans.ts";
-import type { LineSpan, OwnEdits } from "./types.ts";
+import { type LineSpan, MAX_OWN_VERSIONS, type OwnEdits } from "./types.ts";
 
 /** One changed region of an edit, 1-based, as results report them (`ChangedRange`). */
 export interface LineChange {
@@ -68,8 +68,9 @@ function mergeRuns(runs: readonly (readonly [number, number, number])[]): [numbe
 /**
  * The record of moves no longer followed (too scattered, or an edit whose
  * changes were not known): no viewed line is known to be anywhere, so
- * nothing is corrected or doubted until the next whole view. Never a fresh
- * start: that would read ids of the version viewed as ids of this one.
+ * nothing is corrected, and an id of a line not shown since is doubted
+ * (it may name any line) until the next whole view. Never a fresh start:
+ * that would read ids of the version viewed as ids of this one.
  */
 export const UNTRACKED: OwnEdits = { kept: [], shown: [] };
 
@@ -81,15 +82,29 @@ export const UNTRACKED: OwnEdits = { kept: [], shown: [] };
  * moved (ids cannot mislead); {@link UNTRACKED} past the record's bounds.
  */
 export function afterOwnEdit(prior: OwnEdits | undefined, changes: readonly LineChange[] | undefined, shown: readonly LineSpan[]): OwnEdits | undefined {
-  if (changes === undefined || (prior !== undefined && prior.kept.length === 0)) return UNTRACKED;
+  if (changes === undefined || (prior !== undefined && prior.kept.length === 0)) return untracked(prior, shown);
   const segments = keptSegments(changes);
   const before = prior?.kept ?? [[1, OPEN_END, 1] as const];
   const kept = mergeRuns(before.flatMap(([a, b, c]) => mapSpan(c, c + (b - a), segments).map(([lo, hi, t]) => [a + (lo - c), a + (hi - c), t] as const)));
   if (kept.every(([a, , c]) => a === c)) return undefined;
   const carried = (prior?.shown ?? []).flatMap(([a, b]) => mapSpan(a, b, segments).map(([lo, hi, t]) => [t, t + (hi - lo)] as LineSpan));
   const spans = mergeSpans([...carried, ...shown]);
-  if (kept.length > MAX_KEPT_RUNS || spans.length > MAX_SHOWN_SPANS) return UNTRACKED;
-  return prior?.loose ? { kept, shown: spans, loose: true } : { kept, shown: spans };
+  if (kept.length > MAX_KEPT_RUNS || spans.length > MAX_SHOWN_SPANS) return untracked(prior, shown);
+  return { kept, shown: spans, ...(prior?.loose ? { loose: true as const } : {}), ...(prior?.versions ? { versions: prior.versions } : {}) };
+}
+
+/** `own` knowing that `versions` (the version viewed, then the one an own edit made) are of its lineage. */
+export function withVersions(own: OwnEdits, ...versions: readonly (string | undefined)[]): OwnEdits {
+  if (own.kept.length === 0) return own;
+  const known = [...(own.versions ?? [])];
+  for (const v of versions) if (v !== undefined && !known.includes(v)) known.push(v);
+  return { ...own, versions: known.slice(-MAX_OWN_VERSIONS) };
+}
+
+/** The record past its bounds: no move followed, only the lines the last result showed (`shown`) current. */
+function untracked(prior: OwnEdits | undefined, shown: readonly LineSpan[]): OwnEdits {
+  const spans = mergeSpans(shown);
+  return { kept: [], shown: spans.length > MAX_SHOWN_SPANS ? [] : spans, ...(prior?.loose ? { loose: true as const } : {}) };
 }
 
 /**
@@ -98,20 +113,28 @@ export function afterOwnEdit(prior: OwnEdits | undefined, changes: readonly Line
  * only `shown` (lines of that version just shown) count as current.
  */
 export function loosened(own: OwnEdits, shown: readonly LineSpan[]): OwnEdits {
-  return own.kept.length === 0 ? UNTRACKED : { kept: own.kept, shown: mergeSpans(shown), loose: true };
+  return { kept: own.kept, shown: mergeSpans(shown), loose: true, ...(own.versions ? { versions: own.versions } : {}) };
 }
 
-/** The lines a result's diff shows for `changes`, with their context, in new numbers. */
-export function shownByChanges(changes: readonly LineChange[]): LineSpan[] {
-  return changes.map((c) => [Math.max(1, c.newStart - DIFF_CONTEXT), c.newStart + c.newCount - 1 + DIFF_CONTEXT] as LineSpan);
+/**
+ * The lines a result's diff shows for `changes`, with their context, in new
+ * numbers. A change the result listed only in part (`complete: false`: the
+ * diff was cut) counts only up to its last listed line: the rest was never
+ * shown, and an old id there is not one the session read in this version.
+ */
+export function shownByChanges(changes: readonly (LineChange & { readonly ids?: readonly string[]; readonly complete?: boolean })[]): LineSpan[] {
+  return changes.map((c) => {
+    const listed = c.complete === false ? Math.min(c.ids?.length ?? 0, c.newCount) : c.newCount;
+    const after = listed === c.newCount ? DIFF_CONTEXT : 0;
+    return [Math.max(1, c.newStart - DIFF_CONTEXT), c.newStart + listed - 1 + after] as LineSpan;
+  });
 }
 
 /** `own` with lines `spans` of the current version also shown (a ranged view, a refusal's excerpt). */
 export function withShown(own: OwnEdits, spans: readonly LineSpan[]): OwnEdits {
-  if (own.kept.length === 0) return own;
   const shown = mergeSpans([...own.shown, ...spans]);
-  if (shown.length > MAX_SHOWN_SPANS) return UNTRACKED;
-  return own.loose ? { kept: own.kept, shown, loose: true } : { kept: own.kept, shown };
+  // Past the bound the first spans go: those lines are in doubt again, never taken as shown.
+  return { ...own, shown: shown.length > MAX_SHOWN_SPANS ? shown.slice(-MAX_SHOWN_SPANS) : shown };
 }
 
 /** Where line `line` of the viewed version is now; undefined when the session's edits replaced it. */
@@ -128,10 +151,11 @@ export function shownNow(own: OwnEdits, line: number): boolean {
 /** Whether `value` is a well-formed record (stores read it back from JSON). */
 export function isOwnEdits(value: unknown): value is OwnEdits {
   if (typeof value !== "object" || value === null) return false;
-  const { kept, shown, loose } = value as { kept?: unknown; shown?: unknown; loose?: unknown };
+  const { kept, shown, loose, versions } = value as { kept?: unknown; shown?: unknown; loose?: unknown; versions?: unknown };
   const ints = (x: unknown, n: number) => Array.isArray(x) && x.length === n && x.every((i) => Number.isSafeInteger(i) && i >= 1);
   return (
     (loose === undefined || loose === true) &&
+    (versions === undefined || (Array.isArray(versions) && versions.length <= MAX_OWN_VERSIONS && versions.every((v) => typeof v === "string"))) &&
     Array.isArray(kept) &&
     Array.isArray(shown) &&
     kept.length <= MAX_KEPT_RUNS &&

@@ -39,7 +39,17 @@ export interface OwnEdits {
    * to correct one.
    */
   readonly loose?: true;
+  /**
+   * The versions of the file the session's view and own edits made, newest
+   * last (at most {@link MAX_OWN_VERSIONS}): a held id shown from one of
+   * them is the line as the session knew it before anyone else wrote; one
+   * shown from another writer's version tells nothing of the lines it moved.
+   */
+  readonly versions?: readonly string[];
 }
+
+/** Most versions an own-edit record keeps (`OwnEdits.versions`). */
+export const MAX_OWN_VERSIONS = 16;
 
 /**
  * Per-session observation state: path -> what the session last saw there.

@@ -262,13 +262,19 @@ export interface ChangedRun {
 
 /**
  * The changed runs of `hunks` (context lines split them), each with the
- * fresh `N:hh` of its added lines. At most `maxIds` ids in all; a run past
- * the budget, or one too large to diff, has `complete: false`.
+ * fresh `N:hh` of its added lines. At most `maxIds` ids in all, and only of
+ * lines within the first `maxLines` lines {@link renderDiff} prints (the
+ * ids a result lists are the ones its text showed); a run past either, or
+ * one too large to diff, has `complete: false`.
  */
-export function changedRuns(hunks: readonly DiffHunk[], maxIds = 200): ChangedRun[] {
+export function changedRuns(hunks: readonly DiffHunk[], maxIds = 200, maxLines = Number.POSITIVE_INFINITY): ChangedRun[] {
   const runs: ChangedRun[] = [];
   let budget = maxIds;
+  // Lines renderDiff has printed so far: a header per hunk, then each line, until maxLines.
+  let printed = 0;
+  const print = () => printed < maxLines && ++printed > 0;
   for (const hunk of hunks) {
+    print();
     let oldAt = hunk.oldStart;
     let newAt = hunk.newStart;
     let run: { oldStart: number; oldCount: number; newStart: number; newCount: number; ids: string[]; complete: boolean } | undefined;
@@ -278,6 +284,7 @@ export function changedRuns(hunks: readonly DiffHunk[], maxIds = 200): ChangedRu
       run = undefined;
     };
     for (const line of hunk.lines) {
+      const shown = print();
       switch (line.kind) {
         case "context":
           flush();
@@ -291,7 +298,7 @@ export function changedRuns(hunks: readonly DiffHunk[], maxIds = 200): ChangedRu
         case "added": {
           const r = open();
           r.newCount++;
-          if (budget > 0) {
+          if (shown && budget > 0) {
             r.ids.push(idOf(newAt, line.text));
             budget--;
           } else r.complete = false;

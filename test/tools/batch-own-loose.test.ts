@@ -129,4 +129,75 @@ describe("batch_edit: an id from before the session's own edit, after another wr
     // Before: "Corrected batch, ready to send" kept the ambiguous start and moved only the end: an 11-line delete.
     expect(text).not.toContain("Corrected batch");
   });
+
+  test("a ranged view of the other writer's version at the place the own edit put the line does not clear the doubt", async () => {
+    const ctx = await viewed("b.ts", BLOCKS);
+    const f0 = "export function f0(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * 0;\n}\n\n";
+    expectOk(await batch(ctx, "b.ts", [{ operation: "insert", after: idOf(BLOCKS, 7), content: f0 }]));
+    // Another writer deletes f3's last line: f4's `return null;` (24 in the view, 31 after the own edit) is now 30.
+    await otherWriterChanges(ctx, "b.ts", "  return x * 3;\n", "");
+    expectOk(await call(viewTool, { path: "b.ts", start: 29, end: 40 }, ctx));
+    const before = await snapshot(ctx, "b.ts");
+    expectFail(await batch(ctx, "b.ts", [{ operation: "replace", start: idOf(BLOCKS, 24), content: "    return undefined;" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "b.ts", before);
+  });
+
+  test("a stale id after such a view is not called mistyped, and no operation on another function is offered", async () => {
+    const ctx = await viewed("b.ts", BLOCKS);
+    const f0 = "export function f0(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * 0;\n}\n\n";
+    expectOk(await batch(ctx, "b.ts", [{ operation: "insert", after: idOf(BLOCKS, 7), content: f0 }]));
+    await seed(ctx.storage, { "b.ts": `// a\n// b\n${await readText(ctx.storage, "b.ts")}` });
+    expectOk(await call(viewTool, { path: "b.ts", start: 29, end: 40 }, ctx));
+    const before = await snapshot(ctx, "b.ts");
+    const text = expectFail(
+      await batch(ctx, "b.ts", [{ operation: "replace", start: idOf(BLOCKS, 24), content: "    return undefined;" }]),
+      "EDIT_STALE_LINE_ID",
+    );
+    await expectUntouched(ctx.storage, "b.ts", before);
+    expect(text).not.toContain("exactly as you viewed");
+    expect(text).not.toContain("send this operation");
+    expect(text).not.toContain("Corrected batch");
+  });
+});
+
+describe("batch_edit: ids from before the session's own edit, no other writer", () => {
+  test("lines of a long own edit its result did not show are not taken as shown", async () => {
+    const big = Array.from(
+      { length: 60 },
+      (_, k) => `export function f${k + 1}(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * ${k + 1};\n}\n`,
+    ).join("\n");
+    const ctx = await viewed("big.ts", big);
+    const more = Array.from(
+      { length: 40 },
+      (_, k) => `export function g${k + 1}(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * ${k + 100};\n}\n`,
+    ).join("\n");
+    const result = expectOk(await batch(ctx, "big.ts", [{ operation: "insert", after: idOf(big, 7), content: more }]));
+    expect(result).toContain("more diff lines not shown");
+    const now = await readText(ctx.storage, "big.ts");
+    expect(result).not.toContain(idOf(now, 255));
+    const before = await snapshot(ctx, "big.ts");
+    // 255 was f37's `return null;` in the view; the line at 255 now is a g-function's, never displayed.
+    expectFail(await batch(ctx, "big.ts", [{ operation: "replace", start: idOf(big, 255), content: "    return undefined;" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "big.ts", before);
+  });
+
+  test("edits that moved more lines than the record follows leave every id not shown since in doubt", async () => {
+    const text = Array.from({ length: 70 }, (_, k) => `export function f${k + 1}(x) {\n  return null;\n}\n`).join("\n");
+    const ctx = await viewed("u.ts", text);
+    // 66 separate inserts of a same-shaped block in one batch: more runs of moved lines than the record keeps, and
+    // every line moved by a whole block, so an old id of a `return null;` still verifies at its number.
+    const operations = Array.from({ length: 66 }, (_, k) => ({
+      operation: "insert",
+      after: idOf(text, 4 * k + 4),
+      content: `export function g${k}(x) {\n  return null;\n}\n\n`,
+    }));
+    expectOk(await batch(ctx, "u.ts", operations));
+    const before = await snapshot(ctx, "u.ts");
+    const last = 4 * 69 + 2; // f70's `return null;` in the view
+    const msg = expectFail(await batch(ctx, "u.ts", [{ operation: "replace", start: idOf(text, last), content: "  return undefined;" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "u.ts", before);
+    expect(msg).toContain("moved more lines than are followed");
+    // Sent again, the line shown at that number is the one meant.
+    expectOk(await batch(ctx, "u.ts", [{ operation: "replace", start: idOf(text, last), content: "  return undefined;" }]));
+  });
 });

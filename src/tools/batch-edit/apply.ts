@@ -11,14 +11,14 @@
  * every stale id) the refusal ends with the corrected batch, itself verified.
  */
 
-import { checkHeld, type HeldCheck, type HeldIds, heldAt } from "../../policy/held-ids.ts";
+import { checkHeld, type HeldCheck, type HeldIds, heldWithVersion } from "../../policy/held-ids.ts";
 import { shownNow, viewedLineNow } from "../../policy/own-edits.ts";
 import type { LineSpan, OwnEdits } from "../../policy/types.ts";
 import type { TextDocument } from "../../text/document.ts";
 import { formatId } from "../../text/ids.ts";
 import { editsChangeNothing, spliceLineEdits } from "../../text/line-edits.ts";
 import { BOM_CHAR } from "../../text/match-bom.ts";
-import { bareNumberText, heldRefusalText, ownEditDoubtText, ownLooseDoubtText, STALE_CONTEXT, staleIdText } from "./messages.ts";
+import { bareNumberText, heldRefusalText, ownEditDoubtText, ownLooseDoubtText, STALE_CONTEXT, staleIdText, untrackedDoubtText } from "./messages.ts";
 import { contentLines, type LineIdRef, type OpFailure, type Operation, parseOperations, type RawOperation } from "./parse.ts";
 import { type BadId, type BatchRepair, ownEditFix, repairBatch } from "./repair.ts";
 import { checkId, findConflicts, findDuplicatedLines, idsOf, type PlannedEdit, sortEdits, toEdit } from "./verify.ts";
@@ -84,7 +84,7 @@ export function verifyBatch(
   options: PlanOptions = {},
 ): VerifiedBatch {
   // A file the session edited since its view is not "exactly as viewed", whether its moves are followed or not.
-  const changed = (options.changedSinceView ?? true) || options.own !== undefined;
+  const changed = (options.changedSinceView ?? true) || options.own !== undefined || options.ownLoose !== undefined;
   const failures: OpFailure[] = [...parseFailures];
   const verified: PlannedEdit[] = [];
   const bad: BadId[] = [];
@@ -111,6 +111,11 @@ export function verifyBatch(
         const then = movedByOwnEdit(options, id);
         if (then !== undefined)
           loose.push({ index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message: ownLooseDoubtText(doc, id, then, field, path, maxLineChars) });
+      }
+      // Edits that moved more than the record follows: where any viewed line went is not known.
+      const record = options.own ?? options.ownLoose;
+      if (check.kind === "ok" && !unsure && loose.length === 0 && record?.kept.length === 0 && !shownNow(record, id.line)) {
+        loose.push({ index: op.index, label: op.label, code: "EDIT_STALE_LINE_ID", message: untrackedDoubtText(doc, id, field, path, maxLineChars) });
       }
     }
     // Before the held ids are asked: they answer for ids shown after the session's own edit, and this one may be from before it.
@@ -231,8 +236,10 @@ function movedByOwnEdit(options: PlanOptions, id: LineIdRef): number | undefined
   if (!own || shownNow(own, id.line)) return undefined;
   const then = viewedLineNow(own, id.line);
   if (then === undefined || then === id.line) return undefined;
-  const was = options.held ? heldAt(options.held, then) : undefined;
-  return was === undefined || was === id.hash ? then : undefined;
+  // What the session holds there tells only if it was shown from its own lineage (see OwnEdits.versions).
+  const was = options.held ? heldWithVersion(options.held, then) : undefined;
+  const known = was !== undefined && was.version !== undefined && own.versions?.includes(was.version) === true;
+  return !known || was.hash === id.hash ? then : undefined;
 }
 
 /** The lines a stale-id refusal shows around `line`. */

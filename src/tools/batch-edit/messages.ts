@@ -175,6 +175,24 @@ export function ownLooseDoubtText(doc: TextDocument, id: LineIdRef, then: number
 }
 
 /**
+ * The refusal of an id that verifies, after the session's own edits moved
+ * more lines than its record follows (`UNTRACKED`): the line it viewed under
+ * that number may be anywhere now, so only the line at the number, shown
+ * here, becomes current to a resend.
+ */
+export function untrackedDoubtText(doc: TextDocument, id: LineIdRef, field: string, path: string, maxLineChars: number): string {
+  const n = doc.lines.length;
+  const [a, b] = [Math.max(1, id.line - AROUND), Math.min(n, id.line + AROUND)];
+  return [
+    `${field} "${id.text}" may not name the line you mean: your own edits of this file since you viewed it moved more lines than are followed, ` +
+      `and line ${id.line} was not shown to you since, so an id from your view may now name another line with the same hash. Lines ${a}-${b} now:`,
+    indent(renderLines(doc, a, b, { maxLineChars: Math.min(maxLineChars, SHOWN_CHARS) }).text),
+    `If that is the line you mean, send the operation again with "${id.text}" (shown here, it is a current id now). ` +
+      `Otherwise view the part you mean (view {"path": ${JSON.stringify(path)}, "content": "<text of the line>"} finds it) and use the ids shown.`,
+  ].join("\n");
+}
+
+/**
  * The refusal of an operation whose ids verify but whose lines are not what
  * the session was shown: `changed` inside its range (another writer's edit
  * the model never saw would be overwritten), or `moved` (the lines around

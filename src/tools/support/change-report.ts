@@ -62,7 +62,7 @@ export function reportHunks(hunks: readonly DiffHunk[], oldLineCount: number, li
   return {
     diff: renderDiff(hunks, { maxLines: MAX_DIFF_LINES, maxLineChars: limits.maxLineChars }),
     shifts: shiftNote(hunks, oldLineCount),
-    changes: changedRuns(hunks, MAX_DIFF_LINES),
+    changes: changedRuns(hunks, MAX_DIFF_LINES, MAX_DIFF_LINES),
   };
 }
 

@@ -1,7 +1,7 @@
 /** Thin helpers over the session's observation store, keyed by the caller's session. */
 
 import { type HeldIds, heldAfterEdit, hold, holdSpans } from "../../policy/held-ids.ts";
-import { afterOwnEdit, type LineChange, loosened, shownByChanges, withShown } from "../../policy/own-edits.ts";
+import { afterOwnEdit, type LineChange, loosened, shownByChanges, withShown, withVersions } from "../../policy/own-edits.ts";
 import { observeLines } from "../../policy/seen.ts";
 import type { LineSpan, Observation } from "../../policy/types.ts";
 import type { Version } from "../../storage/types.ts";
@@ -71,7 +71,12 @@ export function observeEdited(
   before: Observation | undefined,
   changes: readonly LineChange[] | undefined,
 ): Promise<void> {
-  const own = afterOwnEdit(before?.kind === "present" ? before.own : undefined, changes, changes ? shownByChanges(changes) : []);
+  const prior = before?.kind === "present" ? before.own : undefined;
+  const moved = afterOwnEdit(prior, changes, changes ? shownByChanges(changes) : []);
+  // The versions whose held ids sit where these moves put them: the one viewed when the record began, and
+  // each own edit's, until another writer's change makes the record loose (then ids shown are of their versions).
+  const own =
+    moved === undefined || prior?.loose ? moved : withVersions(moved, prior ? undefined : before?.kind === "present" ? before.version : undefined, version);
   // After a partial view none of the new version's lines count as seen, but the moves are kept all the same:
   // the ids the session viewed are as likely to be reused.
   const partial = before?.kind === "present" && before.seen !== undefined;
@@ -96,7 +101,9 @@ export function observeHeldAfterEdit(
 ): Promise<void> {
   if (before?.kind !== "present") return Promise.resolve();
   const shown = changes ? shownByChanges(changes) : [];
-  const moved = afterOwnEdit(before.own, changes, shown) ?? before.own;
+  // Moves that cancel out leave no record (nothing the session viewed is elsewhere); a record begun here knows the viewed version.
+  const fresh = afterOwnEdit(before.own, changes, shown);
+  const moved = fresh && before.own === undefined ? withVersions(fresh, before.version) : fresh;
   const { own: _, ...rest } = before;
   // Only what this result showed is current: lines shown before the other writer's change may have moved.
   const next: Observation = moved ? { ...rest, own: loosened(moved, shown) } : rest;
