@@ -390,6 +390,27 @@ describe("changedRuns", () => {
     expect(changedRuns(diffLines(["a", "b", "c"], ["a", "c"]))).toEqual([{ oldStart: 2, oldCount: 1, newStart: 2, newCount: 0, ids: [], complete: true }]);
   });
 
+  test("with a line budget, only the added lines the cut diff prints are listed, whatever the id budget", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 40, size: "max" }),
+        fc.array(fc.constantFrom("a", "b", "c", "e"), { maxLength: 40, size: "max" }),
+        fc.integer({ min: 2, max: 30 }),
+        (oldLines, newLines, maxLines) => {
+          const hunks = diffLines(oldLines, newLines);
+          const printed = renderDiff(hunks, { maxLines })
+            .split("\n")
+            .filter((l) => l.startsWith("+ "))
+            .map((l) => l.slice(2, l.indexOf("|")));
+          const runs = changedRuns(hunks, 1000, maxLines);
+          expect(runs.flatMap((r) => r.ids)).toEqual(printed);
+          // A run with an added line left out says so.
+          for (const r of runs) if (r.ids.length < r.newCount) expect(r.complete).toBe(false);
+        },
+      ),
+    );
+  });
+
   test("past the id budget a run says it is incomplete", () => {
     const runs = changedRuns(diffLines([], ["x", "y", "z"]), 2);
     expect(runs).toEqual([{ oldStart: 1, oldCount: 0, newStart: 1, newCount: 3, ids: [id(1, "x"), id(2, "y")], complete: false }]);
