@@ -112,6 +112,9 @@ export async function runMcp(argv: readonly string[], io: CliIO, streams?: Stdio
       if (!quiet || failed || inflight.size > 0)
         io.err(`toolwarden: ${why}: closing the session${inflight.size ? `, waiting for ${inflight.size} call(s)` : ""}\n`);
       const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
+      // A call that just returned sends its answer a turn later; the exit must not cut that write off.
+      await new Promise((r) => setTimeout(r, 0));
+      await Promise.race([transport.flushed(), new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS))]);
       // Calls answered before the close are recorded in full before the process exits.
       if (history) await Promise.race([history.settled(), new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS))]);
       await server.close().catch(() => {});

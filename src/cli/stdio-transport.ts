@@ -44,6 +44,9 @@ export class LineStdioTransport implements Transport {
   private started = false;
   private closed = false;
   private readonly decoder = new TextDecoder();
+  /** Messages written but not yet handed to the system, and who waits for that. */
+  private writing = 0;
+  private readonly waiters: (() => void)[] = [];
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -122,9 +125,18 @@ export class LineStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    this.writing++;
     return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
+      const written = () => {
+        if (--this.writing === 0) for (const waiter of this.waiters.splice(0)) waiter();
+      };
+      if (this.output.write(`${JSON.stringify(message)}\n`, written)) resolve();
       else this.output.once("drain", resolve);
     });
+  }
+
+  /** Resolves once every message sent so far has been handed to the system (an exit before it would lose them). */
+  flushed(): Promise<void> {
+    return this.writing === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
   }
 }

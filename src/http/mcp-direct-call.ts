@@ -134,7 +134,8 @@ export function answerToolCallsDirectly(
       void answer(call, extra);
       return;
     }
-    if ("method" in message && message.method === "notifications/cancelled") {
+    // Only the notification (no id) cancels: a request by that name is the SDK's to refuse (Method not found).
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       if (id !== undefined) running.get(id)?.abort();
     }

@@ -114,6 +114,34 @@ describe("toolwarden mcp on the command line", () => {
     expect(out.stderr).toContain("/nonexistent/tw-dir: no such directory");
   });
 
+  test("calls still running when the client closes stdin are answered before the process exits", async () => {
+    const dir = tempDir();
+    try {
+      const lines = [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        // Still running when stdin ends (the whole input arrives at once): answered all the same.
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bash", arguments: { command: "sleep 0.3; echo late" } } },
+        { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      ];
+      const out = await runCli(["mcp", dir.path, "--quiet", "--no-history", "--allow-shell"], { stdin: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n` });
+      expect(out.code).toBe(0);
+      const answers = out.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { id?: number; result?: { content?: { text: string }[] } });
+      expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+      expect(answers.find((a) => a.id === 2)!.result!.content![0].text).toContain("late");
+    } finally {
+      dir.remove();
+    }
+  });
+
   test("the process exits 0 when the client closes stdin", async () => {
     const dir = tempDir();
     try {

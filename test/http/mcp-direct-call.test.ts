@@ -161,4 +161,33 @@ describe("answered directly", () => {
     expect(replies.filter((m) => "method" in m && m.method === "notifications/message")).toHaveLength(1);
     expect(sent.filter((m) => "id" in m && (m as { id: number }).id === 1)).toEqual([]);
   });
+
+  test("a request (with an id) named notifications/cancelled cancels nothing: the SDK refuses it, the call is answered", async () => {
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const { clientSide } = await connect(true, { "a.txt": FILE }, (storage) => ({
+      ...storage,
+      async readStream(path) {
+        if (reads++ === 0) {
+          entered();
+          await held;
+        }
+        return storage.readStream!(path);
+      },
+    }));
+    const replies: JSONRPCMessage[] = [];
+    clientSide.onmessage = (m) => void replies.push(m);
+    await clientSide.start();
+    await clientSide.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "view", arguments: { path: "a.txt" } } });
+    await inside;
+    await clientSide.send({ jsonrpc: "2.0", id: 99, method: "notifications/cancelled", params: { requestId: 1 } } as never);
+    release();
+    for (let i = 0; i < 200 && replies.filter((m) => !("method" in m)).length < 2; i++) await Bun.sleep(5);
+    const byId = Object.fromEntries(replies.filter((m) => !("method" in m)).map((m) => [(m as { id: number }).id, m as unknown]));
+    expect((byId[99] as { error: { code: number } }).error.code).toBe(-32601);
+    expect((byId[1] as { result: { isError: boolean } }).result.isError).toBe(false);
+  });
 });
