@@ -86,6 +86,33 @@ async function connect(direct: boolean, files: Record<string, string>, wrap: (st
 
 const FILE = "one\ntwo\nthree\n";
 
+/**
+ * A directly answering session whose first read waits until `release`
+ * (`inside` resolves once it waits): a cancellation then lands while the
+ * call runs. The client side is raw, its messages collected in `replies`.
+ */
+async function connectHeld() {
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let reads = 0;
+  const { clientSide, sent } = await connect(true, { "a.txt": FILE }, (storage) => ({
+    ...storage,
+    async readStream(path) {
+      if (reads++ === 0) {
+        entered();
+        await held;
+      }
+      return storage.readStream!(path);
+    },
+  }));
+  const replies: JSONRPCMessage[] = [];
+  clientSide.onmessage = (m) => void replies.push(m);
+  await clientSide.start();
+  return { clientSide, sent, replies, inside, release };
+}
+
 describe("answered directly", () => {
   test("every answer is the SDK path's answer, and the file ends the same", async () => {
     const runs = [];
@@ -128,25 +155,7 @@ describe("answered directly", () => {
   });
 
   test("a cancelled call is aborted and never answered; the next call is", async () => {
-    // The first read waits until the test lets it go: the cancellation lands while the call runs.
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reads = 0;
-    const { clientSide, sent } = await connect(true, { "a.txt": FILE }, (storage) => ({
-      ...storage,
-      async readStream(path) {
-        if (reads++ === 0) {
-          entered();
-          await held;
-        }
-        return storage.readStream!(path);
-      },
-    }));
-    const replies: JSONRPCMessage[] = [];
-    clientSide.onmessage = (m) => void replies.push(m);
-    await clientSide.start();
+    const { clientSide, sent, replies, inside, release } = await connectHeld();
     await clientSide.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "view", arguments: { path: "a.txt" } } });
     await inside;
     await clientSide.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "stop" } });
@@ -163,24 +172,7 @@ describe("answered directly", () => {
   });
 
   test("a request (with an id) named notifications/cancelled cancels nothing: the SDK refuses it, the call is answered", async () => {
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reads = 0;
-    const { clientSide } = await connect(true, { "a.txt": FILE }, (storage) => ({
-      ...storage,
-      async readStream(path) {
-        if (reads++ === 0) {
-          entered();
-          await held;
-        }
-        return storage.readStream!(path);
-      },
-    }));
-    const replies: JSONRPCMessage[] = [];
-    clientSide.onmessage = (m) => void replies.push(m);
-    await clientSide.start();
+    const { clientSide, replies, inside, release } = await connectHeld();
     await clientSide.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "view", arguments: { path: "a.txt" } } });
     await inside;
     await clientSide.send({ jsonrpc: "2.0", id: 99, method: "notifications/cancelled", params: { requestId: 1 } } as never);

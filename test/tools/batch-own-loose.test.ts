@@ -40,6 +40,14 @@ async function otherWriterChanges(ctx: ToolContext, path: string, from: string, 
   await seed(ctx.storage, { [path]: text.replace(from, to) });
 }
 
+/** BLOCKS viewed whole, then the session's own insert of a same-shaped f0 block (7 lines) after f1: f4's `return null;` goes from 24 to 31. */
+async function blocksWithF0(): Promise<ToolContext> {
+  const ctx = await viewed("b.ts", BLOCKS);
+  const f0 = "export function f0(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * 0;\n}\n\n";
+  expectOk(await batch(ctx, "b.ts", [{ operation: "insert", after: idOf(BLOCKS, 7), content: f0 }]));
+  return ctx;
+}
+
 const INSERT_TOP = { operation: "insert", after: "1:00", content: "// a\n// b\n// c\n// d" };
 
 describe("batch_edit: an id from before the session's own edit, after another writer's change", () => {
@@ -131,9 +139,7 @@ describe("batch_edit: an id from before the session's own edit, after another wr
   });
 
   test("a ranged view of the other writer's version at the place the own edit put the line does not clear the doubt", async () => {
-    const ctx = await viewed("b.ts", BLOCKS);
-    const f0 = "export function f0(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * 0;\n}\n\n";
-    expectOk(await batch(ctx, "b.ts", [{ operation: "insert", after: idOf(BLOCKS, 7), content: f0 }]));
+    const ctx = await blocksWithF0();
     // Another writer deletes f3's last line: f4's `return null;` (24 in the view, 31 after the own edit) is now 30.
     await otherWriterChanges(ctx, "b.ts", "  return x * 3;\n", "");
     expectOk(await call(viewTool, { path: "b.ts", start: 29, end: 40 }, ctx));
@@ -143,9 +149,7 @@ describe("batch_edit: an id from before the session's own edit, after another wr
   });
 
   test("a stale id after such a view is not called mistyped, and no operation on another function is offered", async () => {
-    const ctx = await viewed("b.ts", BLOCKS);
-    const f0 = "export function f0(x) {\n  if (x == null) {\n    return null;\n  }\n  return x * 0;\n}\n\n";
-    expectOk(await batch(ctx, "b.ts", [{ operation: "insert", after: idOf(BLOCKS, 7), content: f0 }]));
+    const ctx = await blocksWithF0();
     await seed(ctx.storage, { "b.ts": `// a\n// b\n${await readText(ctx.storage, "b.ts")}` });
     expectOk(await call(viewTool, { path: "b.ts", start: 29, end: 40 }, ctx));
     const before = await snapshot(ctx, "b.ts");
