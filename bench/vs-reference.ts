@@ -21,6 +21,9 @@
  *     ratio any flushed edit could reach is printed next to ours;
  *   - the same two edit loops with ours over stdio (audit log on, as
  *     `toolwarden mcp` runs), alternating with the reference and the floor;
+ *     the single edits also with a minimal flushed edit server (read,
+ *     replace, flushed write, no checks: ./lib/minimal-edit-server.mjs), the
+ *     best ratio any flushed server reaches with this client and transport;
  *   - single edits of a 100k-line (4.9 MB) file: edit vs edit_file;
  *   - listing a 5,000-file tree: view with depth 20 (bounded: 500 entries
  *     shown, line counts read for them) vs directory_tree (every entry);
@@ -45,6 +48,7 @@ import type { SectionOptions } from "./tools.ts";
 import { UNBOUNDED } from "./tools.ts";
 import { type EditFile, writeEditFile } from "./lib/workloads.ts";
 
+const MINIMAL = join(ROOT, "bench", "lib", "minimal-edit-server.mjs");
 const REFERENCE = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
 const EDITS = 200;
 /**
@@ -116,6 +120,7 @@ export async function runReference(options: SectionOptions): Promise<Section> {
     ours: writeEditFile(work, "ours-1k.txt", 1_000),
     oursStdio: writeEditFile(work, "ours-stdio-1k.txt", 1_000),
     theirs: writeEditFile(work, "theirs-1k.txt", 1_000),
+    minimal: writeEditFile(work, "minimal-1k.txt", 1_000),
     oursBig: writeEditFile(work, "ours-100k.txt", 100_000),
     theirsBig: writeEditFile(work, "theirs-100k.txt", 100_000),
   };
@@ -129,14 +134,27 @@ export async function runReference(options: SectionOptions): Promise<Section> {
   const theirs = await connect(new BunStdioTransport(["node", REFERENCE, work]));
   const stdioState = noHistory ? ["--no-history"] : ["--state", join(dir.path, "stdio-state")];
   const oursStdio = await connect(new BunStdioTransport([process.execPath, join(ROOT, "src", "cli.ts"), "mcp", work, "--quiet", ...stdioState]));
+  const minimal = await connect(new BunStdioTransport([process.execPath, MINIMAL, work]));
   try {
     // Our edits need the file seen in the session first (the reference has no such guard).
     await ours.call("view", { path: files.ours.path, start: 1, end: 1 });
     await oursStdio.call("view", { path: files.oursStdio.path, start: 1, end: 1 });
     type Run = () => Promise<unknown>;
-    const compare = async (id: string, label: string, run: { ours: Run; theirs: Run; floor?: Run }, rounds: number, perCall = 1, over = "HTTP") => {
+    const compare = async (
+      id: string,
+      label: string,
+      run: { ours: Run; theirs: Run; floor?: Run; minimal?: Run },
+      rounds: number,
+      perCall = 1,
+      over = "HTTP",
+    ) => {
       const samples = await alternate(
-        [{ name: "ours", run: run.ours }, { name: "theirs", run: run.theirs }, ...(run.floor ? [{ name: "floor", run: run.floor }] : [])],
+        [
+          { name: "ours", run: run.ours },
+          { name: "theirs", run: run.theirs },
+          ...(run.floor ? [{ name: "floor", run: run.floor }] : []),
+          ...(run.minimal ? [{ name: "minimal", run: run.minimal }] : []),
+        ],
         // Every sample starts with the disk written back: the reference writes without flushing, and its
         // writes would otherwise be flushed inside our next fdatasync (or the floor's), and timed there.
         // The edit loops are timed in their steady state: STEADY_EDITS untimed edits of each server first.
@@ -155,6 +173,20 @@ export async function runReference(options: SectionOptions): Promise<Section> {
             summarise(ratios(samples.theirs, samples.floor)),
             {
               note: "an edit that flushes cannot take less than the floor",
+            },
+          ),
+        );
+      }
+      if (run.minimal) {
+        rows.push(row(`${id}.minimal`, `${label}: a minimal flushed edit server (no checks, MCP over stdio, Bun)`, "ms", summarise(per(samples.minimal))));
+        rows.push(
+          row(
+            `${id}.minimal-ceiling`,
+            "  the ratio a server with no checks reaches: reference time / minimal time",
+            "x",
+            summarise(ratios(samples.theirs, samples.minimal)),
+            {
+              note: "read, replace, flushed write and nothing else (bench/lib/minimal-edit-server.mjs)",
             },
           ),
         );
@@ -189,11 +221,13 @@ export async function runReference(options: SectionOptions): Promise<Section> {
     const floor = block(floorWrite(floorDir, new Uint8Array(readFileSync(join(work, files.ours.path)))));
     // Issue 20: at least 2x the reference's edit throughput with every write flushed. Ours over HTTP (a
     // remote agent), then over stdio: the reference's own transport, as a local agent launches either.
+    // Beside the stdio single edits: a server with no checks at all, the transport and the disk left.
+    const minimalEdits = block(singleEdits(files.minimal, minimal.call, true, work));
     const loops = [
-      { over: "HTTP", id: "", file: files.ours, call: ours.call, both: "" },
-      { over: "stdio", id: "-stdio", file: files.oursStdio, call: oursStdio.call, both: ", both over stdio" },
+      { over: "HTTP", id: "", file: files.ours, call: ours.call, both: "", minimal: undefined },
+      { over: "stdio", id: "-stdio", file: files.oursStdio, call: oursStdio.call, both: ", both over stdio", minimal: minimalEdits },
     ];
-    for (const { over, id, file, call, both } of loops) {
+    for (const { over, id, file, call, both, minimal: bare } of loops) {
       for (const [kind, edits, what] of [
         ["edit", singleEdits, "single edits"],
         ["batch", tripleEdits, "three-line edits (batch_edit vs edit_file)"],
@@ -201,7 +235,12 @@ export async function runReference(options: SectionOptions): Promise<Section> {
         const ratio = await compare(
           `ref.${kind}${id}`,
           `${EDITS} ${kind === "edit" ? "single" : "three-line"} edits of a 1k-line file, per edit`,
-          { ours: block(edits(file, call, true, work)), theirs: block(edits(files.theirs, theirs.call, false, work)), floor },
+          {
+            ours: block(edits(file, call, true, work)),
+            theirs: block(edits(files.theirs, theirs.call, false, work)),
+            floor,
+            minimal: kind === "edit" ? bare : undefined,
+          },
           blocks,
           perBlock,
           over,
@@ -246,6 +285,7 @@ export async function runReference(options: SectionOptions): Promise<Section> {
   } finally {
     await ours.close().catch(() => {});
     await oursStdio.close().catch(() => {});
+    await minimal.close().catch(() => {});
     await theirs.close().catch(() => {});
     await server.stop();
     dir.remove();
