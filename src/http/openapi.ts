@@ -37,6 +37,15 @@ function embed(schema: JsonSchema, name: string): JsonSchema {
   return "$defs" in rest ? { $id: `urn:toolwarden:tool:${encodeURIComponent(name)}:input`, ...rest } : rest;
 }
 
+/** What every operation shares: the security requirement, the 401 when auth is on, the body limit. */
+interface OperationContext {
+  readonly security: unknown[];
+  readonly authErrors: Record<string, unknown>;
+  readonly maxBodyBytes: number;
+  /** The X-Session-Id header parameter of every call. */
+  readonly sessionParam: Record<string, unknown>;
+}
+
 /** Build the document. */
 export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
   const security = options.bearer ? [{ bearerAuth: [] }] : [];
@@ -48,8 +57,33 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     schema: { type: "string", minLength: 1, maxLength: MAX_SESSION_ID_CHARS, pattern: "^[\\x21-\\x7e]+$" },
   };
   const authErrors = options.bearer ? { "401": errorResponse("Missing or invalid bearer token (code UNAUTHORIZED).") } : {};
+  const context: OperationContext = { security, authErrors, maxBodyBytes: options.maxBodyBytes, sessionParam };
 
-  const paths: Record<string, unknown> = {
+  const paths: Record<string, unknown> = { ...listingPaths(context), ...toolPaths(options.tools, context) };
+  if (options.workspaces) Object.assign(paths, workspacePaths(security));
+  paths["/v1/tools/{name}"] = callByNamePath(context);
+
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "toolwarden",
+      version: options.version,
+      description:
+        "Guarded file tools for AI agents. The same tools are served over MCP Streamable HTTP at /mcp. " +
+        "Tool failures are 200 results with isError and a stable code; HTTP errors are for the transport.",
+    },
+    paths,
+    components: {
+      ...(options.bearer ? { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } } : {}),
+      schemas: sharedSchemas(),
+    },
+  };
+}
+
+/** `/healthz` and `GET /v1/tools`: what is up, and which tools a token can use. */
+function listingPaths(context: OperationContext): Record<string, unknown> {
+  return {
     "/healthz": {
       get: {
         operationId: "healthz",
@@ -75,7 +109,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       get: {
         operationId: "listTools",
         summary: "The tools this token can use, with their input schemas",
-        security,
+        security: context.security,
         responses: {
           "200": {
             description: "Tools usable with the caller's scopes.",
@@ -89,14 +123,18 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
               },
             },
           },
-          ...authErrors,
+          ...context.authErrors,
           "403": errorResponse("Host or Origin not allowed (code FORBIDDEN)."),
         },
       },
     },
   };
+}
 
-  for (const tool of options.tools) {
+/** One typed `POST /v1/tools/<name>` per tool, with the tool's input schema. */
+function toolPaths(tools: readonly ToolDescriptor[], context: OperationContext): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const tool of tools) {
     paths[`/v1/tools/${encodeURIComponent(tool.name)}`] = {
       post: {
         operationId: `call_${tool.name}`,
@@ -104,8 +142,8 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         description: tool.description,
         "x-toolwarden-scope": tool.scope,
         "x-toolwarden-annotations": tool.annotations,
-        security,
-        parameters: [sessionParam],
+        security: context.security,
+        parameters: [context.sessionParam],
         requestBody: {
           required: true,
           content: { "application/json": { schema: embed(tool.inputSchema, tool.name) } },
@@ -116,20 +154,24 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
             content: { "application/json": { schema: { $ref: "#/components/schemas/ToolResult" } } },
           },
           "400": errorResponse("Body is not JSON, wrong Content-Type, or bad X-Session-Id (code INVALID_ARGUMENT)."),
-          ...authErrors,
+          ...context.authErrors,
           "403": errorResponse("Host or Origin not allowed (code FORBIDDEN)."),
-          "413": errorResponse(`Body over ${options.maxBodyBytes} bytes (code LIMIT_EXCEEDED).`),
+          "413": errorResponse(`Body over ${context.maxBodyBytes} bytes (code LIMIT_EXCEEDED).`),
         },
       },
     };
   }
-  if (options.workspaces) Object.assign(paths, workspacePaths(security));
-  paths["/v1/tools/{name}"] = {
+  return paths;
+}
+
+/** `POST /v1/tools/{name}`: the untyped call by name. */
+function callByNamePath(context: OperationContext): Record<string, unknown> {
+  return {
     post: {
       operationId: "callToolByName",
       summary: "Call a tool by name (the per-tool paths above carry the input schemas)",
-      security,
-      parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }, sessionParam],
+      security: context.security,
+      parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }, context.sessionParam],
       requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
       responses: {
         "200": {
@@ -137,95 +179,83 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           content: { "application/json": { schema: { $ref: "#/components/schemas/ToolResult" } } },
         },
         "400": errorResponse("Body is not JSON, or wrong Content-Type (code INVALID_ARGUMENT)."),
-        ...authErrors,
+        ...context.authErrors,
         "404": errorResponse("No tool of that name (code INVALID_ARGUMENT)."),
-        "413": errorResponse(`Body over ${options.maxBodyBytes} bytes (code LIMIT_EXCEEDED).`),
+        "413": errorResponse(`Body over ${context.maxBodyBytes} bytes (code LIMIT_EXCEEDED).`),
       },
     },
   };
+}
 
+/** The schemas the operations refer to: errors, tool results and tool descriptors. */
+function sharedSchemas(): Record<string, unknown> {
   return {
-    openapi: "3.1.0",
-    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    info: {
-      title: "toolwarden",
-      version: options.version,
-      description:
-        "Guarded file tools for AI agents. The same tools are served over MCP Streamable HTTP at /mcp. " +
-        "Tool failures are 200 results with isError and a stable code; HTTP errors are for the transport.",
-    },
-    paths,
-    components: {
-      ...(options.bearer ? { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } } : {}),
-      schemas: {
-        ErrorCode: { type: "string", enum: [...ERROR_CODES] },
-        Error: {
+    ErrorCode: { type: "string", enum: [...ERROR_CODES] },
+    Error: {
+      type: "object",
+      properties: {
+        error: {
           type: "object",
-          properties: {
-            error: {
-              type: "object",
-              properties: { code: { $ref: "#/components/schemas/ErrorCode" }, message: { type: "string" } },
-              required: ["code", "message"],
-            },
-          },
-          required: ["error"],
-        },
-        TextBlock: {
-          type: "object",
-          properties: { type: { const: "text" }, text: { type: "string" } },
-          required: ["type", "text"],
-        },
-        Notice: {
-          type: "object",
-          properties: {
-            text: { type: "string" },
-            source: {
-              type: "object",
-              properties: {
-                kind: { enum: ["plugin", "tool", "server"] },
-                plugin: { type: "string" },
-                summary: { type: "string" },
-              },
-              required: ["kind"],
-            },
-          },
-          required: ["text", "source"],
-        },
-        ToolResult: {
-          type: "object",
-          properties: {
-            isError: { type: "boolean" },
-            code: { $ref: "#/components/schemas/ErrorCode", description: "Present iff isError." },
-            content: { type: "array", items: { $ref: "#/components/schemas/TextBlock" } },
-            notices: { type: "array", items: { $ref: "#/components/schemas/Notice" } },
-            facts: {
-              type: "object",
-              description: "What the result says, for programs: path, version, lines shown, changed ranges with fresh ids (absent when none apply).",
-              properties: FACTS_PROPERTIES,
-            },
-          },
-          required: ["isError", "content"],
-        },
-        ToolDescriptor: {
-          type: "object",
-          properties: {
-            name: { type: "string" },
-            description: { type: "string" },
-            scope: { enum: [...SCOPES] },
-            inputSchema: { type: "object", description: "JSON Schema (2020-12) of the arguments." },
-            annotations: {
-              type: "object",
-              properties: {
-                readOnlyHint: { type: "boolean" },
-                destructiveHint: { type: "boolean" },
-                idempotentHint: { type: "boolean" },
-                openWorldHint: { type: "boolean" },
-              },
-            },
-          },
-          required: ["name", "description", "scope", "inputSchema", "annotations"],
+          properties: { code: { $ref: "#/components/schemas/ErrorCode" }, message: { type: "string" } },
+          required: ["code", "message"],
         },
       },
+      required: ["error"],
+    },
+    TextBlock: {
+      type: "object",
+      properties: { type: { const: "text" }, text: { type: "string" } },
+      required: ["type", "text"],
+    },
+    Notice: {
+      type: "object",
+      properties: {
+        text: { type: "string" },
+        source: {
+          type: "object",
+          properties: {
+            kind: { enum: ["plugin", "tool", "server"] },
+            plugin: { type: "string" },
+            summary: { type: "string" },
+          },
+          required: ["kind"],
+        },
+      },
+      required: ["text", "source"],
+    },
+    ToolResult: {
+      type: "object",
+      properties: {
+        isError: { type: "boolean" },
+        code: { $ref: "#/components/schemas/ErrorCode", description: "Present iff isError." },
+        content: { type: "array", items: { $ref: "#/components/schemas/TextBlock" } },
+        notices: { type: "array", items: { $ref: "#/components/schemas/Notice" } },
+        facts: {
+          type: "object",
+          description: "What the result says, for programs: path, version, lines shown, changed ranges with fresh ids (absent when none apply).",
+          properties: FACTS_PROPERTIES,
+        },
+      },
+      required: ["isError", "content"],
+    },
+    ToolDescriptor: {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        description: { type: "string" },
+        scope: { enum: [...SCOPES] },
+        inputSchema: { type: "object", description: "JSON Schema (2020-12) of the arguments." },
+        annotations: {
+          type: "object",
+          properties: {
+            readOnlyHint: { type: "boolean" },
+            destructiveHint: { type: "boolean" },
+            idempotentHint: { type: "boolean" },
+            openWorldHint: { type: "boolean" },
+          },
+        },
+      },
+      required: ["name", "description", "scope", "inputSchema", "annotations"],
     },
   };
 }
