@@ -6,14 +6,18 @@
  */
 import { createApp, createAuthenticator, DEFAULT_MCP_SESSIONS_PER_TOKEN, hostMatcher, loopbackHosts, type AuthOptions, type Scope } from "../http/mod.ts";
 import { DEFAULT_OBSERVATION_BYTES_PER_TOKEN } from "../policy/share.ts";
-import { parseArgs, UsageError, type FlagSpec } from "./args.ts";
+import type { Config } from "../config/mod.ts";
+import type { LineHasher } from "../hash/mod.ts";
+import type { DeferringHistory } from "../history/mod.ts";
+import type { Pipeline } from "../pipeline/mod.ts";
+import { parseArgs, UsageError, type FlagSpec, type FlagValues } from "./args.ts";
 import { baseUrl, renderBanner } from "./banner.ts";
 import { readConfigFile } from "./config-file.ts";
 import { StartupError } from "./errors.ts";
-import { createInflight } from "./inflight.ts";
-import type { CliIO, Listen } from "./io.ts";
+import { createInflight, type Inflight } from "./inflight.ts";
+import type { CliIO, HttpListener, Listen } from "./io.ts";
 import { loadHasher } from "./hasher.ts";
-import { openObservations } from "./observations.ts";
+import { openObservations, type OpenedObservations } from "./observations.ts";
 import { formatCallLine } from "./log.ts";
 import { isLoopbackHost, localScopes, resolveServeSettings, type ServeSettings } from "./settings.ts";
 import { generateToken } from "./token.ts";
@@ -23,7 +27,7 @@ import { openDeferredHistories } from "./state.ts";
 import { readVersion } from "./version.ts";
 import { openWorkspaces, type Workspace } from "./workspaces.ts";
 import { hostedStorage, openRegistry, renderHostingBanner } from "./hosting.ts";
-import type { ImportLimits } from "../http/hosting/mod.ts";
+import type { ImportLimits, WorkspaceRegistry } from "../http/hosting/mod.ts";
 
 /** Flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
@@ -74,6 +78,30 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     io.out(SERVE_USAGE);
     return undefined;
   }
+  const loaded = await loadServeConfig(flags, positionals, io);
+  const opened = await openServed(loaded, io);
+  const gate: Gate = { inflight: createInflight(), stopping: false, stopAt: 0, fetch: undefined };
+  const listener = await listenAndServe(loaded, opened, gate, io, listen);
+  // Listening for signals before the banner: whoever reads it may signal at once.
+  const done = stopOnSignal(loaded.settings, opened, gate, listener, io);
+  const url = baseUrl(loaded.settings.host, listener.port);
+  io.out(serveBanner(loaded.settings, opened, loaded.extraHosts, url));
+  return { url, done };
+}
+
+/** The settings of `serve`, read and checked before anything is opened. */
+interface ServeConfig {
+  readonly flags: FlagValues;
+  /** The --config file, when one was given. */
+  readonly config: Config | undefined;
+  readonly settings: ServeSettings;
+  /** Host header values accepted besides the loopback names. */
+  readonly extraHosts: string[];
+  readonly auth: AuthOptions;
+}
+
+/** Read --config, the flags and the env into settings; bad hosts or tokens are refused before anything is opened. */
+async function loadServeConfig(flags: FlagValues, positionals: readonly string[], io: CliIO): Promise<ServeConfig> {
   if (positionals.length > 1)
     throw new UsageError(`serve takes one workspace (a directory, memory: or s3://BUCKET[/PREFIX]; got ${positionals.length}: ${positionals.join(" ")})`);
   const configPath = flags.config as string | undefined;
@@ -95,7 +123,25 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     // e.g. the same token twice in the config: refused now, not on every request later.
     throw new StartupError(`${configPath ?? "tokens"}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return { flags, config, settings, extraHosts, auth };
+}
 
+/** What `serve` opened before listening: the workspaces (or the hosting registry), the tools and the stores. */
+interface Opened {
+  readonly registry: WorkspaceRegistry | undefined;
+  readonly workspaces: Map<string, Workspace>;
+  /** The served workspace; undefined when hosting. */
+  readonly served: Workspace | undefined;
+  readonly callTimeoutMs: number;
+  readonly pipeline: Pipeline;
+  readonly hasher: LineHasher;
+  readonly version: string;
+  readonly observations: OpenedObservations;
+  readonly histories: Map<string, DeferringHistory> | undefined;
+}
+
+/** Open the workspaces (or the hosting registry), the tools, the hasher, the observation store and the histories. */
+async function openServed({ flags, config, settings }: ServeConfig, io: CliIO): Promise<Opened> {
   const registry = settings.hosting ? await openRegistry(settings.hosting, io.env, flags["no-history"] !== true) : undefined;
   const workspaces: Map<string, Workspace> = registry ? new Map() : await openWorkspaces(workspaceDirs(settings), { env: io.env, cwd: io.cwd });
   const served = workspaces.get(settings.root);
@@ -116,38 +162,62 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
   const histories = await openDeferredHistories(flags, io, workspaces, (error) =>
     io.err(`${new Date().toISOString()} internal error: recording a call: ${describeError(error)}\n`),
   );
-  const inflight = createInflight();
-  // Hosting: many agents (signed tokens) share the server, so every line says who (the token's sub) and where.
-  const showPrincipal = settings.auth.mode === "bearer" && (settings.auth.grants.length > 1 || settings.hosting !== undefined);
+  return { registry, workspaces, served, callTimeoutMs, pipeline, hasher, version, observations, histories };
+}
 
-  let stopping = false;
-  let stopAt = 0;
-  let fetch: ((request: Request) => Promise<Response>) | undefined;
+/** The running server's state, shared by the listener and the stop handler. */
+interface Gate {
+  readonly inflight: Inflight;
+  /** Set by the first stop signal: new requests get a 503 from then on. */
+  stopping: boolean;
+  /** When the first stop signal came (performance.now()). */
+  stopAt: number;
+  /** The app's fetch, once built (the app needs the bound port). */
+  fetch: ((request: Request) => Promise<Response>) | undefined;
+}
+
+/** Bind, then build the app (its allowed hosts name the bound port) and hand it the listener's requests. */
+async function listenAndServe(loaded: ServeConfig, opened: Opened, gate: Gate, io: CliIO, listen: Listen): Promise<HttpListener> {
+  const { settings } = loaded;
   const listener = await listen(
     (request) => {
-      if (stopping || !fetch) return Promise.resolve(unavailable());
-      return inflight.track(() => fetch!(request));
+      if (gate.stopping || !gate.fetch) return Promise.resolve(unavailable());
+      return gate.inflight.track(() => gate.fetch!(request));
     },
-    { hostname: settings.host, port: settings.port, requestTimeoutMs: callTimeoutMs, maxRequestBodyBytes: importBodyBytes(settings.hosting?.importLimits) },
+    {
+      hostname: settings.host,
+      port: settings.port,
+      requestTimeoutMs: opened.callTimeoutMs,
+      maxRequestBodyBytes: importBodyBytes(settings.hosting?.importLimits),
+    },
   );
+  const app = serveApp(loaded, opened, listener.port, io);
+  gate.fetch = (request) => Promise.resolve(app.fetch(request));
+  return listener;
+}
 
-  const app = createApp({
-    pipeline,
+/** The app over the opened workspaces, logging calls and errors to stderr. */
+function serveApp({ config, settings, extraHosts, auth }: ServeConfig, opened: Opened, port: number, io: CliIO): ReturnType<typeof createApp> {
+  const { registry, workspaces, served, observations, histories } = opened;
+  // Hosting: many agents (signed tokens) share the server, so every line says who (the token's sub) and where.
+  const showPrincipal = settings.auth.mode === "bearer" && (settings.auth.grants.length > 1 || settings.hosting !== undefined);
+  return createApp({
+    pipeline: opened.pipeline,
     auth,
     storageFor: (workspace) => {
       if (registry) return hostedStorage(registry, workspace);
-      const opened = workspaces.get(workspace);
-      if (!opened) throw new Error(`no storage for workspace ${workspace}`);
-      return opened.storage;
+      const found = workspaces.get(workspace);
+      if (!found) throw new Error(`no storage for workspace ${workspace}`);
+      return found.storage;
     },
     observations: observations.store,
     ...(registry ? { workspaces: registry } : {}),
     historyFor: (workspace) => (registry ? registry.history(workspace) : histories?.get(workspace)),
-    hasher,
+    hasher: opened.hasher,
     limits: settings.limits,
-    version,
+    version: opened.version,
     storageKind: served ? served.kind : "hosted",
-    allowedHosts: [...loopbackHosts(listener.port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${listener.port}`))],
+    allowedHosts: [...loopbackHosts(port), ...extraHosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${port}`))],
     // Over a shared store any instance must answer any request: no session may live in one process's memory.
     mcp: observations.shared
       ? { mode: "stateless" }
@@ -159,66 +229,68 @@ export async function startServe(argv: readonly string[], io: CliIO, listen: Lis
     onAbort: (request) =>
       io.err(`${new Date().toISOString()} aborted request: ${request.method} ${request.path} (the client closed the connection before sending all of it)\n`),
   });
-  fetch = (request) => Promise.resolve(app.fetch(request));
+}
 
-  // Listening for signals before the banner: whoever reads it may signal at once.
-  const done = new Promise<number>((resolve) => {
+/** Stop at a signal: refuse new requests, let the calls in flight finish, close the stores; resolves with the exit code. */
+function stopOnSignal(settings: ServeSettings, opened: Opened, gate: Gate, listener: HttpListener, io: CliIO): Promise<number> {
+  const { inflight } = gate;
+  return new Promise<number>((resolve) => {
     const unsubscribe = io.onStopSignal((signal) => {
-      if (stopping) {
+      if (gate.stopping) {
         // A wrapper (npm, deno task) forwards the signal its process group already got: the same
         // Ctrl-C arrives twice within moments. Only a later one means "do not wait".
-        if (performance.now() - stopAt < REPEAT_WINDOW_MS) return;
+        if (performance.now() - gate.stopAt < REPEAT_WINDOW_MS) return;
         io.err(`toolwarden: ${signal} again: exiting now with ${inflight.size} call(s) unfinished\n`);
         unsubscribe();
         resolve(1);
         return;
       }
-      stopping = true;
-      stopAt = performance.now();
+      gate.stopping = true;
+      gate.stopAt = performance.now();
       const count = inflight.size;
       if (!settings.quiet || count > 0) {
         io.err(`toolwarden: ${signal}: stopping${count > 0 ? `, waiting for ${count} call(s) in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s)` : ""}\n`);
       }
       const closed = listener.close();
-      void drain(closed).then(async (code) => {
-        await observations.close();
+      void drain(inflight, opened.histories, closed, io).then(async (code) => {
+        await opened.observations.close();
         unsubscribe();
         resolve(code);
       });
     });
   });
+}
 
-  const url = baseUrl(settings.host, listener.port);
-  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : (settings.auth.grants[0]?.scopes ?? []);
-  io.out(
-    (settings.hosting ? renderHostingBanner : renderBanner)({
-      version,
-      root: served ? served.name : settings.root,
-      ...(served ? { storage: `${served.kind} (${served.where})` } : {}),
-      observations: observations.describe,
-      url,
-      auth: settings.auth,
-      tools: pipeline.tools.map((t) => t.name),
-      scopes,
-      ...(isLoopbackHost(settings.host) ? {} : { exposedNote: exposedNote(extraHosts) }),
-    }),
-  );
-
-  async function drain(closed: Promise<void>): Promise<number> {
-    const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
-    if (!finished) {
-      io.err(`toolwarden: ${inflight.size} call(s) still running after ${DRAIN_TIMEOUT_MS / 1000} s; exiting without them\n`);
-      return 1;
-    }
-    // Calls answered before the stop are recorded in full before the process exits.
-    const recorded = Promise.all([...(histories?.values() ?? [])].map((h) => h.settled()));
-    await Promise.race([recorded, new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS))]);
-    // The handlers are done; give their responses a moment to reach the clients.
-    await Promise.race([closed.catch(() => {}), new Promise((r) => setTimeout(r, FLUSH_TIMEOUT_MS))]);
-    return 0;
+/** Wait for the calls in flight, their history records and the responses' flush; 1 when calls were left unfinished. */
+async function drain(inflight: Inflight, histories: Opened["histories"], closed: Promise<void>, io: CliIO): Promise<number> {
+  const finished = await inflight.idle(DRAIN_TIMEOUT_MS);
+  if (!finished) {
+    io.err(`toolwarden: ${inflight.size} call(s) still running after ${DRAIN_TIMEOUT_MS / 1000} s; exiting without them\n`);
+    return 1;
   }
+  // Calls answered before the stop are recorded in full before the process exits.
+  const recorded = Promise.all([...(histories?.values() ?? [])].map((h) => h.settled()));
+  await Promise.race([recorded, new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS))]);
+  // The handlers are done; give their responses a moment to reach the clients.
+  await Promise.race([closed.catch(() => {}), new Promise((r) => setTimeout(r, FLUSH_TIMEOUT_MS))]);
+  return 0;
+}
 
-  return { url, done };
+/** The start-up banner: where, what and how to connect (the hosting one when hosting). */
+function serveBanner(settings: ServeSettings, opened: Opened, extraHosts: readonly string[], url: string): string {
+  const { served } = opened;
+  const scopes: readonly Scope[] = settings.auth.mode === "none" ? localScopes(settings.shell.enabled) : (settings.auth.grants[0]?.scopes ?? []);
+  return (settings.hosting ? renderHostingBanner : renderBanner)({
+    version: opened.version,
+    root: served ? served.name : settings.root,
+    ...(served ? { storage: `${served.kind} (${served.where})` } : {}),
+    observations: opened.observations.describe,
+    url,
+    auth: settings.auth,
+    tools: opened.pipeline.tools.map((t) => t.name),
+    scopes,
+    ...(isLoopbackHost(settings.host) ? {} : { exposedNote: exposedNote(extraHosts) }),
+  });
 }
 
 /** Every workspace a token reaches (the served one first). */
