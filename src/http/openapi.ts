@@ -7,6 +7,7 @@ import { ERROR_CODES } from "../errors.ts";
 import { SCOPES } from "../scopes.ts";
 import type { JsonSchema, ToolDescriptor } from "./catalog.ts";
 import { FACTS_PROPERTIES } from "./facts-schema.ts";
+import { historyPaths } from "./history-openapi.ts";
 import { workspacePaths } from "./hosting/openapi.ts";
 import { MAX_SESSION_ID_CHARS, SESSION_HEADER } from "./sessions.ts";
 
@@ -60,6 +61,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
   const context: OperationContext = { security, authErrors, maxBodyBytes: options.maxBodyBytes, sessionParam };
 
   const paths: Record<string, unknown> = { ...listingPaths(context), ...toolPaths(options.tools, context) };
+  Object.assign(paths, historyPaths(security, authErrors));
   if (options.workspaces) Object.assign(paths, workspacePaths(security));
   paths["/v1/tools/{name}"] = callByNamePath(context);
 
