@@ -7,7 +7,8 @@
 import { statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { forgetSegment, neededLines, placeIn } from "./segment-index.ts";
-import { codeOf, readLine } from "./segment-reader.ts";
+import { nodeErrorCode as codeOf } from "../storage/local/node-errors.ts";
+import { readLine } from "./segment-reader.ts";
 import { appendEntries, appendTombstones, retireOwn, type SegmentWriter } from "./segment-writer.ts";
 
 /**

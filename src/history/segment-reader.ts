@@ -6,13 +6,10 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { forgetSegment, type Place, type SegmentIndex, segmentOf, takeLines } from "./segment-index.ts";
+import { nodeErrorCode as codeOf } from "../storage/local/node-errors.ts";
 
 const SEGMENT_NAME = /^\d{15}-[0-9a-f]{8}\.jsonl$/;
 const decoder = new TextDecoder();
-
-export function codeOf(error: unknown): string | undefined {
-  return (error as { code?: string } | null)?.code;
-}
 
 /** Read what segment `name` of directory `dir` gained since its last scan. */
 export function scanSegment(dir: string, index: SegmentIndex, name: string): void {

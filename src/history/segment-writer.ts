@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fstatFd } from "../storage/local/stat.ts";
 import { addEntryLine, addTombstone, forgetSegment, type Place, type SegmentIndex, segmentNameAfter, segmentOf, tombstoneLine } from "./segment-index.ts";
+import { randomTail } from "./random-tail.ts";
 
 const encoder = new TextEncoder();
 
@@ -68,7 +69,7 @@ function appendLines(writer: SegmentWriter, lines: readonly string[]): Place[] {
 /** Open a new segment for this process, named after every segment known. */
 function openOwn(writer: SegmentWriter): OwnSegment {
   mkdirSync(writer.dir, { recursive: true });
-  const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const tail = randomTail();
   const name = segmentNameAfter(writer.index, writer.now(), tail);
   const own = { name, fd: openSync(join(writer.dir, name), "a", 0o644), size: 0, last: writer.now() };
   segmentOf(writer.index, name);

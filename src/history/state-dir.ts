@@ -11,14 +11,11 @@ import { open, readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { FsError } from "../storage/errors.ts";
 import type { ListResult, ReadResult, StatResult, Storage, WriteCondition, WriteResult } from "../storage/types.ts";
+import { nodeErrorCode as codeOf } from "../storage/local/node-errors.ts";
 
 /** Hex SHA-256, computed in place: an async digest costs a round trip per call, and every call appends an entry. */
 export function sha256Sync(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
-}
-
-function codeOf(error: unknown): string | undefined {
-  return (error as { code?: string } | null)?.code;
 }
 
 function fsError(error: unknown, path: string): FsError {

@@ -12,6 +12,7 @@ import { type EntryLog, objectEntryLog } from "./entry-log.ts";
 import { countAppended, newPruneSchedule, pruneNow } from "./prune-schedule.ts";
 import { queryLog, readEntry } from "./query-log.ts";
 import { type AuditEntry, type AuditPage, type AuditQuery, type HistoryBounds, historyBounds, type HistoryStore, type NewAuditEntry } from "./types.ts";
+import { randomTail } from "./random-tail.ts";
 
 export { isEntryId } from "./entry-log.ts";
 export { utf8Bytes } from "./prune-schedule.ts";
@@ -54,7 +55,7 @@ export function createStorageHistory(storage: Storage, options: StorageHistoryOp
   const now = options.now ?? Date.now;
   let lastTick = 0;
   // Drawn once: the time part is strictly increasing in this store, so the tail only has to tell stores apart.
-  const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const tail = randomTail();
   /** A sortable id: the time (made strictly increasing in this store) and this store's random tail for other instances. */
   function nextId(): string {
     lastTick = Math.max(now(), lastTick + 1);
