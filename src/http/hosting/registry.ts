@@ -12,12 +12,14 @@ import { CodedError } from "../../errors.ts";
 import { createStorageHistory, type HistoryBounds, type HistoryStore } from "../../history/mod.ts";
 import { guardStorage } from "../../storage/guard.ts";
 import { FsError, isFsError } from "../../storage/errors.ts";
-import { Cond, type ListResult, type Storage, type Version } from "../../storage/types.ts";
+import { Cond, type Storage, type Version, type WriteCondition } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, importArchive, type ImportLimits, type ImportReport } from "./archive.ts";
 import { cancellableBody, deletedWhileImporting, type RunningImport } from "./imports.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
 import { quotaStorage, type QuotaStorageOptions } from "./quota-storage.ts";
+import * as records from "./records.ts";
+import { incarnationOf, type WorkspaceRecord } from "./records.ts";
 
 /** Where workspaces live. */
 export interface WorkspaceBackend {
@@ -29,22 +31,6 @@ export interface WorkspaceBackend {
   removeFiles(workspace: string): Promise<void>;
   /** Where a workspace's audit log and history live (under its reserved `.toolwarden/`, which no tool reaches). */
   history?(workspace: string): Storage;
-}
-
-/** The record kept per workspace. */
-interface WorkspaceRecord {
-  readonly state: "importing" | "ready";
-  readonly quota: Quota;
-  readonly created: string;
-  /** Random per creation: observation sessions are keyed by it (see ./sessions.ts). */
-  readonly incarnation?: string;
-  /** When the name was last deleted (ms since the epoch): signed tokens issued then or before are refused (./tokens.ts). */
-  readonly tokensIssuedAfter?: number;
-}
-
-/** Left in the records when a workspace is deleted (`<name>.deleted`), so its next creation knows which tokens are older. */
-interface Tombstone {
-  readonly deletedAt: number;
 }
 
 /** Where a workspace stands when it is not ready (for GET's answer). */
@@ -142,9 +128,6 @@ export function checkWorkspaceName(name: string): void {
   }
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /** Count a workspace's files and bytes (a full listing). */
 export async function countUsage(files: Storage): Promise<Usage> {
   try {
@@ -165,11 +148,6 @@ export async function countUsage(files: Storage): Promise<Usage> {
 
 /** Tries of a quota update that keeps losing its compare-and-swap to other PUTs before it gives up. */
 const QUOTA_CAS_ATTEMPTS = 20;
-
-/** Which creation a record belongs to (records from before incarnations existed: their creation time). */
-function incarnationOf(record: WorkspaceRecord): string {
-  return record.incarnation ?? record.created;
-}
 
 /** The PUT answer while an import runs: what is going on and what to do. */
 function beingImported(workspace: string, since: string): FsError {
@@ -195,9 +173,6 @@ function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: str
 /** Build the registry over a backend. */
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
   const { backend, ledger } = options;
-  const recordPath = (workspace: string) => `${workspace}.json`;
-  // Not `.json`, so never listed as a workspace; `<name>.deleted.json` (workspace "<name>.deleted") is another file.
-  const tombstonePath = (workspace: string) => `${workspace}.deleted`;
   // One storage per workspace and quota, so the host's per-storage guard is reused across calls.
   const opened = new Map<string, { key: string; storage: Storage }>();
   const incarnations = new Map<string, string>();
@@ -207,19 +182,9 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   // Through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`.
   const filesOf = async (workspace: string) => guardStorage(await backend.files(workspace));
 
-  async function readRecord(workspace: string): Promise<{ record: WorkspaceRecord; version: Version } | undefined> {
-    try {
-      const { bytes, version } = await backend.records.read(recordPath(workspace));
-      return { record: JSON.parse(decoder.decode(bytes)) as WorkspaceRecord, version };
-    } catch (error) {
-      if (isFsError(error) && error.code === "FS_NOT_FOUND") return undefined;
-      throw error;
-    }
-  }
-
-  async function writeRecord(workspace: string, record: WorkspaceRecord, condition = Cond.none): Promise<Version> {
-    return (await backend.records.write(recordPath(workspace), encoder.encode(JSON.stringify(record)), condition)).version;
-  }
+  const readRecord = (workspace: string) => records.readRecord(backend.records, workspace);
+  const writeRecord = (workspace: string, record: WorkspaceRecord, condition?: WriteCondition) =>
+    records.writeRecord(backend.records, workspace, record, condition);
 
   function quotaOptions(workspace: string, files: Storage, quota: Quota): QuotaStorageOptions {
     return {
@@ -284,12 +249,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   }
 
   /** Replace an existing workspace's quota; a compare-and-swap lost to another PUT is retried on the newer record. */
-  async function updateQuota(
-    workspace: string,
-    found: { record: WorkspaceRecord; version: Version },
-    quota: Partial<Quota>,
-    mayRaise: boolean,
-  ): Promise<WorkspaceRecord> {
+  async function updateQuota(workspace: string, found: records.FoundRecord, quota: Partial<Quota>, mayRaise: boolean): Promise<WorkspaceRecord> {
     for (let attempt = 1; ; attempt++) {
       const record = { ...found.record, quota: { ...found.record.quota, ...quota } };
       if (!mayRaise) checkNotRaised(workspace, found.record.quota, record.quota, "its current quota");
@@ -319,7 +279,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   async function createNew(workspace: string, createOptions: CreateOptions): Promise<CreateOutcome> {
     const quota: Quota = { ...options.defaultQuota, ...createOptions.quota };
     if (createOptions.mayRaiseQuota === false) checkNotRaised(workspace, options.defaultQuota, quota, "the default quota");
-    const tombstone = await readTombstone(workspace);
+    const tombstone = await records.readTombstone(backend.records, workspace);
     const creating: WorkspaceRecord = {
       state: "importing",
       quota,
@@ -400,7 +360,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
     if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
     await ledger.clear(workspace).catch(() => undefined);
-    await backend.records.delete(recordPath(workspace), { ifVersion: current.version }).catch(() => undefined);
+    await records.deleteRecord(backend.records, workspace, { ifVersion: current.version }).catch(() => undefined);
     return true;
   }
 
@@ -410,29 +370,6 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
     if (found?.record.state !== "ready") throw notFound(workspace);
     return found.record;
-  }
-
-  async function readTombstone(workspace: string): Promise<Tombstone | undefined> {
-    try {
-      return JSON.parse(decoder.decode((await backend.records.read(tombstonePath(workspace))).bytes)) as Tombstone;
-    } catch (error) {
-      if (isFsError(error) && error.code === "FS_NOT_FOUND") return undefined;
-      throw error;
-    }
-  }
-
-  async function staleToken(workspace: string, iat: number | undefined, orDeleted = false): Promise<string | undefined> {
-    if (!WORKSPACE_NAME.test(workspace)) return undefined;
-    const found = await readRecord(workspace);
-    const deletedAt = found ? found.record.tokensIssuedAfter : orDeleted ? (await readTombstone(workspace))?.deletedAt : undefined;
-    if (deletedAt === undefined) return undefined;
-    if (iat === undefined) {
-      return `workspace ${JSON.stringify(workspace)} was deleted on ${new Date(deletedAt).toISOString()}, and this token has no iat claim, so it cannot be told from a token of the deleted workspace; mint a new token for it (toolwarden token mint sets iat)`;
-    }
-    // iat to the millisecond (token mint writes it so); whole-second iats from other signers count as their second's start.
-    if (Math.round(iat * 1000) > deletedAt) return undefined;
-    const again = found ? " and created again" : "";
-    return `workspace ${JSON.stringify(workspace)} was deleted${again} on ${new Date(deletedAt).toISOString()}, after this token was issued (iat ${new Date(Math.round(iat * 1000)).toISOString()}): a token of the deleted workspace reaches no later workspace of that name; mint a new token for it`;
   }
 
   async function remove(workspace: string): Promise<boolean> {
@@ -447,7 +384,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       return true;
     }
     // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
-    await backend.records.write(tombstonePath(workspace), encoder.encode(JSON.stringify({ deletedAt: Date.now() } satisfies Tombstone)), Cond.none);
+    await records.writeTombstone(backend.records, workspace, { deletedAt: Date.now() });
     forget(workspace);
     const importing = running.get(workspace);
     // An import of this process stops and cleans up after itself; it has then removed its record and files.
@@ -456,7 +393,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       if (!(await importing.done)) return removed(workspace);
     }
     // The record goes first: from then on no tool call reaches the workspace.
-    await backend.records.delete(recordPath(workspace));
+    await records.deleteRecord(backend.records, workspace);
     forget(workspace);
     await backend.removeFiles(workspace);
     await ledger.clear(workspace);
@@ -490,30 +427,18 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       if (found?.record.state !== "ready") return undefined;
       return { workspace, createdAt: found.record.created, usage: await usageOf(workspace), quota: found.record.quota };
     },
-    async list() {
-      let listing: ListResult;
-      try {
-        listing = await backend.records.list("");
-      } catch (error) {
-        if (isFsError(error) && error.code === "FS_NOT_FOUND") return [];
-        throw error;
-      }
-      return listing.entries
-        .filter((e) => e.kind === "file" && e.name.endsWith(".json"))
-        .map((e) => e.name.slice(0, -".json".length))
-        .filter((name) => WORKSPACE_NAME.test(name));
-    },
+    list: () => records.listRecords(backend.records),
     remove,
     state: async (workspace) => {
       checkWorkspaceName(workspace);
       const found = await readRecord(workspace);
       return found?.record.state === "importing" ? { state: "importing", since: found.record.created } : { state: "absent" };
     },
-    staleToken,
+    staleToken: (workspace, iat, orDeleted) => records.staleToken(backend.records, workspace, iat, orDeleted),
     onRemove: (listener) => void removeListeners.push(listener),
     async storage(workspace) {
       const record = await ready(workspace);
-      incarnations.set(workspace, record.incarnation ?? record.created);
+      incarnations.set(workspace, incarnationOf(record));
       const key = JSON.stringify(record.quota);
       const cached = opened.get(workspace);
       if (cached?.key === key) return cached.storage;
