@@ -9,17 +9,20 @@
  * visible to an agent.
  */
 import { CodedError } from "../../errors.ts";
-import { createStorageHistory, type HistoryBounds, type HistoryStore } from "../../history/mod.ts";
-import { guardStorage } from "../../storage/guard.ts";
+import type { HistoryBounds, HistoryStore } from "../../history/mod.ts";
 import { FsError, isFsError } from "../../storage/errors.ts";
 import { Cond, type Storage, type Version, type WriteCondition } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, importArchive, type ImportLimits, type ImportReport } from "./archive.ts";
 import { cancellableBody, deletedWhileImporting, type RunningImport } from "./imports.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
-import { quotaStorage, type QuotaStorageOptions } from "./quota-storage.ts";
+import { quotaStorage } from "./quota-storage.ts";
 import * as records from "./records.ts";
 import { incarnationOf, type WorkspaceRecord } from "./records.ts";
+import { createRegistryState } from "./registry-state.ts";
+import { countUsage, filesOf, forget, openHistory, openStorage, quotaOptions, usageOf } from "./workspace-storage.ts";
+
+export { countUsage } from "./workspace-storage.ts";
 
 /** Where workspaces live. */
 export interface WorkspaceBackend {
@@ -128,24 +131,6 @@ export function checkWorkspaceName(name: string): void {
   }
 }
 
-/** Count a workspace's files and bytes (a full listing). */
-export async function countUsage(files: Storage): Promise<Usage> {
-  try {
-    const listing = await files.list("", { recursive: true });
-    let bytes = 0;
-    let count = 0;
-    for (const entry of listing.entries) {
-      if (entry.kind !== "file") continue;
-      bytes += entry.size;
-      count++;
-    }
-    return { bytes, files: count };
-  } catch (error) {
-    if (isFsError(error) && error.code === "FS_NOT_FOUND") return { bytes: 0, files: 0 };
-    throw error;
-  }
-}
-
 /** Tries of a quota update that keeps losing its compare-and-swap to other PUTs before it gives up. */
 const QUOTA_CAS_ATTEMPTS = 20;
 
@@ -173,35 +158,12 @@ function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: str
 /** Build the registry over a backend. */
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
   const { backend, ledger } = options;
-  // One storage per workspace and quota, so the host's per-storage guard is reused across calls.
-  const opened = new Map<string, { key: string; storage: Storage }>();
-  const incarnations = new Map<string, string>();
-  const histories = new Map<string, HistoryStore>();
-  const running = new Map<string, RunningImport>();
-  const removeListeners: ((workspace: string) => void)[] = [];
-  // Through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`.
-  const filesOf = async (workspace: string) => guardStorage(await backend.files(workspace));
+  const state = createRegistryState(options);
+  const { running, removeListeners } = state;
 
   const readRecord = (workspace: string) => records.readRecord(backend.records, workspace);
   const writeRecord = (workspace: string, record: WorkspaceRecord, condition?: WriteCondition) =>
     records.writeRecord(backend.records, workspace, record, condition);
-
-  function quotaOptions(workspace: string, files: Storage, quota: Quota): QuotaStorageOptions {
-    return {
-      workspace,
-      quota,
-      ledger,
-      ensureUsage: async () => ledger.init(workspace, await countUsage(files)),
-      deleted: async () => (await readRecord(workspace)) === undefined,
-    };
-  }
-
-  async function usageOf(workspace: string): Promise<Usage> {
-    const known = await ledger.usage(workspace);
-    if (known) return known;
-    await ledger.init(workspace, await countUsage(await filesOf(workspace)));
-    return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
-  }
 
   function notReady(workspace: string, since: string): CodedError {
     return new FsError(
@@ -216,7 +178,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
 
   /** Refuse to seed over files already there (a removal after a failed import would take them too). */
   async function checkEmpty(workspace: string, archive: ArchiveSource): Promise<void> {
-    const present = await countUsage(await filesOf(workspace));
+    const present = await countUsage(await filesOf(state, workspace));
     if (present.files === 0) return;
     await archive.body.cancel().catch(() => undefined);
     throw new FsError(
@@ -226,10 +188,10 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
   }
 
   async function seed(workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
-    const files = await filesOf(workspace);
+    const files = await filesOf(state, workspace);
     await ledger.clear(workspace);
     await ledger.init(workspace, { bytes: 0, files: 0 });
-    return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(workspace, files, quota)), options.importLimits);
+    return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(state, workspace, files, quota)), options.importLimits);
   }
 
   async function create(workspace: string, createOptions: CreateOptions = {}): Promise<CreateOutcome> {
@@ -245,7 +207,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       );
     }
     const record = createOptions.quota ? await updateQuota(workspace, existing, createOptions.quota, createOptions.mayRaiseQuota !== false) : existing.record;
-    return { created: false, info: { workspace, createdAt: record.created, usage: await usageOf(workspace), quota: record.quota } };
+    return { created: false, info: { workspace, createdAt: record.created, usage: await usageOf(state, workspace), quota: record.quota } };
   }
 
   /** Replace an existing workspace's quota; a compare-and-swap lost to another PUT is retried on the newer record. */
@@ -305,14 +267,18 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     } else {
       try {
         await ledger.clear(workspace);
-        await ledger.init(workspace, await countUsage(await filesOf(workspace)));
+        await ledger.init(workspace, await countUsage(await filesOf(state, workspace)));
         await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
       } catch (error) {
         if (!(await cleanUp(workspace, creating, false))) throw deletedWhileImporting(workspace);
         throw error;
       }
     }
-    return { created: true, info: { workspace, createdAt: creating.created, usage: await usageOf(workspace), quota }, ...(imported ? { imported } : {}) };
+    return {
+      created: true,
+      info: { workspace, createdAt: creating.created, usage: await usageOf(state, workspace), quota },
+      ...(imported ? { imported } : {}),
+    };
   }
 
   /** Seed a workspace whose record (`version`) says importing; registered so a DELETE stops it and waits for its clean-up. */
@@ -377,7 +343,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     const found = await readRecord(workspace);
     if (!found) {
       // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
-      const left = await countUsage(await filesOf(workspace));
+      const left = await countUsage(await filesOf(state, workspace));
       await backend.removeFiles(workspace);
       if (left.files === 0) return false;
       await ledger.clear(workspace);
@@ -385,7 +351,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     }
     // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
     await records.writeTombstone(backend.records, workspace, { deletedAt: Date.now() });
-    forget(workspace);
+    forget(state, workspace);
     const importing = running.get(workspace);
     // An import of this process stops and cleans up after itself; it has then removed its record and files.
     if (importing) {
@@ -394,17 +360,10 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     }
     // The record goes first: from then on no tool call reaches the workspace.
     await records.deleteRecord(backend.records, workspace);
-    forget(workspace);
+    forget(state, workspace);
     await backend.removeFiles(workspace);
     await ledger.clear(workspace);
     return removed(workspace);
-  }
-
-  /** Drop what this process caches of the workspace. */
-  function forget(workspace: string): void {
-    opened.delete(workspace);
-    incarnations.delete(workspace);
-    histories.delete(workspace);
   }
 
   /** Tell the listeners (e.g. end the workspace's MCP sessions). */
@@ -425,7 +384,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       checkWorkspaceName(workspace);
       const found = await readRecord(workspace);
       if (found?.record.state !== "ready") return undefined;
-      return { workspace, createdAt: found.record.created, usage: await usageOf(workspace), quota: found.record.quota };
+      return { workspace, createdAt: found.record.created, usage: await usageOf(state, workspace), quota: found.record.quota };
     },
     list: () => records.listRecords(backend.records),
     remove,
@@ -436,27 +395,12 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     },
     staleToken: (workspace, iat, orDeleted) => records.staleToken(backend.records, workspace, iat, orDeleted),
     onRemove: (listener) => void removeListeners.push(listener),
-    async storage(workspace) {
-      const record = await ready(workspace);
-      incarnations.set(workspace, incarnationOf(record));
-      const key = JSON.stringify(record.quota);
-      const cached = opened.get(workspace);
-      if (cached?.key === key) return cached.storage;
-      const files = await filesOf(workspace);
-      const storage = quotaStorage(files, quotaOptions(workspace, files, record.quota));
-      opened.set(workspace, { key, storage });
-      return storage;
-    },
-    incarnation: (workspace) => incarnations.get(workspace),
-    history(workspace) {
-      if (options.history === false || !backend.history || !WORKSPACE_NAME.test(workspace)) return undefined;
-      let history = histories.get(workspace);
-      if (!history) histories.set(workspace, (history = createStorageHistory(backend.history(workspace), { bounds: options.historyBounds ?? {} })));
-      return history;
-    },
+    storage: async (workspace) => openStorage(state, workspace, await ready(workspace)),
+    incarnation: (workspace) => state.incarnations.get(workspace),
+    history: (workspace) => openHistory(state, workspace),
     async archive(workspace) {
       await ready(workspace);
-      return exportArchive(await filesOf(workspace));
+      return exportArchive(await filesOf(state, workspace));
     },
   };
 }
