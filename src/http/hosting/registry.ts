@@ -20,7 +20,8 @@ import { quotaStorage } from "./quota-storage.ts";
 import * as records from "./records.ts";
 import { incarnationOf, type WorkspaceRecord } from "./records.ts";
 import { createRegistryState } from "./registry-state.ts";
-import { countUsage, filesOf, forget, openHistory, openStorage, quotaOptions, usageOf } from "./workspace-storage.ts";
+import { cleanUpCreation, removeWorkspace } from "./removal.ts";
+import { countUsage, filesOf, openHistory, openStorage, quotaOptions, usageOf } from "./workspace-storage.ts";
 
 export { countUsage } from "./workspace-storage.ts";
 
@@ -159,7 +160,7 @@ function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: str
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
   const { backend, ledger } = options;
   const state = createRegistryState(options);
-  const { running, removeListeners } = state;
+  const { running } = state;
 
   const readRecord = (workspace: string) => records.readRecord(backend.records, workspace);
   const writeRecord = (workspace: string, record: WorkspaceRecord, condition?: WriteCondition) =>
@@ -270,7 +271,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
         await ledger.init(workspace, await countUsage(await filesOf(state, workspace)));
         await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
       } catch (error) {
-        if (!(await cleanUp(workspace, creating, false))) throw deletedWhileImporting(workspace);
+        if (!(await cleanUpCreation(state, workspace, creating, false))) throw deletedWhileImporting(workspace);
         throw error;
       }
     }
@@ -294,7 +295,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
         await writeRecord(workspace, { ...record, state: "ready" }, Cond.ifVersion(version));
         return report;
       } catch (error) {
-        const own = await cleanUp(workspace, record, seeding);
+        const own = await cleanUpCreation(state, workspace, record, seeding);
         if (controller.signal.aborted || !own) throw deletedWhileImporting(workspace);
         throw error;
       }
@@ -314,68 +315,12 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     }
   }
 
-  /**
-   * A failed creation leaves nothing: its files (when it wrote some), its
-   * counters and its record go, but only while the record is still its own
-   * (same incarnation). Once a DELETE took the name, and perhaps a PUT made a
-   * new workspace of it, nothing under the name is this creation's to remove.
-   * True when it was still its own.
-   */
-  async function cleanUp(workspace: string, record: WorkspaceRecord, seeding: boolean): Promise<boolean> {
-    const current = await readRecord(workspace).catch(() => undefined);
-    if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
-    if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
-    await ledger.clear(workspace).catch(() => undefined);
-    await records.deleteRecord(backend.records, workspace, { ifVersion: current.version }).catch(() => undefined);
-    return true;
-  }
-
   async function ready(workspace: string): Promise<WorkspaceRecord> {
     checkWorkspaceName(workspace);
     const found = await readRecord(workspace);
     if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
     if (found?.record.state !== "ready") throw notFound(workspace);
     return found.record;
-  }
-
-  async function remove(workspace: string): Promise<boolean> {
-    checkWorkspaceName(workspace);
-    const found = await readRecord(workspace);
-    if (!found) {
-      // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
-      const left = await countUsage(await filesOf(state, workspace));
-      await backend.removeFiles(workspace);
-      if (left.files === 0) return false;
-      await ledger.clear(workspace);
-      return true;
-    }
-    // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
-    await records.writeTombstone(backend.records, workspace, { deletedAt: Date.now() });
-    forget(state, workspace);
-    const importing = running.get(workspace);
-    // An import of this process stops and cleans up after itself; it has then removed its record and files.
-    if (importing) {
-      importing.stop();
-      if (!(await importing.done)) return removed(workspace);
-    }
-    // The record goes first: from then on no tool call reaches the workspace.
-    await records.deleteRecord(backend.records, workspace);
-    forget(state, workspace);
-    await backend.removeFiles(workspace);
-    await ledger.clear(workspace);
-    return removed(workspace);
-  }
-
-  /** Tell the listeners (e.g. end the workspace's MCP sessions). */
-  function removed(workspace: string): true {
-    for (const listener of removeListeners) {
-      try {
-        listener(workspace);
-      } catch {
-        // A listener must not stop a DELETE.
-      }
-    }
-    return true;
   }
 
   return {
@@ -387,14 +332,17 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       return { workspace, createdAt: found.record.created, usage: await usageOf(state, workspace), quota: found.record.quota };
     },
     list: () => records.listRecords(backend.records),
-    remove,
+    async remove(workspace) {
+      checkWorkspaceName(workspace);
+      return removeWorkspace(state, workspace);
+    },
     state: async (workspace) => {
       checkWorkspaceName(workspace);
       const found = await readRecord(workspace);
       return found?.record.state === "importing" ? { state: "importing", since: found.record.created } : { state: "absent" };
     },
     staleToken: (workspace, iat, orDeleted) => records.staleToken(backend.records, workspace, iat, orDeleted),
-    onRemove: (listener) => void removeListeners.push(listener),
+    onRemove: (listener) => void state.removeListeners.push(listener),
     storage: async (workspace) => openStorage(state, workspace, await ready(workspace)),
     incarnation: (workspace) => state.incarnations.get(workspace),
     history: (workspace) => openHistory(state, workspace),
