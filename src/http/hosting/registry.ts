@@ -13,15 +13,14 @@ import type { HistoryBounds, HistoryStore } from "../../history/mod.ts";
 import { FsError, isFsError } from "../../storage/errors.ts";
 import { Cond, type Storage, type Version, type WriteCondition } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
-import { exportArchive, importArchive, type ImportLimits, type ImportReport } from "./archive.ts";
-import { cancellableBody, deletedWhileImporting, type RunningImport } from "./imports.ts";
+import { exportArchive, type ImportLimits, type ImportReport } from "./archive.ts";
+import { deletedWhileImporting, importInto } from "./imports.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
-import { quotaStorage } from "./quota-storage.ts";
 import * as records from "./records.ts";
 import { incarnationOf, type WorkspaceRecord } from "./records.ts";
 import { createRegistryState } from "./registry-state.ts";
 import { cleanUpCreation, removeWorkspace } from "./removal.ts";
-import { countUsage, filesOf, openHistory, openStorage, quotaOptions, usageOf } from "./workspace-storage.ts";
+import { countUsage, filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
 
 export { countUsage } from "./workspace-storage.ts";
 
@@ -160,7 +159,6 @@ function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: str
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
   const { backend, ledger } = options;
   const state = createRegistryState(options);
-  const { running } = state;
 
   const readRecord = (workspace: string) => records.readRecord(backend.records, workspace);
   const writeRecord = (workspace: string, record: WorkspaceRecord, condition?: WriteCondition) =>
@@ -175,24 +173,6 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
 
   function notFound(workspace: string): CodedError {
     return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
-  }
-
-  /** Refuse to seed over files already there (a removal after a failed import would take them too). */
-  async function checkEmpty(workspace: string, archive: ArchiveSource): Promise<void> {
-    const present = await countUsage(await filesOf(state, workspace));
-    if (present.files === 0) return;
-    await archive.body.cancel().catch(() => undefined);
-    throw new FsError(
-      "FS_ALREADY_EXISTS",
-      `workspace ${workspace} has no record but its storage already holds ${present.files} file(s); PUT it without a body to adopt them, or DELETE it first`,
-    );
-  }
-
-  async function seed(workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
-    const files = await filesOf(state, workspace);
-    await ledger.clear(workspace);
-    await ledger.init(workspace, { bytes: 0, files: 0 });
-    return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(state, workspace, files, quota)), options.importLimits);
   }
 
   async function create(workspace: string, createOptions: CreateOptions = {}): Promise<CreateOutcome> {
@@ -264,7 +244,7 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     }
     let imported: ImportReport | undefined;
     if (createOptions.archive) {
-      imported = await importInto(workspace, creating, version, createOptions.archive);
+      imported = await importInto(state, workspace, creating, version, createOptions.archive);
     } else {
       try {
         await ledger.clear(workspace);
@@ -280,39 +260,6 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
       info: { workspace, createdAt: creating.created, usage: await usageOf(state, workspace), quota },
       ...(imported ? { imported } : {}),
     };
-  }
-
-  /** Seed a workspace whose record (`version`) says importing; registered so a DELETE stops it and waits for its clean-up. */
-  async function importInto(workspace: string, record: WorkspaceRecord, version: Version, archive: ArchiveSource): Promise<ImportReport> {
-    const controller = new AbortController();
-    const source = { body: cancellableBody(archive.body, controller.signal), gzip: archive.gzip };
-    const run = (async () => {
-      let seeding = false;
-      try {
-        await checkEmpty(workspace, source);
-        seeding = true;
-        const report = await seed(workspace, record.quota, source);
-        await writeRecord(workspace, { ...record, state: "ready" }, Cond.ifVersion(version));
-        return report;
-      } catch (error) {
-        const own = await cleanUpCreation(state, workspace, record, seeding);
-        if (controller.signal.aborted || !own) throw deletedWhileImporting(workspace);
-        throw error;
-      }
-    })();
-    const entry: RunningImport = {
-      stop: () => controller.abort(),
-      done: run.then(
-        () => true,
-        () => false,
-      ),
-    };
-    running.set(workspace, entry);
-    try {
-      return await run;
-    } finally {
-      if (running.get(workspace) === entry) running.delete(workspace);
-    }
   }
 
   async function ready(workspace: string): Promise<WorkspaceRecord> {
