@@ -10,17 +10,16 @@
  */
 import { CodedError } from "../../errors.ts";
 import type { HistoryBounds, HistoryStore } from "../../history/mod.ts";
-import { FsError, isFsError } from "../../storage/errors.ts";
-import { Cond, type Storage, type Version, type WriteCondition } from "../../storage/types.ts";
+import { FsError } from "../../storage/errors.ts";
+import type { Storage } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, type ImportLimits, type ImportReport } from "./archive.ts";
-import { deletedWhileImporting, importInto } from "./imports.ts";
+import { createWorkspace } from "./creation.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
-import * as records from "./records.ts";
-import { incarnationOf, type WorkspaceRecord } from "./records.ts";
+import { listRecords, readRecord, staleToken, type WorkspaceRecord } from "./records.ts";
 import { createRegistryState } from "./registry-state.ts";
-import { cleanUpCreation, removeWorkspace } from "./removal.ts";
-import { countUsage, filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
+import { removeWorkspace } from "./removal.ts";
+import { filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
 
 export { countUsage } from "./workspace-storage.ts";
 
@@ -131,170 +130,64 @@ export function checkWorkspaceName(name: string): void {
   }
 }
 
-/** Tries of a quota update that keeps losing its compare-and-swap to other PUTs before it gives up. */
-const QUOTA_CAS_ATTEMPTS = 20;
-
-/** The PUT answer while an import runs: what is going on and what to do. */
-function beingImported(workspace: string, since: string): FsError {
+function notReady(workspace: string, since: string): CodedError {
   return new FsError(
-    "FS_ALREADY_EXISTS",
-    `workspace ${workspace} is being imported by another PUT (since ${since}); wait for that PUT's answer. ` +
-      `If it died (its client went away or the server restarted), DELETE /v1/workspaces/${workspace} stops it, then PUT again`,
+    "FS_NOT_FOUND",
+    `workspace ${JSON.stringify(workspace)} is being imported (since ${since}) and is not ready yet; try again once the admin's PUT has answered`,
   );
 }
 
-/** Refuse a quota above `limit` (what a workspace-bound admin token may not do). */
-function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: string): void {
-  const raised = (["maxBytes", "maxFiles"] as const).filter((key) => asked[key] > limit[key]);
-  if (raised.length === 0) return;
-  const detail = raised.map((key) => `${key} ${asked[key]} > ${limit[key]}`).join(", ");
-  throw new CodedError(
-    "FORBIDDEN",
-    `Raising workspace ${workspace}'s quota above ${what} (${detail}) needs a global admin token (ws "*"); ` +
-      "this token is bound to the workspace and may only keep or lower it. Ask the platform operator, or PUT without those parameters.",
-  );
+function notFound(workspace: string): CodedError {
+  return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
 }
 
-/** Build the registry over a backend. */
+/** The record of a ready workspace; FS_NOT_FOUND (saying why) for one importing or absent. */
+async function ready(records: Storage, workspace: string): Promise<WorkspaceRecord> {
+  checkWorkspaceName(workspace);
+  const found = await readRecord(records, workspace);
+  if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
+  if (found?.record.state !== "ready") throw notFound(workspace);
+  return found.record;
+}
+
+/**
+ * Build the registry over a backend. The methods check workspace names
+ * here and hand the shared state to the modules that do the jobs: ./records.ts
+ * (records and tombstones), ./creation.ts (PUT: ./quota-change.ts, and
+ * ./imports.ts for an archive), ./removal.ts (DELETE),
+ * ./workspace-storage.ts (storage, usage and history).
+ */
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
-  const { backend, ledger } = options;
+  const { backend } = options;
   const state = createRegistryState(options);
-
-  const readRecord = (workspace: string) => records.readRecord(backend.records, workspace);
-  const writeRecord = (workspace: string, record: WorkspaceRecord, condition?: WriteCondition) =>
-    records.writeRecord(backend.records, workspace, record, condition);
-
-  function notReady(workspace: string, since: string): CodedError {
-    return new FsError(
-      "FS_NOT_FOUND",
-      `workspace ${JSON.stringify(workspace)} is being imported (since ${since}) and is not ready yet; try again once the admin's PUT has answered`,
-    );
-  }
-
-  function notFound(workspace: string): CodedError {
-    return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
-  }
-
-  async function create(workspace: string, createOptions: CreateOptions = {}): Promise<CreateOutcome> {
-    checkWorkspaceName(workspace);
-    const existing = await readRecord(workspace);
-    if (!existing) return createNew(workspace, createOptions);
-    await createOptions.archive?.body.cancel().catch(() => undefined);
-    if (existing.record.state !== "ready") throw beingImported(workspace, existing.record.created);
-    if (createOptions.archive) {
-      throw new FsError(
-        "FS_ALREADY_EXISTS",
-        `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`,
-      );
-    }
-    const record = createOptions.quota ? await updateQuota(workspace, existing, createOptions.quota, createOptions.mayRaiseQuota !== false) : existing.record;
-    return { created: false, info: { workspace, createdAt: record.created, usage: await usageOf(state, workspace), quota: record.quota } };
-  }
-
-  /** Replace an existing workspace's quota; a compare-and-swap lost to another PUT is retried on the newer record. */
-  async function updateQuota(workspace: string, found: records.FoundRecord, quota: Partial<Quota>, mayRaise: boolean): Promise<WorkspaceRecord> {
-    for (let attempt = 1; ; attempt++) {
-      const record = { ...found.record, quota: { ...found.record.quota, ...quota } };
-      if (!mayRaise) checkNotRaised(workspace, found.record.quota, record.quota, "its current quota");
-      try {
-        await writeRecord(workspace, record, Cond.ifVersion(found.version));
-        return record;
-      } catch (error) {
-        if (!isFsError(error) || error.code !== "FS_STALE_VERSION") throw error;
-      }
-      const again = await readRecord(workspace);
-      if (again?.record.state !== "ready" || incarnationOf(again.record) !== incarnationOf(found.record)) {
-        throw new FsError(
-          "FS_NOT_FOUND",
-          `workspace ${workspace} was deleted while its quota was being changed; PUT /v1/workspaces/${workspace} creates it again`,
-        );
-      }
-      if (attempt >= QUOTA_CAS_ATTEMPTS) {
-        throw new FsError(
-          "FS_STALE_VERSION",
-          `other requests kept changing workspace ${workspace}'s quota at the same time (${attempt} attempts); GET /v1/workspaces/${workspace} and PUT it again`,
-        );
-      }
-      found = again;
-    }
-  }
-
-  async function createNew(workspace: string, createOptions: CreateOptions): Promise<CreateOutcome> {
-    const quota: Quota = { ...options.defaultQuota, ...createOptions.quota };
-    if (createOptions.mayRaiseQuota === false) checkNotRaised(workspace, options.defaultQuota, quota, "the default quota");
-    const tombstone = await records.readTombstone(backend.records, workspace);
-    const creating: WorkspaceRecord = {
-      state: "importing",
-      quota,
-      created: new Date().toISOString(),
-      incarnation: crypto.randomUUID(),
-      ...(tombstone ? { tokensIssuedAfter: tombstone.deletedAt } : {}),
-    };
-    let version: Version;
-    try {
-      version = await writeRecord(workspace, creating, Cond.ifAbsent);
-    } catch (error) {
-      await createOptions.archive?.body.cancel().catch(() => undefined);
-      if (isFsError(error) && error.code === "FS_ALREADY_EXISTS")
-        throw new FsError(
-          "FS_ALREADY_EXISTS",
-          `workspace ${workspace} is being created by another request; GET /v1/workspaces/${workspace} says when it is ready`,
-        );
-      throw error;
-    }
-    let imported: ImportReport | undefined;
-    if (createOptions.archive) {
-      imported = await importInto(state, workspace, creating, version, createOptions.archive);
-    } else {
-      try {
-        await ledger.clear(workspace);
-        await ledger.init(workspace, await countUsage(await filesOf(state, workspace)));
-        await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
-      } catch (error) {
-        if (!(await cleanUpCreation(state, workspace, creating, false))) throw deletedWhileImporting(workspace);
-        throw error;
-      }
-    }
-    return {
-      created: true,
-      info: { workspace, createdAt: creating.created, usage: await usageOf(state, workspace), quota },
-      ...(imported ? { imported } : {}),
-    };
-  }
-
-  async function ready(workspace: string): Promise<WorkspaceRecord> {
-    checkWorkspaceName(workspace);
-    const found = await readRecord(workspace);
-    if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
-    if (found?.record.state !== "ready") throw notFound(workspace);
-    return found.record;
-  }
-
   return {
-    create,
+    async create(workspace, createOptions) {
+      checkWorkspaceName(workspace);
+      return createWorkspace(state, workspace, createOptions);
+    },
     async info(workspace) {
       checkWorkspaceName(workspace);
-      const found = await readRecord(workspace);
+      const found = await readRecord(backend.records, workspace);
       if (found?.record.state !== "ready") return undefined;
       return { workspace, createdAt: found.record.created, usage: await usageOf(state, workspace), quota: found.record.quota };
     },
-    list: () => records.listRecords(backend.records),
+    list: () => listRecords(backend.records),
     async remove(workspace) {
       checkWorkspaceName(workspace);
       return removeWorkspace(state, workspace);
     },
     state: async (workspace) => {
       checkWorkspaceName(workspace);
-      const found = await readRecord(workspace);
+      const found = await readRecord(backend.records, workspace);
       return found?.record.state === "importing" ? { state: "importing", since: found.record.created } : { state: "absent" };
     },
-    staleToken: (workspace, iat, orDeleted) => records.staleToken(backend.records, workspace, iat, orDeleted),
+    staleToken: (workspace, iat, orDeleted) => staleToken(backend.records, workspace, iat, orDeleted),
     onRemove: (listener) => void state.removeListeners.push(listener),
-    storage: async (workspace) => openStorage(state, workspace, await ready(workspace)),
+    storage: async (workspace) => openStorage(state, workspace, await ready(backend.records, workspace)),
     incarnation: (workspace) => state.incarnations.get(workspace),
     history: (workspace) => openHistory(state, workspace),
     async archive(workspace) {
-      await ready(workspace);
+      await ready(backend.records, workspace);
       return exportArchive(await filesOf(state, workspace));
     },
   };
