@@ -1,11 +1,21 @@
 /**
- * Imports in flight in this process, by workspace name, so that a DELETE of
+ * Seeding a new workspace from an archive, and the imports in flight in
+ * this process, by workspace name (`RegistryState.running`), so that a DELETE of
  * a workspace still importing stops its import (instead of racing it) and
  * waits until the import has cleaned up after itself. Without that, the
  * import's clean-up could run after a new workspace of the same name was
  * created, and its writes could land in it.
  */
 import { FsError } from "../../storage/errors.ts";
+import { Cond, type Version } from "../../storage/types.ts";
+import { type ImportReport, importArchive } from "./archive.ts";
+import type { Quota } from "./ledger.ts";
+import { quotaStorage } from "./quota-storage.ts";
+import { type WorkspaceRecord, writeRecord } from "./records.ts";
+import type { ArchiveSource } from "./registry.ts";
+import type { RegistryState } from "./registry-state.ts";
+import { cleanUpCreation } from "./removal.ts";
+import { countUsage, filesOf, quotaOptions } from "./workspace-storage.ts";
 
 /** One running import. */
 export interface RunningImport {
@@ -49,4 +59,62 @@ export function deletedWhileImporting(workspace: string): FsError {
     `workspace ${workspace} was deleted (DELETE /v1/workspaces/${workspace}) while this import ran: the import was stopped and nothing of it was kept. ` +
       `PUT the archive again to create the workspace anew.`,
   );
+}
+
+/** Seed a workspace whose record (`version`) says importing; registered so a DELETE stops it and waits for its clean-up. */
+export async function importInto(
+  state: RegistryState,
+  workspace: string,
+  record: WorkspaceRecord,
+  version: Version,
+  archive: ArchiveSource,
+): Promise<ImportReport> {
+  const controller = new AbortController();
+  const source = { body: cancellableBody(archive.body, controller.signal), gzip: archive.gzip };
+  const run = (async () => {
+    let seeding = false;
+    try {
+      await checkEmpty(state, workspace, source);
+      seeding = true;
+      const report = await seed(state, workspace, record.quota, source);
+      await writeRecord(state.options.backend.records, workspace, { ...record, state: "ready" }, Cond.ifVersion(version));
+      return report;
+    } catch (error) {
+      const own = await cleanUpCreation(state, workspace, record, seeding);
+      if (controller.signal.aborted || !own) throw deletedWhileImporting(workspace);
+      throw error;
+    }
+  })();
+  const entry: RunningImport = {
+    stop: () => controller.abort(),
+    done: run.then(
+      () => true,
+      () => false,
+    ),
+  };
+  state.running.set(workspace, entry);
+  try {
+    return await run;
+  } finally {
+    if (state.running.get(workspace) === entry) state.running.delete(workspace);
+  }
+}
+
+/** Refuse to seed over files already there (a removal after a failed import would take them too). */
+async function checkEmpty(state: RegistryState, workspace: string, archive: ArchiveSource): Promise<void> {
+  const present = await countUsage(await filesOf(state, workspace));
+  if (present.files === 0) return;
+  await archive.body.cancel().catch(() => undefined);
+  throw new FsError(
+    "FS_ALREADY_EXISTS",
+    `workspace ${workspace} has no record but its storage already holds ${present.files} file(s); PUT it without a body to adopt them, or DELETE it first`,
+  );
+}
+
+async function seed(state: RegistryState, workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
+  const { ledger, importLimits } = state.options;
+  const files = await filesOf(state, workspace);
+  await ledger.clear(workspace);
+  await ledger.init(workspace, { bytes: 0, files: 0 });
+  return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(state, workspace, files, quota)), importLimits);
 }

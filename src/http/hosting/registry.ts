@@ -9,15 +9,19 @@
  * visible to an agent.
  */
 import { CodedError } from "../../errors.ts";
-import { createStorageHistory, type HistoryBounds, type HistoryStore } from "../../history/mod.ts";
-import { guardStorage } from "../../storage/guard.ts";
-import { FsError, isFsError } from "../../storage/errors.ts";
-import { Cond, type ListResult, type Storage, type Version } from "../../storage/types.ts";
+import type { HistoryBounds, HistoryStore } from "../../history/mod.ts";
+import { FsError } from "../../storage/errors.ts";
+import type { Storage } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
-import { exportArchive, importArchive, type ImportLimits, type ImportReport } from "./archive.ts";
-import { cancellableBody, deletedWhileImporting, type RunningImport } from "./imports.ts";
+import { exportArchive, type ImportLimits, type ImportReport } from "./archive.ts";
+import { createWorkspace } from "./creation.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
-import { quotaStorage, type QuotaStorageOptions } from "./quota-storage.ts";
+import { listRecords, readRecord, staleToken, type WorkspaceRecord } from "./records.ts";
+import { createRegistryState } from "./registry-state.ts";
+import { removeWorkspace } from "./removal.ts";
+import { filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
+
+export { countUsage } from "./workspace-storage.ts";
 
 /** Where workspaces live. */
 export interface WorkspaceBackend {
@@ -29,22 +33,6 @@ export interface WorkspaceBackend {
   removeFiles(workspace: string): Promise<void>;
   /** Where a workspace's audit log and history live (under its reserved `.toolwarden/`, which no tool reaches). */
   history?(workspace: string): Storage;
-}
-
-/** The record kept per workspace. */
-interface WorkspaceRecord {
-  readonly state: "importing" | "ready";
-  readonly quota: Quota;
-  readonly created: string;
-  /** Random per creation: observation sessions are keyed by it (see ./sessions.ts). */
-  readonly incarnation?: string;
-  /** When the name was last deleted (ms since the epoch): signed tokens issued then or before are refused (./tokens.ts). */
-  readonly tokensIssuedAfter?: number;
-}
-
-/** Left in the records when a workspace is deleted (`<name>.deleted`), so its next creation knows which tokens are older. */
-interface Tombstone {
-  readonly deletedAt: number;
 }
 
 /** Where a workspace stands when it is not ready (for GET's answer). */
@@ -142,396 +130,65 @@ export function checkWorkspaceName(name: string): void {
   }
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** Count a workspace's files and bytes (a full listing). */
-export async function countUsage(files: Storage): Promise<Usage> {
-  try {
-    const listing = await files.list("", { recursive: true });
-    let bytes = 0;
-    let count = 0;
-    for (const entry of listing.entries) {
-      if (entry.kind !== "file") continue;
-      bytes += entry.size;
-      count++;
-    }
-    return { bytes, files: count };
-  } catch (error) {
-    if (isFsError(error) && error.code === "FS_NOT_FOUND") return { bytes: 0, files: 0 };
-    throw error;
-  }
-}
-
-/** Tries of a quota update that keeps losing its compare-and-swap to other PUTs before it gives up. */
-const QUOTA_CAS_ATTEMPTS = 20;
-
-/** Which creation a record belongs to (records from before incarnations existed: their creation time). */
-function incarnationOf(record: WorkspaceRecord): string {
-  return record.incarnation ?? record.created;
-}
-
-/** The PUT answer while an import runs: what is going on and what to do. */
-function beingImported(workspace: string, since: string): FsError {
+function notReady(workspace: string, since: string): CodedError {
   return new FsError(
-    "FS_ALREADY_EXISTS",
-    `workspace ${workspace} is being imported by another PUT (since ${since}); wait for that PUT's answer. ` +
-      `If it died (its client went away or the server restarted), DELETE /v1/workspaces/${workspace} stops it, then PUT again`,
+    "FS_NOT_FOUND",
+    `workspace ${JSON.stringify(workspace)} is being imported (since ${since}) and is not ready yet; try again once the admin's PUT has answered`,
   );
 }
 
-/** Refuse a quota above `limit` (what a workspace-bound admin token may not do). */
-function checkNotRaised(workspace: string, limit: Quota, asked: Quota, what: string): void {
-  const raised = (["maxBytes", "maxFiles"] as const).filter((key) => asked[key] > limit[key]);
-  if (raised.length === 0) return;
-  const detail = raised.map((key) => `${key} ${asked[key]} > ${limit[key]}`).join(", ");
-  throw new CodedError(
-    "FORBIDDEN",
-    `Raising workspace ${workspace}'s quota above ${what} (${detail}) needs a global admin token (ws "*"); ` +
-      "this token is bound to the workspace and may only keep or lower it. Ask the platform operator, or PUT without those parameters.",
-  );
+function notFound(workspace: string): CodedError {
+  return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
 }
 
-/** Build the registry over a backend. */
+/** The record of a ready workspace; FS_NOT_FOUND (saying why) for one importing or absent. */
+async function ready(records: Storage, workspace: string): Promise<WorkspaceRecord> {
+  checkWorkspaceName(workspace);
+  const found = await readRecord(records, workspace);
+  if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
+  if (found?.record.state !== "ready") throw notFound(workspace);
+  return found.record;
+}
+
+/**
+ * Build the registry over a backend. The methods check workspace names
+ * here and hand the shared state to the modules that do the jobs: ./records.ts
+ * (records and tombstones), ./creation.ts (PUT: ./quota-change.ts, and
+ * ./imports.ts for an archive), ./removal.ts (DELETE),
+ * ./workspace-storage.ts (storage, usage and history).
+ */
 export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegistry {
-  const { backend, ledger } = options;
-  const recordPath = (workspace: string) => `${workspace}.json`;
-  // Not `.json`, so never listed as a workspace; `<name>.deleted.json` (workspace "<name>.deleted") is another file.
-  const tombstonePath = (workspace: string) => `${workspace}.deleted`;
-  // One storage per workspace and quota, so the host's per-storage guard is reused across calls.
-  const opened = new Map<string, { key: string; storage: Storage }>();
-  const incarnations = new Map<string, string>();
-  const histories = new Map<string, HistoryStore>();
-  const running = new Map<string, RunningImport>();
-  const removeListeners: ((workspace: string) => void)[] = [];
-  // Through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`.
-  const filesOf = async (workspace: string) => guardStorage(await backend.files(workspace));
-
-  async function readRecord(workspace: string): Promise<{ record: WorkspaceRecord; version: Version } | undefined> {
-    try {
-      const { bytes, version } = await backend.records.read(recordPath(workspace));
-      return { record: JSON.parse(decoder.decode(bytes)) as WorkspaceRecord, version };
-    } catch (error) {
-      if (isFsError(error) && error.code === "FS_NOT_FOUND") return undefined;
-      throw error;
-    }
-  }
-
-  async function writeRecord(workspace: string, record: WorkspaceRecord, condition = Cond.none): Promise<Version> {
-    return (await backend.records.write(recordPath(workspace), encoder.encode(JSON.stringify(record)), condition)).version;
-  }
-
-  function quotaOptions(workspace: string, files: Storage, quota: Quota): QuotaStorageOptions {
-    return {
-      workspace,
-      quota,
-      ledger,
-      ensureUsage: async () => ledger.init(workspace, await countUsage(files)),
-      deleted: async () => (await readRecord(workspace)) === undefined,
-    };
-  }
-
-  async function usageOf(workspace: string): Promise<Usage> {
-    const known = await ledger.usage(workspace);
-    if (known) return known;
-    await ledger.init(workspace, await countUsage(await filesOf(workspace)));
-    return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
-  }
-
-  function notReady(workspace: string, since: string): CodedError {
-    return new FsError(
-      "FS_NOT_FOUND",
-      `workspace ${JSON.stringify(workspace)} is being imported (since ${since}) and is not ready yet; try again once the admin's PUT has answered`,
-    );
-  }
-
-  function notFound(workspace: string): CodedError {
-    return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
-  }
-
-  /** Refuse to seed over files already there (a removal after a failed import would take them too). */
-  async function checkEmpty(workspace: string, archive: ArchiveSource): Promise<void> {
-    const present = await countUsage(await filesOf(workspace));
-    if (present.files === 0) return;
-    await archive.body.cancel().catch(() => undefined);
-    throw new FsError(
-      "FS_ALREADY_EXISTS",
-      `workspace ${workspace} has no record but its storage already holds ${present.files} file(s); PUT it without a body to adopt them, or DELETE it first`,
-    );
-  }
-
-  async function seed(workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
-    const files = await filesOf(workspace);
-    await ledger.clear(workspace);
-    await ledger.init(workspace, { bytes: 0, files: 0 });
-    return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(workspace, files, quota)), options.importLimits);
-  }
-
-  async function create(workspace: string, createOptions: CreateOptions = {}): Promise<CreateOutcome> {
-    checkWorkspaceName(workspace);
-    const existing = await readRecord(workspace);
-    if (!existing) return createNew(workspace, createOptions);
-    await createOptions.archive?.body.cancel().catch(() => undefined);
-    if (existing.record.state !== "ready") throw beingImported(workspace, existing.record.created);
-    if (createOptions.archive) {
-      throw new FsError(
-        "FS_ALREADY_EXISTS",
-        `workspace ${workspace} already exists; an archive seeds only a new workspace: DELETE it first, or PUT without a body`,
-      );
-    }
-    const record = createOptions.quota ? await updateQuota(workspace, existing, createOptions.quota, createOptions.mayRaiseQuota !== false) : existing.record;
-    return { created: false, info: { workspace, createdAt: record.created, usage: await usageOf(workspace), quota: record.quota } };
-  }
-
-  /** Replace an existing workspace's quota; a compare-and-swap lost to another PUT is retried on the newer record. */
-  async function updateQuota(
-    workspace: string,
-    found: { record: WorkspaceRecord; version: Version },
-    quota: Partial<Quota>,
-    mayRaise: boolean,
-  ): Promise<WorkspaceRecord> {
-    for (let attempt = 1; ; attempt++) {
-      const record = { ...found.record, quota: { ...found.record.quota, ...quota } };
-      if (!mayRaise) checkNotRaised(workspace, found.record.quota, record.quota, "its current quota");
-      try {
-        await writeRecord(workspace, record, Cond.ifVersion(found.version));
-        return record;
-      } catch (error) {
-        if (!isFsError(error) || error.code !== "FS_STALE_VERSION") throw error;
-      }
-      const again = await readRecord(workspace);
-      if (again?.record.state !== "ready" || incarnationOf(again.record) !== incarnationOf(found.record)) {
-        throw new FsError(
-          "FS_NOT_FOUND",
-          `workspace ${workspace} was deleted while its quota was being changed; PUT /v1/workspaces/${workspace} creates it again`,
-        );
-      }
-      if (attempt >= QUOTA_CAS_ATTEMPTS) {
-        throw new FsError(
-          "FS_STALE_VERSION",
-          `other requests kept changing workspace ${workspace}'s quota at the same time (${attempt} attempts); GET /v1/workspaces/${workspace} and PUT it again`,
-        );
-      }
-      found = again;
-    }
-  }
-
-  async function createNew(workspace: string, createOptions: CreateOptions): Promise<CreateOutcome> {
-    const quota: Quota = { ...options.defaultQuota, ...createOptions.quota };
-    if (createOptions.mayRaiseQuota === false) checkNotRaised(workspace, options.defaultQuota, quota, "the default quota");
-    const tombstone = await readTombstone(workspace);
-    const creating: WorkspaceRecord = {
-      state: "importing",
-      quota,
-      created: new Date().toISOString(),
-      incarnation: crypto.randomUUID(),
-      ...(tombstone ? { tokensIssuedAfter: tombstone.deletedAt } : {}),
-    };
-    let version: Version;
-    try {
-      version = await writeRecord(workspace, creating, Cond.ifAbsent);
-    } catch (error) {
-      await createOptions.archive?.body.cancel().catch(() => undefined);
-      if (isFsError(error) && error.code === "FS_ALREADY_EXISTS")
-        throw new FsError(
-          "FS_ALREADY_EXISTS",
-          `workspace ${workspace} is being created by another request; GET /v1/workspaces/${workspace} says when it is ready`,
-        );
-      throw error;
-    }
-    let imported: ImportReport | undefined;
-    if (createOptions.archive) {
-      imported = await importInto(workspace, creating, version, createOptions.archive);
-    } else {
-      try {
-        await ledger.clear(workspace);
-        await ledger.init(workspace, await countUsage(await filesOf(workspace)));
-        await writeRecord(workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
-      } catch (error) {
-        if (!(await cleanUp(workspace, creating, false))) throw deletedWhileImporting(workspace);
-        throw error;
-      }
-    }
-    return { created: true, info: { workspace, createdAt: creating.created, usage: await usageOf(workspace), quota }, ...(imported ? { imported } : {}) };
-  }
-
-  /** Seed a workspace whose record (`version`) says importing; registered so a DELETE stops it and waits for its clean-up. */
-  async function importInto(workspace: string, record: WorkspaceRecord, version: Version, archive: ArchiveSource): Promise<ImportReport> {
-    const controller = new AbortController();
-    const source = { body: cancellableBody(archive.body, controller.signal), gzip: archive.gzip };
-    const run = (async () => {
-      let seeding = false;
-      try {
-        await checkEmpty(workspace, source);
-        seeding = true;
-        const report = await seed(workspace, record.quota, source);
-        await writeRecord(workspace, { ...record, state: "ready" }, Cond.ifVersion(version));
-        return report;
-      } catch (error) {
-        const own = await cleanUp(workspace, record, seeding);
-        if (controller.signal.aborted || !own) throw deletedWhileImporting(workspace);
-        throw error;
-      }
-    })();
-    const entry: RunningImport = {
-      stop: () => controller.abort(),
-      done: run.then(
-        () => true,
-        () => false,
-      ),
-    };
-    running.set(workspace, entry);
-    try {
-      return await run;
-    } finally {
-      if (running.get(workspace) === entry) running.delete(workspace);
-    }
-  }
-
-  /**
-   * A failed creation leaves nothing: its files (when it wrote some), its
-   * counters and its record go, but only while the record is still its own
-   * (same incarnation). Once a DELETE took the name, and perhaps a PUT made a
-   * new workspace of it, nothing under the name is this creation's to remove.
-   * True when it was still its own.
-   */
-  async function cleanUp(workspace: string, record: WorkspaceRecord, seeding: boolean): Promise<boolean> {
-    const current = await readRecord(workspace).catch(() => undefined);
-    if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
-    if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
-    await ledger.clear(workspace).catch(() => undefined);
-    await backend.records.delete(recordPath(workspace), { ifVersion: current.version }).catch(() => undefined);
-    return true;
-  }
-
-  async function ready(workspace: string): Promise<WorkspaceRecord> {
-    checkWorkspaceName(workspace);
-    const found = await readRecord(workspace);
-    if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
-    if (found?.record.state !== "ready") throw notFound(workspace);
-    return found.record;
-  }
-
-  async function readTombstone(workspace: string): Promise<Tombstone | undefined> {
-    try {
-      return JSON.parse(decoder.decode((await backend.records.read(tombstonePath(workspace))).bytes)) as Tombstone;
-    } catch (error) {
-      if (isFsError(error) && error.code === "FS_NOT_FOUND") return undefined;
-      throw error;
-    }
-  }
-
-  async function staleToken(workspace: string, iat: number | undefined, orDeleted = false): Promise<string | undefined> {
-    if (!WORKSPACE_NAME.test(workspace)) return undefined;
-    const found = await readRecord(workspace);
-    const deletedAt = found ? found.record.tokensIssuedAfter : orDeleted ? (await readTombstone(workspace))?.deletedAt : undefined;
-    if (deletedAt === undefined) return undefined;
-    if (iat === undefined) {
-      return `workspace ${JSON.stringify(workspace)} was deleted on ${new Date(deletedAt).toISOString()}, and this token has no iat claim, so it cannot be told from a token of the deleted workspace; mint a new token for it (toolwarden token mint sets iat)`;
-    }
-    // iat to the millisecond (token mint writes it so); whole-second iats from other signers count as their second's start.
-    if (Math.round(iat * 1000) > deletedAt) return undefined;
-    const again = found ? " and created again" : "";
-    return `workspace ${JSON.stringify(workspace)} was deleted${again} on ${new Date(deletedAt).toISOString()}, after this token was issued (iat ${new Date(Math.round(iat * 1000)).toISOString()}): a token of the deleted workspace reaches no later workspace of that name; mint a new token for it`;
-  }
-
-  async function remove(workspace: string): Promise<boolean> {
-    checkWorkspaceName(workspace);
-    const found = await readRecord(workspace);
-    if (!found) {
-      // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
-      const left = await countUsage(await filesOf(workspace));
-      await backend.removeFiles(workspace);
-      if (left.files === 0) return false;
-      await ledger.clear(workspace);
-      return true;
-    }
-    // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
-    await backend.records.write(tombstonePath(workspace), encoder.encode(JSON.stringify({ deletedAt: Date.now() } satisfies Tombstone)), Cond.none);
-    forget(workspace);
-    const importing = running.get(workspace);
-    // An import of this process stops and cleans up after itself; it has then removed its record and files.
-    if (importing) {
-      importing.stop();
-      if (!(await importing.done)) return removed(workspace);
-    }
-    // The record goes first: from then on no tool call reaches the workspace.
-    await backend.records.delete(recordPath(workspace));
-    forget(workspace);
-    await backend.removeFiles(workspace);
-    await ledger.clear(workspace);
-    return removed(workspace);
-  }
-
-  /** Drop what this process caches of the workspace. */
-  function forget(workspace: string): void {
-    opened.delete(workspace);
-    incarnations.delete(workspace);
-    histories.delete(workspace);
-  }
-
-  /** Tell the listeners (e.g. end the workspace's MCP sessions). */
-  function removed(workspace: string): true {
-    for (const listener of removeListeners) {
-      try {
-        listener(workspace);
-      } catch {
-        // A listener must not stop a DELETE.
-      }
-    }
-    return true;
-  }
-
+  const { backend } = options;
+  const state = createRegistryState(options);
   return {
-    create,
+    async create(workspace, createOptions) {
+      checkWorkspaceName(workspace);
+      return createWorkspace(state, workspace, createOptions);
+    },
     async info(workspace) {
       checkWorkspaceName(workspace);
-      const found = await readRecord(workspace);
+      const found = await readRecord(backend.records, workspace);
       if (found?.record.state !== "ready") return undefined;
-      return { workspace, createdAt: found.record.created, usage: await usageOf(workspace), quota: found.record.quota };
+      return { workspace, createdAt: found.record.created, usage: await usageOf(state, workspace), quota: found.record.quota };
     },
-    async list() {
-      let listing: ListResult;
-      try {
-        listing = await backend.records.list("");
-      } catch (error) {
-        if (isFsError(error) && error.code === "FS_NOT_FOUND") return [];
-        throw error;
-      }
-      return listing.entries
-        .filter((e) => e.kind === "file" && e.name.endsWith(".json"))
-        .map((e) => e.name.slice(0, -".json".length))
-        .filter((name) => WORKSPACE_NAME.test(name));
+    list: () => listRecords(backend.records),
+    async remove(workspace) {
+      checkWorkspaceName(workspace);
+      return removeWorkspace(state, workspace);
     },
-    remove,
     state: async (workspace) => {
       checkWorkspaceName(workspace);
-      const found = await readRecord(workspace);
+      const found = await readRecord(backend.records, workspace);
       return found?.record.state === "importing" ? { state: "importing", since: found.record.created } : { state: "absent" };
     },
-    staleToken,
-    onRemove: (listener) => void removeListeners.push(listener),
-    async storage(workspace) {
-      const record = await ready(workspace);
-      incarnations.set(workspace, record.incarnation ?? record.created);
-      const key = JSON.stringify(record.quota);
-      const cached = opened.get(workspace);
-      if (cached?.key === key) return cached.storage;
-      const files = await filesOf(workspace);
-      const storage = quotaStorage(files, quotaOptions(workspace, files, record.quota));
-      opened.set(workspace, { key, storage });
-      return storage;
-    },
-    incarnation: (workspace) => incarnations.get(workspace),
-    history(workspace) {
-      if (options.history === false || !backend.history || !WORKSPACE_NAME.test(workspace)) return undefined;
-      let history = histories.get(workspace);
-      if (!history) histories.set(workspace, (history = createStorageHistory(backend.history(workspace), { bounds: options.historyBounds ?? {} })));
-      return history;
-    },
+    staleToken: (workspace, iat, orDeleted) => staleToken(backend.records, workspace, iat, orDeleted),
+    onRemove: (listener) => void state.removeListeners.push(listener),
+    storage: async (workspace) => openStorage(state, workspace, await ready(backend.records, workspace)),
+    incarnation: (workspace) => state.incarnations.get(workspace),
+    history: (workspace) => openHistory(state, workspace),
     async archive(workspace) {
-      await ready(workspace);
-      return exportArchive(await filesOf(workspace));
+      await ready(backend.records, workspace);
+      return exportArchive(await filesOf(state, workspace));
     },
   };
 }

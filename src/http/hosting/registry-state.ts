@@ -1,0 +1,26 @@
+/**
+ * What the registry's parts (./creation.ts, ./imports.ts, ./removal.ts,
+ * ./workspace-storage.ts) share: the registry's options and what this
+ * process holds per workspace. One object, passed to each of them.
+ */
+import type { HistoryStore } from "../../history/mod.ts";
+import type { Storage } from "../../storage/types.ts";
+import type { RunningImport } from "./imports.ts";
+import type { RegistryOptions } from "./registry.ts";
+
+export interface RegistryState {
+  readonly options: RegistryOptions;
+  // One storage per workspace and quota, so the host's per-storage guard is reused across calls.
+  readonly opened: Map<string, { key: string; storage: Storage }>;
+  /** Which creation of each workspace the last `storage` call found. */
+  readonly incarnations: Map<string, string>;
+  readonly histories: Map<string, HistoryStore>;
+  /** Imports in flight in this process, so a DELETE stops them (./imports.ts). */
+  readonly running: Map<string, RunningImport>;
+  /** Called with the name after each DELETE. */
+  readonly removeListeners: ((workspace: string) => void)[];
+}
+
+export function createRegistryState(options: RegistryOptions): RegistryState {
+  return { options, opened: new Map(), incarnations: new Map(), histories: new Map(), running: new Map(), removeListeners: [] };
+}

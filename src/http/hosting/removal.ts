@@ -1,0 +1,66 @@
+/**
+ * Removing workspaces: a DELETE (record, files, counters and what this
+ * process caches, then the listeners told), and the clean-up of a creation
+ * that failed, which removes only what is still its own.
+ */
+import { deleteRecord, incarnationOf, readRecord, type WorkspaceRecord, writeTombstone } from "./records.ts";
+import type { RegistryState } from "./registry-state.ts";
+import { countUsage, filesOf, forget } from "./workspace-storage.ts";
+
+/** Remove the workspace (a valid name) and its files; false when there was none. */
+export async function removeWorkspace(state: RegistryState, workspace: string): Promise<boolean> {
+  const { backend, ledger } = state.options;
+  const found = await readRecord(backend.records, workspace);
+  if (!found) {
+    // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
+    const left = await countUsage(await filesOf(state, workspace));
+    await backend.removeFiles(workspace);
+    if (left.files === 0) return false;
+    await ledger.clear(workspace);
+    return true;
+  }
+  // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
+  await writeTombstone(backend.records, workspace, { deletedAt: Date.now() });
+  forget(state, workspace);
+  const importing = state.running.get(workspace);
+  // An import of this process stops and cleans up after itself; it has then removed its record and files.
+  if (importing) {
+    importing.stop();
+    if (!(await importing.done)) return removed(state, workspace);
+  }
+  // The record goes first: from then on no tool call reaches the workspace.
+  await deleteRecord(backend.records, workspace);
+  forget(state, workspace);
+  await backend.removeFiles(workspace);
+  await ledger.clear(workspace);
+  return removed(state, workspace);
+}
+
+/** Tell the listeners (e.g. end the workspace's MCP sessions). */
+function removed(state: RegistryState, workspace: string): true {
+  for (const listener of state.removeListeners) {
+    try {
+      listener(workspace);
+    } catch {
+      // A listener must not stop a DELETE.
+    }
+  }
+  return true;
+}
+
+/**
+ * A failed creation leaves nothing: its files (when it wrote some), its
+ * counters and its record go, but only while the record is still its own
+ * (same incarnation). Once a DELETE took the name, and perhaps a PUT made a
+ * new workspace of it, nothing under the name is this creation's to remove.
+ * True when it was still its own.
+ */
+export async function cleanUpCreation(state: RegistryState, workspace: string, record: WorkspaceRecord, seeding: boolean): Promise<boolean> {
+  const { backend, ledger } = state.options;
+  const current = await readRecord(backend.records, workspace).catch(() => undefined);
+  if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
+  if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
+  await ledger.clear(workspace).catch(() => undefined);
+  await deleteRecord(backend.records, workspace, { ifVersion: current.version }).catch(() => undefined);
+  return true;
+}

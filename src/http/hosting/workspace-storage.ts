@@ -1,0 +1,87 @@
+/**
+ * A workspace as the registry opens it: its files behind the guard, the
+ * quota over them (usage counted once into the ledger), and its audit log
+ * and history. The storage and history are kept per workspace in this
+ * process until a DELETE forgets them.
+ */
+import { createStorageHistory, type HistoryStore } from "../../history/mod.ts";
+import { isFsError } from "../../storage/errors.ts";
+import { guardStorage } from "../../storage/guard.ts";
+import type { Storage } from "../../storage/types.ts";
+import { WORKSPACE_NAME } from "../jwt.ts";
+import type { Quota, Usage } from "./ledger.ts";
+import { type QuotaStorageOptions, quotaStorage } from "./quota-storage.ts";
+import { incarnationOf, readRecord, type WorkspaceRecord } from "./records.ts";
+import type { RegistryState } from "./registry-state.ts";
+
+/** Count a workspace's files and bytes (a full listing). */
+export async function countUsage(files: Storage): Promise<Usage> {
+  try {
+    const listing = await files.list("", { recursive: true });
+    let bytes = 0;
+    let count = 0;
+    for (const entry of listing.entries) {
+      if (entry.kind !== "file") continue;
+      bytes += entry.size;
+      count++;
+    }
+    return { bytes, files: count };
+  } catch (error) {
+    if (isFsError(error) && error.code === "FS_NOT_FOUND") return { bytes: 0, files: 0 };
+    throw error;
+  }
+}
+
+/** A workspace's raw files through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`. */
+export async function filesOf(state: RegistryState, workspace: string): Promise<Storage> {
+  return guardStorage(await state.options.backend.files(workspace));
+}
+
+/** What a quota storage of the workspace needs: its usage is counted from `files` the first time the ledger lacks it. */
+export function quotaOptions(state: RegistryState, workspace: string, files: Storage, quota: Quota): QuotaStorageOptions {
+  const { backend, ledger } = state.options;
+  return {
+    workspace,
+    quota,
+    ledger,
+    ensureUsage: async () => ledger.init(workspace, await countUsage(files)),
+    deleted: async () => (await readRecord(backend.records, workspace)) === undefined,
+  };
+}
+
+/** The workspace's usage from the ledger, counted first when the ledger does not know it. */
+export async function usageOf(state: RegistryState, workspace: string): Promise<Usage> {
+  const { ledger } = state.options;
+  const known = await ledger.usage(workspace);
+  if (known) return known;
+  await ledger.init(workspace, await countUsage(await filesOf(state, workspace)));
+  return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
+}
+
+/** The quota-guarded storage of a ready workspace (`record`), reused while its quota stays the same. */
+export async function openStorage(state: RegistryState, workspace: string, record: WorkspaceRecord): Promise<Storage> {
+  state.incarnations.set(workspace, incarnationOf(record));
+  const key = JSON.stringify(record.quota);
+  const cached = state.opened.get(workspace);
+  if (cached?.key === key) return cached.storage;
+  const files = await filesOf(state, workspace);
+  const storage = quotaStorage(files, quotaOptions(state, workspace, files, record.quota));
+  state.opened.set(workspace, { key, storage });
+  return storage;
+}
+
+/** The workspace's audit log and history; undefined without history or for a name that is no workspace. */
+export function openHistory(state: RegistryState, workspace: string): HistoryStore | undefined {
+  const { options, histories } = state;
+  if (options.history === false || !options.backend.history || !WORKSPACE_NAME.test(workspace)) return undefined;
+  let history = histories.get(workspace);
+  if (!history) histories.set(workspace, (history = createStorageHistory(options.backend.history(workspace), { bounds: options.historyBounds ?? {} })));
+  return history;
+}
+
+/** Drop what this process caches of the workspace. */
+export function forget(state: RegistryState, workspace: string): void {
+  state.opened.delete(workspace);
+  state.incarnations.delete(workspace);
+  state.histories.delete(workspace);
+}
