@@ -13,7 +13,7 @@ import { readRecord, readTombstone, type WorkspaceRecord, writeRecord } from "./
 import type { CreateOptions, CreateOutcome } from "./registry.ts";
 import type { RegistryState } from "./registry-state.ts";
 import { cleanUpCreation } from "./removal.ts";
-import { countUsage, filesOf, usageOf } from "./workspace-storage.ts";
+import { clearCounts, filesOf, initCounts, usageOf } from "./workspace-storage.ts";
 
 /** The PUT answer while an import runs: what is going on and what to do. */
 function beingImported(workspace: string, since: string): FsError {
@@ -44,7 +44,7 @@ export async function createWorkspace(state: RegistryState, workspace: string, c
 }
 
 async function createNew(state: RegistryState, workspace: string, createOptions: CreateOptions): Promise<CreateOutcome> {
-  const { backend, ledger, defaultQuota } = state.options;
+  const { backend, defaultQuota } = state.options;
   const quota: Quota = { ...defaultQuota, ...createOptions.quota };
   if (createOptions.mayRaiseQuota === false) checkNotRaised(workspace, defaultQuota, quota, "the default quota");
   const tombstone = await readTombstone(backend.records, workspace);
@@ -72,8 +72,8 @@ async function createNew(state: RegistryState, workspace: string, createOptions:
     imported = await importInto(state, workspace, creating, version, createOptions.archive);
   } else {
     try {
-      await ledger.clear(workspace);
-      await ledger.init(workspace, await countUsage(await filesOf(state, workspace)));
+      await clearCounts(state, workspace);
+      await initCounts(state, workspace, await filesOf(state, workspace));
       await writeRecord(backend.records, workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
     } catch (error) {
       if (!(await cleanUpCreation(state, workspace, creating, false))) throw deletedWhileImporting(workspace);

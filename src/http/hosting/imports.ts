@@ -15,7 +15,7 @@ import { type WorkspaceRecord, writeRecord } from "./records.ts";
 import type { ArchiveSource } from "./registry.ts";
 import type { RegistryState } from "./registry-state.ts";
 import { cleanUpCreation } from "./removal.ts";
-import { countUsage, filesOf, quotaOptions } from "./workspace-storage.ts";
+import { clearCounts, countUsage, filesOf, initCounts, quotaOptions } from "./workspace-storage.ts";
 
 /** One running import. */
 export interface RunningImport {
@@ -112,9 +112,9 @@ async function checkEmpty(state: RegistryState, workspace: string, archive: Arch
 }
 
 async function seed(state: RegistryState, workspace: string, quota: Quota, archive: ArchiveSource): Promise<ImportReport> {
-  const { ledger, importLimits } = state.options;
+  const { importLimits } = state.options;
   const files = await filesOf(state, workspace);
-  await ledger.clear(workspace);
-  await ledger.init(workspace, { bytes: 0, files: 0 });
+  await clearCounts(state, workspace);
+  await initCounts(state, workspace, "empty");
   return importArchive(archive.body, archive.gzip, quotaStorage(files, quotaOptions(state, workspace, files, quota)), importLimits);
 }

@@ -14,7 +14,8 @@
  */
 import { CodedError } from "../../errors.ts";
 import { FsError } from "../../storage/errors.ts";
-import { Cond, type ScanFileOptions, type Storage, type WriteCondition, type WriteResult } from "../../storage/types.ts";
+import { Cond, type ScanFileOptions, type StatResult, type Storage, type WriteCondition, type WriteResult } from "../../storage/types.ts";
+import { type DirectoryCounts, directoriesExceeded, missingParents } from "./directories.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
 
 /** What {@link quotaStorage} needs. */
@@ -26,6 +27,8 @@ export interface QuotaStorageOptions {
   readonly ensureUsage: () => Promise<void>;
   /** Whether the workspace was deleted (its record gone): a write that found nothing there is told so. */
   readonly deleted?: () => Promise<boolean>;
+  /** On storage with directories of its own: their counts, capped at `quota.maxFiles` (see ./directories.ts). */
+  readonly directories?: DirectoryCounts;
 }
 
 /** Attempts of a write without a condition when other writers keep changing the file. */
@@ -104,6 +107,36 @@ export function quotaStorage(raw: Storage, options: QuotaStorageOptions): Storag
     if (condition.kind === "ifVersion" && before?.version !== condition.version) {
       throw new FsError("FS_STALE_VERSION", `version changed: ${path}`, { path });
     }
+    const directories = options.directories;
+    if (before || !directories) return chargedWrite(path, bytes, before);
+    return directories.exclusive(options.workspace, () => createWithParents(directories, path, bytes));
+  }
+
+  /**
+   * A new file, with the directories it makes charged first (alone in the workspace: see
+   * ./directories.ts). After a failure, the directories it did not make are refunded.
+   */
+  async function createWithParents(directories: DirectoryCounts, path: string, bytes: Uint8Array): Promise<WriteResult> {
+    const missing = await missingParents(raw, path);
+    if (missing.length === 0) return chargedWrite(path, bytes, null);
+    let used = directories.count(options.workspace);
+    if (used === undefined) {
+      await options.ensureUsage();
+      used = directories.count(options.workspace) ?? 0;
+    }
+    if (used + missing.length > options.quota.maxFiles) throw directoriesExceeded(options.workspace, path, missing.length, used, options.quota.maxFiles);
+    directories.add(options.workspace, missing.length);
+    try {
+      return await chargedWrite(path, bytes, null);
+    } catch (error) {
+      const left = (await Promise.all(missing.map((dir) => raw.stat(dir).catch(() => null)))).filter((stat) => stat === null).length;
+      directories.add(options.workspace, -left);
+      throw error;
+    }
+  }
+
+  /** The write of `bytes` over `before` (null: a new file), its growth charged to the ledger first. */
+  async function chargedWrite(path: string, bytes: Uint8Array, before: StatResult | null): Promise<WriteResult> {
     // Growth is charged before the write, shrinkage credited after it: the counters never fall
     // below what is stored, so a shrink that loses its race cannot let another write past the quota.
     const change = bytes.length - (before?.size ?? 0);

@@ -5,6 +5,7 @@
  */
 import type { HistoryStore } from "../../history/mod.ts";
 import type { Storage } from "../../storage/types.ts";
+import { createDirectoryCounts, type DirectoryCounts } from "./directories.ts";
 import type { RunningImport } from "./imports.ts";
 import type { RegistryOptions } from "./registry.ts";
 
@@ -19,8 +20,18 @@ export interface RegistryState {
   readonly running: Map<string, RunningImport>;
   /** Called with the name after each DELETE. */
   readonly removeListeners: ((workspace: string) => void)[];
+  /** Directories of workspaces on local storage, against their cap (./directories.ts). */
+  readonly directories: DirectoryCounts;
 }
 
 export function createRegistryState(options: RegistryOptions): RegistryState {
-  return { options, opened: new Map(), incarnations: new Map(), histories: new Map(), running: new Map(), removeListeners: [] };
+  return {
+    options,
+    opened: new Map(),
+    incarnations: new Map(),
+    histories: new Map(),
+    running: new Map(),
+    removeListeners: [],
+    directories: createDirectoryCounts(),
+  };
 }

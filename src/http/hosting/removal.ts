@@ -5,18 +5,18 @@
  */
 import { deleteRecord, incarnationOf, readRecord, type WorkspaceRecord, writeTombstone } from "./records.ts";
 import type { RegistryState } from "./registry-state.ts";
-import { countUsage, filesOf, forget } from "./workspace-storage.ts";
+import { clearCounts, countUsage, filesOf, forget } from "./workspace-storage.ts";
 
 /** Remove the workspace (a valid name) and its files; false when there was none. */
 export async function removeWorkspace(state: RegistryState, workspace: string): Promise<boolean> {
-  const { backend, ledger } = state.options;
+  const { backend } = state.options;
   const found = await readRecord(backend.records, workspace);
   if (!found) {
     // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
     const left = await countUsage(await filesOf(state, workspace));
     await backend.removeFiles(workspace);
     if (left.files === 0) return false;
-    await ledger.clear(workspace);
+    await clearCounts(state, workspace);
     return true;
   }
   // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
@@ -32,7 +32,7 @@ export async function removeWorkspace(state: RegistryState, workspace: string): 
   await deleteRecord(backend.records, workspace);
   forget(state, workspace);
   await backend.removeFiles(workspace);
-  await ledger.clear(workspace);
+  await clearCounts(state, workspace);
   return removed(state, workspace);
 }
 
@@ -56,11 +56,11 @@ function removed(state: RegistryState, workspace: string): true {
  * True when it was still its own.
  */
 export async function cleanUpCreation(state: RegistryState, workspace: string, record: WorkspaceRecord, seeding: boolean): Promise<boolean> {
-  const { backend, ledger } = state.options;
+  const { backend } = state.options;
   const current = await readRecord(backend.records, workspace).catch(() => undefined);
   if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
   if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
-  await ledger.clear(workspace).catch(() => undefined);
+  await clearCounts(state, workspace).catch(() => undefined);
   await deleteRecord(backend.records, workspace, { ifVersion: current.version }).catch(() => undefined);
   return true;
 }

@@ -14,22 +14,42 @@ import { type QuotaStorageOptions, quotaStorage } from "./quota-storage.ts";
 import { incarnationOf, readRecord, type WorkspaceRecord } from "./records.ts";
 import type { RegistryState } from "./registry-state.ts";
 
-/** Count a workspace's files and bytes (a full listing). */
-export async function countUsage(files: Storage): Promise<Usage> {
+/** Count a workspace's files, bytes and directories (one full listing). */
+export async function countWorkspace(files: Storage): Promise<{ usage: Usage; directories: number }> {
   try {
     const listing = await files.list("", { recursive: true });
     let bytes = 0;
     let count = 0;
+    let directories = 0;
     for (const entry of listing.entries) {
+      if (entry.kind === "directory") directories++;
       if (entry.kind !== "file") continue;
       bytes += entry.size;
       count++;
     }
-    return { bytes, files: count };
+    return { usage: { bytes, files: count }, directories };
   } catch (error) {
-    if (isFsError(error) && error.code === "FS_NOT_FOUND") return { bytes: 0, files: 0 };
+    if (isFsError(error) && error.code === "FS_NOT_FOUND") return { usage: { bytes: 0, files: 0 }, directories: 0 };
     throw error;
   }
+}
+
+/** Count a workspace's files and bytes (a full listing). */
+export async function countUsage(files: Storage): Promise<Usage> {
+  return (await countWorkspace(files)).usage;
+}
+
+/** Forget the workspace's counters (usage and directories). */
+export async function clearCounts(state: RegistryState, workspace: string): Promise<void> {
+  state.directories.clear(workspace);
+  await state.options.ledger.clear(workspace);
+}
+
+/** Set the workspace's counters from a count of `files` (or to nothing at all), unless they are known already. */
+export async function initCounts(state: RegistryState, workspace: string, files: Storage | "empty"): Promise<void> {
+  const counted = files === "empty" ? { usage: { bytes: 0, files: 0 }, directories: 0 } : await countWorkspace(files);
+  state.directories.init(workspace, counted.directories);
+  await state.options.ledger.init(workspace, counted.usage);
 }
 
 /** A workspace's raw files through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`. */
@@ -44,8 +64,10 @@ export function quotaOptions(state: RegistryState, workspace: string, files: Sto
     workspace,
     quota,
     ledger,
-    ensureUsage: async () => ledger.init(workspace, await countUsage(files)),
+    ensureUsage: () => initCounts(state, workspace, files),
     deleted: async () => (await readRecord(backend.records, workspace)) === undefined,
+    // Only local storage has directories of its own (object stores and memory have none to count).
+    ...(files.kind === "local" ? { directories: state.directories } : {}),
   };
 }
 
@@ -54,7 +76,7 @@ export async function usageOf(state: RegistryState, workspace: string): Promise<
   const { ledger } = state.options;
   const known = await ledger.usage(workspace);
   if (known) return known;
-  await ledger.init(workspace, await countUsage(await filesOf(state, workspace)));
+  await initCounts(state, workspace, await filesOf(state, workspace));
   return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
 }
 
