@@ -25,6 +25,11 @@ export interface KnownVersions {
   readonly size: number;
 }
 
+/** The table's key for `path` of the storage rooted at `realRoot` (one table serves every root). */
+export function knownKey(realRoot: string, path: string): string {
+  return `${realRoot}\0${path}`;
+}
+
 /** Limits of {@link createKnownVersions}. */
 export interface KnownVersionsLimits {
   /** Largest content remembered (larger writes are not). */

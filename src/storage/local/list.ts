@@ -9,12 +9,14 @@
 import * as fsSync from "node:fs";
 import { constants } from "node:fs";
 import { FsError } from "../errors.ts";
+import { checkListOptions, finishListing, listDepth } from "../listing.ts";
 import { childPath } from "../path.ts";
-import type { ListEntry } from "../types.ts";
-import { at, closeDir, O_PATH, openChildDir, openEntry } from "./dirfd.ts";
+import type { ListEntry, ListOptions, ListResult } from "../types.ts";
+import type { DirCache } from "./dir-cache.ts";
+import { at, closeDir, O_PATH, openChildDir, openDirAt, openEntry } from "./dirfd.ts";
 import { pace } from "./io.ts";
 import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
-import { type Found, isAddressable, type LocalContext, step } from "./resolve.ts";
+import { checkPath, type Found, isAddressable, type LocalContext, resolve, step } from "./resolve.ts";
 import { isTempName } from "./temp-name.ts";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -168,4 +170,30 @@ async function walkChild(
   } finally {
     closeDir(child);
   }
+}
+
+/** `Storage.list` for local storage; a search's walk (no sizes) lists through `dirs`. */
+export async function listDirectory(ctx: LocalContext, dirs: DirCache, path: string, options?: ListOptions): Promise<ListResult> {
+  checkPath(path);
+  checkListOptions(options);
+  // A search's walk (listing without sizes) lists directory after directory: this one is the
+  // cache's descriptor, pinned while listed (the same one its files are then opened through; the
+  // search lets them go when it ends, see endScan), else resolved (symlinks followed inside) and
+  // opened from the root.
+  const pinned = options?.sizes === false ? dirs.pin(path) : undefined;
+  let dirFd = pinned;
+  if (dirFd === undefined) {
+    const resolved = resolve(ctx, path);
+    if (!resolved.stats) throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
+    if (!resolved.stats.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
+    dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.real, path);
+  }
+  const entries: ListEntry[] = [];
+  try {
+    await walk(ctx, dirFd, path, 1, listDepth(options), entries, options?.sizes !== false);
+  } finally {
+    if (pinned !== undefined) dirs.unpin(pinned);
+    else closeDir(dirFd);
+  }
+  return finishListing(entries, options?.limit);
 }

@@ -29,13 +29,19 @@
  *   - `delete` with `ifVersion` (R2 deletes are unconditional): the ETag is
  *     checked with a `head` just before the delete. No tool deletes.
  *
+ * The pieces: ./objects.ts (a path's key and the look-ups that name a
+ * refusal), ./put.ts (the writes), ./list.ts (listing), ./probe.ts (the
+ * start-up check); this module is the thin provider object over them.
+ *
  * No `node:` imports: this runs inside workerd.
  */
 import { bodyStream } from "../body-stream.ts";
 import { FileTooLargeError, FsError } from "../errors.ts";
 import { listDepth } from "../listing.ts";
-import type { R2BucketLike, R2ObjectBodyLike, R2ObjectLike } from "./bucket.ts";
+import type { R2BucketLike, R2ObjectLike } from "./bucket.ts";
 import { listR2 } from "./list.ts";
+import { fileAncestor, io, isDirectory, keyOf, missing, notDirectory, openObject, type R2Workspace } from "./objects.ts";
+import { putObject } from "./put.ts";
 import type {
   ListOptions,
   ListResult,
@@ -49,32 +55,13 @@ import type {
   WriteResult,
 } from "../types.ts";
 
-/** R2's longest object key, in UTF-8 bytes. */
-export const R2_MAX_KEY_BYTES = 1024;
-
 /** R2's largest list page. */
 const MAX_PAGE_SIZE = 1000;
-
-/**
- * ETags R2 mints are hex (`<hex>-<parts>` after a multipart upload). Anything
- * else can never match, and must not reach `etagMatches`: "*" there would
- * match any object, and a comma list any of several.
- */
-const ETAG_SHAPE = /^[0-9A-Za-z-]{1,128}$/;
 
 /** Options of {@link createR2Storage}. */
 export interface R2StorageOptions {
   /** Keys per list call, 1..1000 (default 1000); tests use small pages to exercise paging. */
   readonly pageSize?: number;
-}
-
-const encoder = new TextEncoder();
-
-/** The ancestors of a normalised path, nearest last ("a/b/c" -> ["a", "a/b"]). */
-function ancestors(path: string): string[] {
-  const result: string[] = [];
-  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) result.push(path.slice(0, i));
-  return result;
 }
 
 /** Check a workspace key prefix: "" (the whole bucket) or segments ending in "/". */
@@ -86,6 +73,10 @@ function checkPrefix(prefix: string): string {
     throw new Error(`createR2Storage: prefix ${JSON.stringify(prefix)} must be like "workspace/" (no empty, "." or ".." segments)`);
   }
   return withSlash;
+}
+
+function fileStat(path: string, object: R2ObjectLike): StatResult {
+  return { path, kind: "file", size: object.size, version: object.etag, mtimeMs: object.uploaded.getTime() };
 }
 
 /**
@@ -101,114 +92,25 @@ export function createR2Storage(bucket: R2BucketLike, prefix: string, options: R
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
     throw new Error(`createR2Storage: pageSize must be an integer in 1..${MAX_PAGE_SIZE}`);
   }
-
-  function keyOf(path: string): string {
-    const key = keyPrefix + path;
-    if (encoder.encode(key).length > R2_MAX_KEY_BYTES) {
-      throw new FsError("FS_INVALID_PATH", `invalid path: longer than R2's ${R2_MAX_KEY_BYTES}-byte key limit`, { path });
-    }
-    return key;
-  }
-
-  /** Any key below `path/` (the root always counts as a directory). */
-  async function isDirectory(path: string): Promise<boolean> {
-    if (path === "") return true;
-    const page = await bucket.list({ prefix: `${keyPrefix}${path}/`, limit: 1 });
-    return page.objects.length > 0 || page.delimitedPrefixes.length > 0;
-  }
-
-  /** An ancestor of `path` that is a file, if one is (one `head` per ancestor, in parallel). */
-  async function fileAncestor(path: string): Promise<string | undefined> {
-    const dirs = ancestors(path);
-    const found = await Promise.all(dirs.map((dir) => bucket.head(keyPrefix + dir)));
-    const index = found.findIndex((object) => object !== null);
-    return index === -1 ? undefined : dirs[index];
-  }
-
-  function notDirectory(dir: string, path: string): FsError {
-    return new FsError("FS_NOT_DIRECTORY", `not a directory: ${dir}`, { path });
-  }
-
-  /** Why nothing is stored at `path`: below a file, or simply missing. */
-  async function missing(path: string): Promise<FsError> {
-    const dir = await fileAncestor(path);
-    if (dir !== undefined) return notDirectory(dir, path);
-    return new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
-  }
-
-  /** Refuse a write or delete target that is a directory or lies below a file. */
-  async function assertFileSlot(path: string): Promise<void> {
-    const [directory, dir] = await Promise.all([isDirectory(path), fileAncestor(path)]);
-    if (directory) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-    if (dir !== undefined) throw notDirectory(dir, path);
-  }
-
-  function io(error: unknown, what: string, path: string): never {
-    if (error instanceof FsError) throw error;
-    const why = error instanceof Error ? error.message : String(error);
-    throw new FsError("FS_IO_ERROR", `R2 ${what} failed: ${why}`, { path, cause: error });
-  }
-
-  function fileStat(path: string, object: R2ObjectLike): StatResult {
-    return { path, kind: "file", size: object.size, version: object.etag, mtimeMs: object.uploaded.getTime() };
-  }
-
-  async function put(path: string, key: string, bytes: Uint8Array, condition: WriteCondition): Promise<WriteResult> {
-    switch (condition.kind) {
-      case "ifVersion": {
-        if (!ETAG_SHAPE.test(condition.version)) {
-          throw new FsError("FS_STALE_VERSION", `version mismatch: ${path} (not a version of this store)`, { path });
-        }
-        const written = await bucket.put(key, bytes, { onlyIf: { etagMatches: condition.version } });
-        if (!written) throw new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
-        return { version: written.etag, created: false };
-      }
-      case "ifAbsent": {
-        await assertFileSlot(path);
-        const written = await bucket.put(key, bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-        if (!written) throw new FsError("FS_ALREADY_EXISTS", `already exists: ${path}`, { path });
-        return { version: written.etag, created: true };
-      }
-      default: {
-        const [existing] = await Promise.all([bucket.head(key), assertFileSlot(path)]);
-        const written = await bucket.put(key, bytes);
-        if (!written) throw new FsError("FS_IO_ERROR", `R2 put returned nothing: ${path}`, { path });
-        return { version: written.etag, created: existing === null };
-      }
-    }
-  }
-
-  /** The object at `path` with its body unread, or the refusal a read of it gets. */
-  async function open(path: string): Promise<R2ObjectBodyLike> {
-    if (path === "") throw new FsError("FS_IS_DIRECTORY", "is a directory: (the workspace root)", { path });
-    const key = keyOf(path);
-    try {
-      const object = await bucket.get(key);
-      if (object) return object;
-      if (await isDirectory(path)) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-      throw await missing(path);
-    } catch (error) {
-      io(error, "read", path);
-    }
-  }
+  const ws: R2Workspace = { bucket, keyPrefix };
 
   return {
     kind: "r2",
 
     async stat(path: string): Promise<StatResult | null> {
       if (path === "") return { path, kind: "directory", size: 0 };
-      const key = keyOf(path);
+      const key = keyOf(ws, path);
       try {
         const object = await bucket.head(key);
         if (object) return fileStat(path, object);
-        return (await isDirectory(path)) ? { path, kind: "directory", size: 0 } : null;
+        return (await isDirectory(ws, path)) ? { path, kind: "directory", size: 0 } : null;
       } catch (error) {
         io(error, "stat", path);
       }
     },
 
     async read(path: string, readOptions?: ReadOptions): Promise<ReadResult> {
-      const object = await open(path);
+      const object = await openObject(ws, path);
       const limit = readOptions?.maxBytes;
       if (limit !== undefined && object.size > limit) {
         await object.body.cancel().catch(() => undefined);
@@ -222,7 +124,7 @@ export function createR2Storage(bucket: R2BucketLike, prefix: string, options: R
     },
 
     async readStream(path: string): Promise<ReadStreamResult> {
-      const object = await open(path);
+      const object = await openObject(ws, path);
       const stream = bodyStream(object.body, {
         path,
         expectedBytes: object.size,
@@ -234,23 +136,23 @@ export function createR2Storage(bucket: R2BucketLike, prefix: string, options: R
 
     async write(path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
       if (path === "") throw new FsError("FS_IS_DIRECTORY", "is a directory: (the workspace root)", { path });
-      const key = keyOf(path);
+      const key = keyOf(ws, path);
       try {
-        return await put(path, key, bytes, condition);
+        return await putObject(ws, path, key, bytes, condition);
       } catch (error) {
         io(error, "write", path);
       }
     },
 
     async list(path: string, listOptions?: ListOptions): Promise<ListResult> {
-      const key = path === "" ? keyPrefix : keyOf(path);
+      const key = path === "" ? keyPrefix : keyOf(ws, path);
       try {
         const [file, listing] = await Promise.all([
           path === "" ? null : bucket.head(key),
           listR2(bucket, { keyPrefix, dir: path, maxDepth: listDepth(listOptions), limit: listOptions?.limit, pageSize }),
         ]);
         if (file) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${path}`, { path });
-        if (listing.empty && path !== "") throw await missing(path);
+        if (listing.empty && path !== "") throw await missing(ws, path);
         return { entries: listing.entries, truncated: listing.truncated };
       } catch (error) {
         io(error, "list", path);
@@ -259,12 +161,12 @@ export function createR2Storage(bucket: R2BucketLike, prefix: string, options: R
 
     async delete(path: string, deleteOptions?: { ifVersion?: Version }): Promise<void> {
       if (path === "") throw new FsError("FS_IS_DIRECTORY", "is a directory: (the workspace root)", { path });
-      const key = keyOf(path);
+      const key = keyOf(ws, path);
       try {
-        const [object, directory] = await Promise.all([bucket.head(key), isDirectory(path)]);
+        const [object, directory] = await Promise.all([bucket.head(key), isDirectory(ws, path)]);
         if (!object) {
           if (directory) throw new FsError("FS_IS_DIRECTORY", `is a directory: ${path}`, { path });
-          const dir = await fileAncestor(path);
+          const dir = await fileAncestor(ws, path);
           if (dir !== undefined) throw notDirectory(dir, path);
           if (deleteOptions?.ifVersion !== undefined) throw new FsError("FS_STALE_VERSION", `version mismatch: ${path}`, { path });
           throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
