@@ -106,6 +106,13 @@ export function isPlainNormalized(input: string): boolean {
 }
 
 /** The parent of a normalised path ("" for a top-level entry and for the root). */
+/** The directories above a normalized path, outermost first ("a/b/c.txt": ["a", "a/b"]). */
+export function ancestorPaths(path: string): string[] {
+  const result: string[] = [];
+  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) result.push(path.slice(0, i));
+  return result;
+}
+
 export function parentPath(path: string): string {
   const slash = path.lastIndexOf("/");
   return slash === -1 ? "" : path.slice(0, slash);

@@ -13,6 +13,7 @@
  * that exist), so two writes making the same directory count it once.
  */
 import { CodedError } from "../../errors.ts";
+import { ancestorPaths } from "../../storage/path.ts";
 import type { Storage } from "../../storage/types.ts";
 
 /** Directory counts per workspace. */
@@ -59,8 +60,7 @@ export function createDirectoryCounts(): DirectoryCounts {
 /** The parents of `path` that do not exist, nearest first ("a/b/c.txt" with no `a`: ["a/b", "a"]). */
 export async function missingParents(storage: Storage, path: string): Promise<string[]> {
   const missing: string[] = [];
-  for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
-    const dir = path.slice(0, at);
+  for (const dir of ancestorPaths(path).reverse()) {
     if ((await storage.stat(dir)) !== null) break;
     missing.push(dir);
   }

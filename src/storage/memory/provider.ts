@@ -8,7 +8,7 @@
  */
 import { FileTooLargeError, FsError } from "../errors.ts";
 import { checkListOptions, finishListing, listDepth } from "../listing.ts";
-import { baseName } from "../path.ts";
+import { ancestorPaths, baseName } from "../path.ts";
 import type {
   ListEntry,
   ListOptions,
@@ -27,13 +27,6 @@ interface FileRecord {
   readonly bytes: Uint8Array;
   readonly version: Version;
   readonly mtimeMs: number;
-}
-
-/** The ancestors of a normalised path, nearest last ("a/b/c" -> ["a", "a/b"]). */
-function ancestors(path: string): string[] {
-  const result: string[] = [];
-  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) result.push(path.slice(0, i));
-  return result;
 }
 
 /** Options of {@link createMemoryStorage}. */
@@ -87,7 +80,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
 
   /** Refuse a path that has a file where a directory must be. */
   function assertNoFileAncestor(path: string): void {
-    for (const dir of ancestors(path)) {
+    for (const dir of ancestorPaths(path)) {
       if (files.has(dir)) throw new FsError("FS_NOT_DIRECTORY", `not a directory: ${dir}`, { path });
     }
   }
@@ -98,7 +91,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   }
 
   function adjustDirs(path: string, delta: 1 | -1): void {
-    for (const dir of ancestors(path)) {
+    for (const dir of ancestorPaths(path)) {
       const count = (dirs.get(dir) ?? 0) + delta;
       if (count === 0) dirs.delete(dir);
       else dirs.set(dir, count);

@@ -7,6 +7,7 @@
  * No `node:` imports: this runs inside workerd.
  */
 import { FsError } from "../errors.ts";
+import { ancestorPaths } from "../path.ts";
 import type { R2BucketLike, R2ObjectBodyLike } from "./bucket.ts";
 
 /** R2's longest object key, in UTF-8 bytes. */
@@ -19,13 +20,6 @@ export interface R2Workspace {
 }
 
 const encoder = new TextEncoder();
-
-/** The ancestors of a normalised path, nearest last ("a/b/c" -> ["a", "a/b"]). */
-function ancestors(path: string): string[] {
-  const result: string[] = [];
-  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) result.push(path.slice(0, i));
-  return result;
-}
 
 /** The key of `path`; FS_INVALID_PATH past R2's key limit. */
 export function keyOf(ws: R2Workspace, path: string): string {
@@ -45,7 +39,7 @@ export async function isDirectory(ws: R2Workspace, path: string): Promise<boolea
 
 /** An ancestor of `path` that is a file, if one is (one `head` per ancestor, in parallel). */
 export async function fileAncestor(ws: R2Workspace, path: string): Promise<string | undefined> {
-  const dirs = ancestors(path);
+  const dirs = ancestorPaths(path);
   const found = await Promise.all(dirs.map((dir) => ws.bucket.head(ws.keyPrefix + dir)));
   const index = found.findIndex((object) => object !== null);
   return index === -1 ? undefined : dirs[index];

@@ -36,13 +36,6 @@ export function versionFromEtag(etag: string): string {
   return value;
 }
 
-/** The ancestors of a normalised path, outermost first ("a/b/c" -> ["a", "a/b"]). */
-export function ancestorPaths(path: string): string[] {
-  const result: string[] = [];
-  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) result.push(path.slice(0, i));
-  return result;
-}
-
 /** `bytes` random bytes as lowercase hex (sentinel keys, write ids). */
 export function randomHex(bytes: number): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");

@@ -7,7 +7,8 @@
 import { FsError } from "../errors.ts";
 import type { Version } from "../types.ts";
 import type { S3Client } from "./client.ts";
-import { ancestorPaths, versionFromEtag } from "./keys.ts";
+import { ancestorPaths } from "../path.ts";
+import { versionFromEtag } from "./keys.ts";
 import { drain, isOk } from "./response.ts";
 import { type ListPage, parseListObjectsV2, XmlError } from "./xml.ts";
 
