@@ -26,6 +26,9 @@ export async function cleanTempFiles(root: string, options: { olderThanMs?: numb
       const code = nodeErrorCode(error);
       // Gone, or not ours to read (no write in it could have left a temp file either): nothing to sweep.
       if (code === "ENOENT" || ((code === "EACCES" || code === "EPERM") && dir !== realRoot)) return;
+      // Deeper than the system can name (made before paths were held to that): skipped, never fatal, so one
+      // workspace's tree cannot keep a server from starting.
+      if (code === "ENAMETOOLONG" && dir !== realRoot) return;
       throw fsErrorFromNode(error, "readdir", dir);
     }
     for (const entry of entries) {
@@ -39,7 +42,8 @@ export async function cleanTempFiles(root: string, options: { olderThanMs?: numb
           await fs.unlink(full);
           removed++;
         } catch (error) {
-          if (nodeErrorCode(error) !== "ENOENT") throw fsErrorFromNode(error, "unlink", full);
+          const code = nodeErrorCode(error);
+          if (code !== "ENOENT" && code !== "ENAMETOOLONG") throw fsErrorFromNode(error, "unlink", full);
         }
       }
     }

@@ -174,7 +174,7 @@ async function walkChild(
 
 /** `Storage.list` for local storage; a search's walk (no sizes) lists through `dirs`. */
 export async function listDirectory(ctx: LocalContext, dirs: DirCache, path: string, options?: ListOptions): Promise<ListResult> {
-  checkPath(path);
+  checkPath(path, ctx.realRoot);
   checkListOptions(options);
   // A search's walk (listing without sizes) lists directory after directory: this one is the
   // cache's descriptor, pinned while listed (the same one its files are then opened through; the

@@ -119,7 +119,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     root: realRoot,
 
     async stat(path: string): Promise<StatResult | null> {
-      checkPath(path);
+      checkPath(path, realRoot);
       await pace();
       let resolved: Resolved;
       try {
@@ -137,14 +137,14 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     },
 
     async read(path: string, options?: ReadOptions): Promise<ReadResult> {
-      checkPath(path);
+      checkPath(path, realRoot);
       await pace();
       const { bytes } = await readFile(ctx, path, options?.maxBytes);
       return { bytes, version: await versionOf(path, bytes) };
     },
 
     async readStream(path: string): Promise<ReadStreamResult> {
-      checkPath(path);
+      checkPath(path, realRoot);
       await pace();
       // A small file is read now, in one blocking call, and streamed from memory: an async file
       // handle costs several thread-pool round trips (open, stat, reads, close) for what one blocking
@@ -172,7 +172,7 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
     },
 
     async scanFile<T>(path: string, options: ScanFileOptions<T>): Promise<T> {
-      checkPath(path);
+      checkPath(path, realRoot);
       await pace();
       return scanLocalFile(ctx, dirs, path, options, ahead);
     },

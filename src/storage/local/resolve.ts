@@ -52,14 +52,41 @@ export function notRegular(path: string): FsError {
   return new FsError("FS_ACCESS_DENIED", `not a regular file or directory: ${path}`, { path });
 }
 
-/** Refuse a path that is not normalised or names a reserved temp file. */
-export function checkPath(path: string): void {
+const encoder = new TextEncoder();
+
+/** Refuse a path that is not normalised, names a reserved temp file, or (given the root) is too long for the system. */
+export function checkPath(path: string, realRoot?: string): void {
   if (normalizeWorkspacePath(path) !== path) {
     throw new FsError("FS_INVALID_PATH", `invalid path: not normalised: ${path}`, { path });
   }
   if (path.split("/").some(isTempName)) {
     throw new FsError("FS_INVALID_PATH", `invalid path: reserved temp-file name: ${path}`, { path });
   }
+  if (realRoot !== undefined) checkSystemLength(path, realRoot);
+}
+
+/** Longest absolute path the system names (PATH_MAX, 4096 bytes with its final NUL). */
+const SYSTEM_PATH_BYTES = 4095;
+/** What a temp file's name adds to the last segment (`.` + `.tw-<random>.tmp`), with room to spare. */
+const TEMP_NAME_BYTES = 32;
+
+/**
+ * The workspace path and the root's own path must together stay within
+ * what the system can name: past it, a write made its directories through
+ * held descriptors and then failed, leaving them behind, and the start-up
+ * sweep could not list them.
+ */
+function checkSystemLength(path: string, realRoot: string): void {
+  const rootBytes = encoder.encode(realRoot).length;
+  const pathBytes = encoder.encode(path).length;
+  const most = SYSTEM_PATH_BYTES - TEMP_NAME_BYTES - rootBytes - 1;
+  if (pathBytes <= most) return;
+  throw new FsError(
+    "FS_INVALID_PATH",
+    `invalid path: ${pathBytes} bytes, longer than this workspace can hold (${most} bytes here: its directory's own path takes ${rootBytes} ` +
+      `of the system's ${SYSTEM_PATH_BYTES}); use a shorter path`,
+    { path },
+  );
 }
 
 /** Whether `path` is a normalised workspace path (what a caller could name). */

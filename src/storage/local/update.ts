@@ -72,7 +72,7 @@ async function withTargetLock<T>(u: UpdateContext, path: string, fn: (resolved: 
 
 /** `Storage.write` for local storage. */
 export async function writeLocal(u: UpdateContext, path: string, bytes: Uint8Array, condition: WriteCondition = { kind: "none" }): Promise<WriteResult> {
-  checkPath(path);
+  checkPath(path, u.ctx.realRoot);
   await pace();
   // The version of the new bytes is needed only for the result: it is hashed while the disk
   // flushes the temp file (see beforeRename), or below if the write never got there.
@@ -116,7 +116,7 @@ export async function writeLocal(u: UpdateContext, path: string, bytes: Uint8Arr
 
 /** `Storage.delete` for local storage. */
 export async function deleteLocal(u: UpdateContext, path: string, options?: { ifVersion?: Version }): Promise<void> {
-  checkPath(path);
+  checkPath(path, u.ctx.realRoot);
   await pace();
   await withTargetLock(u, path, async (resolved) => {
     const existing = resolved.stats;
