@@ -3,7 +3,8 @@
  * of a local directory, or as key prefixes in an S3 bucket
  * (`s3://BUCKET[/PREFIX]`, credentials from the S3_* environment variables).
  */
-import { access, mkdir, rm } from "node:fs/promises";
+import { constants, openSync } from "node:fs";
+import { access, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   createMemoryLedger,
@@ -13,6 +14,8 @@ import {
   type WorkspaceBackend,
   type WorkspaceRegistry,
 } from "../http/hosting/mod.ts";
+import { randomTail } from "../history/random-tail.ts";
+import { FsError } from "../storage/errors.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
 import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
 import { createMemoryStorage } from "../storage/memory/mod.ts";
@@ -31,11 +34,28 @@ const RECORDS_DIR = ".toolwarden/workspaces";
 /** A temp file younger than this may be a write in flight in another process: left alone (as for `serve DIR`). */
 const TEMP_GRACE_MS = 60_000;
 
-/** Workspaces as subdirectories of `root` (an existing directory), swept of temp files a crashed write left. */
+/** Where a DELETE moves a workspace's directory before removing it (on the same file system, so the move is one rename). */
+const TRASH_DIR = ".toolwarden/trash";
+
+/**
+ * Workspaces as subdirectories of `root` (an existing directory), swept of
+ * temp files a crashed write left and of removals a crash cut short.
+ *
+ * One incarnation of a name never reaches the next. A DELETE first renames
+ * the directory into the trash, so the name is free at once and a removal
+ * that takes long (or outlives its client) only ever removes the old tree;
+ * the files storage and the history of an incarnation act through
+ * descriptors of its own directory, so a call or a recording still in flight
+ * when it is deleted writes into the trash, never into a workspace created
+ * since under the same name, and a reader of its history (an inspector
+ * stream) reads its own log, not the next one's.
+ */
 export async function localBackend(root: string): Promise<WorkspaceBackend> {
   const real = await realDirectory(root);
+  await rm(join(real, TRASH_DIR), { recursive: true, force: true });
   await cleanTempFiles(real, { olderThanMs: TEMP_GRACE_MS });
   await mkdir(join(real, RECORDS_DIR), { recursive: true });
+  await mkdir(join(real, TRASH_DIR), { recursive: true });
   const records = guardStorage(await createLocalStorage(join(real, RECORDS_DIR)));
   const opened = new Map<string, Storage>();
   return {
@@ -44,32 +64,104 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
       let storage = opened.get(workspace);
       if (!storage) {
         const dir = join(real, workspace);
-        await mkdir(dir, { recursive: true });
+        if (
+          !(await access(dir).then(
+            () => true,
+            () => false,
+          ))
+        ) {
+          throw new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} has no files directory (deleted, or never created)`, { path: "" });
+        }
         opened.set(workspace, (storage = await createLocalStorage(dir)));
       }
       return storage;
     },
+    async makeFiles(workspace) {
+      await mkdir(join(real, workspace), { recursive: true });
+    },
     async removeFiles(workspace) {
       opened.delete(workspace);
-      await rm(join(real, workspace), { recursive: true, force: true });
+      const trashed = join(real, TRASH_DIR, `${workspace}.${randomTail()}`);
+      try {
+        await rename(join(real, workspace), trashed);
+      } catch (error) {
+        if ((error as { code?: string }).code === "ENOENT") return;
+        throw error;
+      }
+      await removeTrashed(trashed);
     },
     history(workspace) {
-      const dir = join(real, workspace, RESERVED_SEGMENT, "history");
-      let made: Promise<Storage> | undefined;
-      const open = () => (made ??= mkdir(dir, { recursive: true }).then(() => createLocalStorage(dir)));
-      // Only a write makes the directory: a read (the audit route, the inspector) of a workspace that
-      // does not exist, or has recorded nothing yet, finds an empty history and creates nothing.
-      const reading = async () =>
-        made ??
-        ((await access(dir).then(
-          () => true,
-          () => false,
-        ))
-          ? open()
-          : NOTHING_RECORDED);
-      return lazyStorage("local", reading, open);
+      return pinnedHistory(join(real, workspace));
     },
   };
+}
+
+/** Attempts to remove a trashed tree while calls still in flight finish writing into it. */
+const TRASH_ATTEMPTS = 5;
+
+/**
+ * Remove a trashed workspace tree. A call that was writing when the DELETE
+ * came may still add a file to it while it is removed; once its top
+ * directory is gone nothing can be added. What is left after a few tries is
+ * removed at the next start.
+ */
+async function removeTrashed(trashed: string): Promise<void> {
+  for (let attempt = 1; attempt <= TRASH_ATTEMPTS; attempt++) {
+    await rm(trashed, { recursive: true, force: true }).catch(() => undefined);
+    if (
+      !(await access(trashed).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+  }
+}
+
+/**
+ * The history of the workspace directory `dir` as it is now: its directory
+ * is held open from here on (the descriptor lives as long as the history),
+ * and the history is found and made under it, wherever it is moved.
+ */
+function pinnedHistory(dir: string): Storage {
+  let fd: number | undefined;
+  const pin = (): number | undefined => {
+    if (fd === undefined) {
+      try {
+        fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      } catch {
+        // No directory yet (or any more): nothing recorded to read; a write finds out below.
+      }
+    }
+    return fd;
+  };
+  pin();
+  const place = () => {
+    const held = pin();
+    if (held === undefined) throw new FsError("FS_NOT_FOUND", `workspace directory not found: ${dir}`, { path: "" });
+    return `/proc/self/fd/${held}/${RESERVED_SEGMENT}/history`;
+  };
+  let made: Promise<Storage> | undefined;
+  const open = () =>
+    (made ??= Promise.resolve().then(async () => {
+      const at = place();
+      await mkdir(at, { recursive: true });
+      return createLocalStorage(at);
+    }));
+  // Only a write makes the directory: a read (the audit route, the inspector) of a workspace that
+  // does not exist, or has recorded nothing yet, finds an empty history and creates nothing.
+  const reading = async () => {
+    if (made) return made;
+    if (pin() === undefined) return NOTHING_RECORDED;
+    return (await access(place()).then(
+      () => true,
+      () => false,
+    ))
+      ? open()
+      : NOTHING_RECORDED;
+  };
+  return lazyStorage("local", reading, open);
 }
 
 /** Workspaces as key prefixes of `s3://BUCKET[/PREFIX]`; endpoint and keys from the environment (as for `serve s3://...`). */

@@ -9,11 +9,11 @@ import type { ImportReport } from "./archive.ts";
 import { deletedWhileImporting, importInto } from "./imports.ts";
 import type { Quota } from "./ledger.ts";
 import { checkNotRaised, updateQuota } from "./quota-change.ts";
-import { readRecord, readTombstone, type WorkspaceRecord, writeRecord } from "./records.ts";
+import { beingDeleted, readRecord, readTombstone, type WorkspaceRecord, writeRecord } from "./records.ts";
 import type { CreateOptions, CreateOutcome } from "./registry.ts";
 import type { RegistryState } from "./registry-state.ts";
 import { cleanUpCreation } from "./removal.ts";
-import { clearCounts, filesOf, initCounts, usageOf } from "./workspace-storage.ts";
+import { clearCounts, filesOf, initCounts, makeFilesOf, usageOf } from "./workspace-storage.ts";
 
 /** The PUT answer while an import runs: what is going on and what to do. */
 function beingImported(workspace: string, since: string): FsError {
@@ -31,6 +31,13 @@ export async function createWorkspace(state: RegistryState, workspace: string, c
   if (!existing) return createNew(state, workspace, createOptions);
   await createOptions.archive?.body.cancel().catch(() => undefined);
   if (existing.record.state !== "ready") throw beingImported(workspace, existing.record.created);
+  // A DELETE is removing it now (its record goes last).
+  if (await beingDeleted(records, workspace, existing.record)) {
+    throw new FsError(
+      "FS_ALREADY_EXISTS",
+      `workspace ${workspace} is being deleted by a DELETE still running; PUT again once it has answered (GET /v1/workspaces/${workspace} answers 404 then), or DELETE it again if that DELETE failed`,
+    );
+  }
   if (createOptions.archive) {
     throw new FsError(
       "FS_ALREADY_EXISTS",
@@ -73,6 +80,7 @@ async function createNew(state: RegistryState, workspace: string, createOptions:
   } else {
     try {
       await clearCounts(state, workspace);
+      await makeFilesOf(state, workspace);
       await initCounts(state, workspace, await filesOf(state, workspace));
       await writeRecord(backend.records, workspace, { ...creating, state: "ready" }, Cond.ifVersion(version));
     } catch (error) {

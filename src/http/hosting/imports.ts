@@ -15,7 +15,7 @@ import { type WorkspaceRecord, writeRecord } from "./records.ts";
 import type { ArchiveSource } from "./registry.ts";
 import type { RegistryState } from "./registry-state.ts";
 import { cleanUpCreation } from "./removal.ts";
-import { clearCounts, countUsage, filesOf, initCounts, quotaOptions } from "./workspace-storage.ts";
+import { clearCounts, countUsage, filesOf, initCounts, makeFilesOf, quotaOptions } from "./workspace-storage.ts";
 
 /** One running import. */
 export interface RunningImport {
@@ -74,6 +74,7 @@ export async function importInto(
   const run = (async () => {
     let seeding = false;
     try {
+      await makeFilesOf(state, workspace);
       await checkEmpty(state, workspace, source);
       seeding = true;
       const report = await seed(state, workspace, record.quota, source);

@@ -71,7 +71,8 @@ export async function chargeOrThrow(options: QuotaStorageOptions, delta: Usage, 
 async function deletedUnder(options: QuotaStorageOptions, error: unknown, path: string, what: string): Promise<unknown> {
   const code = (error as { code?: unknown } | null)?.code;
   // The provider's own codes, or the system's when the workspace's root itself is gone.
-  if (!["FS_NOT_FOUND", "FS_NOT_DIRECTORY", "ENOENT", "ENOTDIR"].includes(code as string)) return error;
+  // FS_ACCESS_DENIED: local storage refuses a directory moved away under it (a DELETE moves the workspace's out first).
+  if (!["FS_NOT_FOUND", "FS_NOT_DIRECTORY", "FS_ACCESS_DENIED", "ENOENT", "ENOTDIR"].includes(code as string)) return error;
   if (!(await options.deleted?.().catch(() => false))) return error;
   return new FsError(
     "FS_NOT_FOUND",

@@ -105,3 +105,9 @@ export async function staleToken(records: Storage, workspace: string, iat: numbe
   const again = found ? " and created again" : "";
   return `workspace ${JSON.stringify(workspace)} was deleted${again} on ${new Date(deletedAt).toISOString()}, after this token was issued (iat ${new Date(Math.round(iat * 1000)).toISOString()}): a token of the deleted workspace reaches no later workspace of that name; mint a new token for it`;
 }
+
+/** Whether a DELETE is removing this creation of the name now: a tombstone newer than the one it was created after. */
+export async function beingDeleted(records: Storage, workspace: string, record: WorkspaceRecord): Promise<boolean> {
+  const tombstone = await readTombstone(records, workspace);
+  return tombstone !== undefined && (record.tokensIssuedAfter === undefined || tombstone.deletedAt > record.tokensIssuedAfter);
+}

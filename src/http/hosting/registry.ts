@@ -29,6 +29,11 @@ export interface WorkspaceBackend {
   readonly records: Storage;
   /** A workspace's files (raw; the registry adds the quota). */
   files(workspace: string): Storage | Promise<Storage>;
+  /**
+   * Make the place of a new workspace's files (a directory, on local storage), which `files` then
+   * never makes: a call still in flight when its workspace is deleted must not make it again.
+   */
+  makeFiles?(workspace: string): Promise<void>;
   /** Remove every file of a workspace (its history too). */
   removeFiles(workspace: string): Promise<void>;
   /** Where a workspace's audit log and history live (under its reserved `.toolwarden/`, which no tool reaches). */

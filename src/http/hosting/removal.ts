@@ -3,7 +3,8 @@
  * process caches, then the listeners told), and the clean-up of a creation
  * that failed, which removes only what is still its own.
  */
-import { deleteRecord, incarnationOf, readRecord, type WorkspaceRecord, writeTombstone } from "./records.ts";
+import { isFsError } from "../../storage/errors.ts";
+import { beingDeleted, deleteRecord, incarnationOf, readRecord, type WorkspaceRecord, writeTombstone } from "./records.ts";
 import type { RegistryState } from "./registry-state.ts";
 import { clearCounts, countUsage, filesOf, forget } from "./workspace-storage.ts";
 
@@ -13,7 +14,10 @@ export async function removeWorkspace(state: RegistryState, workspace: string): 
   const found = await readRecord(backend.records, workspace);
   if (!found) {
     // No record, but perhaps files (a delete that failed half-way, files put there by hand): remove them too.
-    const left = await countUsage(await filesOf(state, workspace));
+    const left = await filesOf(state, workspace).then(countUsage, (error: unknown) => {
+      if (isFsError(error) && error.code === "FS_NOT_FOUND") return { bytes: 0, files: 0 };
+      throw error;
+    });
     await backend.removeFiles(workspace);
     if (left.files === 0) return false;
     await clearCounts(state, workspace);
@@ -23,15 +27,22 @@ export async function removeWorkspace(state: RegistryState, workspace: string): 
   await writeTombstone(backend.records, workspace, { deletedAt: Date.now() });
   forget(state, workspace);
   const importing = state.running.get(workspace);
-  // An import of this process stops and cleans up after itself; it has then removed its record and files.
+  // An import of this process stops first; what it wrote is removed below with the rest (seeing the
+  // tombstone, it leaves that to this DELETE).
   if (importing) {
     importing.stop();
-    if (!(await importing.done)) return removed(state, workspace);
+    await importing.done;
   }
-  // The record goes first: from then on no tool call reaches the workspace.
-  await deleteRecord(backend.records, workspace);
+  // The files go while the record still holds the name, so no creation under it starts before they are
+  // gone (a removal by path would take the new workspace's files); the tombstone already refuses every
+  // token issued before it, and the calls in flight hold the old files (see the local backend's trash).
   forget(state, workspace);
   await backend.removeFiles(workspace);
+  forget(state, workspace);
+  // An import of another process, its files gone under it, may have removed the record itself by now.
+  await deleteRecord(backend.records, workspace).catch((error: unknown) => {
+    if (!(isFsError(error) && error.code === "FS_NOT_FOUND")) throw error;
+  });
   await clearCounts(state, workspace);
   return removed(state, workspace);
 }
@@ -59,6 +70,8 @@ export async function cleanUpCreation(state: RegistryState, workspace: string, r
   const { backend } = state.options;
   const current = await readRecord(backend.records, workspace).catch(() => undefined);
   if (!current || incarnationOf(current.record) !== incarnationOf(record)) return false;
+  // A DELETE is removing it (its files first, its record last): what is left is that DELETE's to remove.
+  if (await beingDeleted(backend.records, workspace, current.record).catch(() => false)) return false;
   if (seeding) await backend.removeFiles(workspace).catch(() => undefined);
   await clearCounts(state, workspace).catch(() => undefined);
   await deleteRecord(backend.records, workspace, { ifVersion: current.version }).catch(() => undefined);

@@ -52,20 +52,31 @@ export async function initCounts(state: RegistryState, workspace: string, files:
   await state.options.ledger.init(workspace, counted.usage);
 }
 
+/** Make the place of a new workspace's files (see WorkspaceBackend.makeFiles). */
+export async function makeFilesOf(state: RegistryState, workspace: string): Promise<void> {
+  await state.options.backend.makeFiles?.(workspace);
+}
+
 /** A workspace's raw files through the guard: imports cannot write, and counts and exports do not see, the reserved `.toolwarden/`. */
 export async function filesOf(state: RegistryState, workspace: string): Promise<Storage> {
   return guardStorage(await state.options.backend.files(workspace));
 }
 
-/** What a quota storage of the workspace needs: its usage is counted from `files` the first time the ledger lacks it. */
-export function quotaOptions(state: RegistryState, workspace: string, files: Storage, quota: Quota): QuotaStorageOptions {
+/**
+ * What a quota storage of the workspace needs: its usage is counted from `files` the first time the ledger
+ * lacks it. With `incarnation`, "deleted" means that creation of the name is gone, even if another took its place.
+ */
+export function quotaOptions(state: RegistryState, workspace: string, files: Storage, quota: Quota, incarnation?: string): QuotaStorageOptions {
   const { backend, ledger } = state.options;
   return {
     workspace,
     quota,
     ledger,
     ensureUsage: () => initCounts(state, workspace, files),
-    deleted: async () => (await readRecord(backend.records, workspace)) === undefined,
+    deleted: async () => {
+      const found = await readRecord(backend.records, workspace);
+      return found === undefined || (incarnation !== undefined && incarnationOf(found.record) !== incarnation);
+    },
     // Only local storage has directories of its own (object stores and memory have none to count).
     ...(files.kind === "local" ? { directories: state.directories } : {}),
   };
@@ -87,7 +98,7 @@ export async function openStorage(state: RegistryState, workspace: string, recor
   const cached = state.opened.get(workspace);
   if (cached?.key === key) return cached.storage;
   const files = await filesOf(state, workspace);
-  const storage = quotaStorage(files, quotaOptions(state, workspace, files, record.quota));
+  const storage = quotaStorage(files, quotaOptions(state, workspace, files, record.quota, incarnationOf(record)));
   state.opened.set(workspace, { key, storage });
   return storage;
 }
