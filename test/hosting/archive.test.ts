@@ -162,6 +162,20 @@ describe("hostile archives are refused with a report and leave nothing", () => {
     expect(wrongType.status).toBe(415);
   });
 
+  test("an archive cut inside an entry (an interrupted upload) is refused as such, not as a server fault", async () => {
+    const tar = await tarOf({ "a.txt": "a".repeat(5000), "b.txt": "b\n" }, [], false);
+    const cut = tar.subarray(0, 512 + 3000); // a.txt's header and part of its body
+    for (const [body, type] of [
+      [cut, "application/x-tar"],
+      [await gzipBytes(cut), "application/gzip"],
+    ] as const) {
+      const result = await put("cut", body as BodyInit, type);
+      expect({ type, status: result.status, code: result.body.error.code }).toEqual({ type, status: 400, code: "INVALID_ARGUMENT" });
+      expect(result.body.error.message).toContain("not a valid archive");
+      await expectNothingLeft("cut");
+    }
+  });
+
   test("a plain tar works, and an archive into an existing workspace is refused without touching it", async () => {
     const tar = await tarOf(SEED, [], false);
     expect((await put("ok-plain", tar as BodyInit, "application/x-tar")).status).toBe(201);

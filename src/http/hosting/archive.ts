@@ -194,7 +194,13 @@ export async function importArchive(
         if (path !== "") declared.add(path);
         continue;
       }
-      const bytes = await readBody(entryBody, header.size);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBody(entryBody, header.size);
+      } catch (error) {
+        // The decoder fails an entry's body when the archive stops inside it: a refusal, not a fault.
+        throw error instanceof ArchiveRefusedError ? error : streamFailure(error, error);
+      }
       if (problems.length > 0) continue;
       await writes.add(header.name, path, bytes);
       report.files++;
