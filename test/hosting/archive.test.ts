@@ -150,6 +150,10 @@ describe("hostile archives are refused with a report and leave nothing", () => {
     );
     expect(result.status).toBe(413);
     expect(result.body.error.message).toContain("would add 60 bytes to the 60 bytes in use, over the limit of 100 bytes");
+    // Said to the admin who sent it, not in the agents' words ("tell your user this workspace is full").
+    expect(result.body.error.message).toContain("The archive does not fit workspace quota's quota: writing b.txt (60 bytes)");
+    expect(result.body.error.message).toContain("PUT it again with a larger quota (?maxBytes=N&maxFiles=N");
+    expect(result.body.error.message).not.toContain("tell your user");
     await expectNothingLeft("quota");
   });
 

@@ -12,7 +12,8 @@
  * runs alone in its workspace (it is rare: most writes land in directories
  * that exist), so two writes making the same directory count it once.
  */
-import { CodedError } from "../../errors.ts";
+import type { CodedError } from "../../errors.ts";
+import { QuotaExceededError } from "./ledger.ts";
 import { ancestorPaths } from "../../storage/path.ts";
 import type { Storage } from "../../storage/types.ts";
 
@@ -69,11 +70,13 @@ export async function missingParents(storage: Storage, path: string): Promise<st
 
 /** The LIMIT_EXCEEDED error of a write whose new directories would pass the cap; says nothing was written. */
 export function directoriesExceeded(workspace: string, path: string, adding: number, used: number, max: number): CodedError {
-  return new CodedError(
-    "LIMIT_EXCEEDED",
-    `Workspace "${workspace}" is over its quota: writing ${path} would make ${adding} new director${adding === 1 ? "y" : "ies"} ` +
-      `(${adding} missing parent${adding === 1 ? "" : "s"} of the path) to the ${used} in use, over the limit of ${max} directories ` +
-      `(a workspace holds as many directories as files). Nothing was written. To go on: write into a directory that exists (a shorter path); ` +
+  const detail =
+    `writing ${path} would make ${adding} new director${adding === 1 ? "y" : "ies"} ` +
+    `(${adding} missing parent${adding === 1 ? "" : "s"} of the path) to the ${used} in use, over the limit of ${max} directories ` +
+    "(a workspace holds as many directories as files)";
+  return new QuotaExceededError(
+    `Workspace "${workspace}" is over its quota: ${detail}. Nothing was written. To go on: write into a directory that exists (a shorter path); ` +
       "if the work needs more, tell your user this workspace is full (its quota is raised by whoever hosts it).",
+    detail,
   );
 }

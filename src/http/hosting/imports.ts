@@ -6,10 +6,11 @@
  * import's clean-up could run after a new workspace of the same name was
  * created, and its writes could land in it.
  */
+import { CodedError } from "../../errors.ts";
 import { FsError } from "../../storage/errors.ts";
 import { Cond, type Version } from "../../storage/types.ts";
 import { type ImportReport, importArchive } from "./archive.ts";
-import type { Quota } from "./ledger.ts";
+import { type Quota, QuotaExceededError } from "./ledger.ts";
 import { quotaStorage } from "./quota-storage.ts";
 import { type WorkspaceRecord, writeRecord } from "./records.ts";
 import type { ArchiveSource } from "./registry.ts";
@@ -61,6 +62,15 @@ export function deletedWhileImporting(workspace: string): FsError {
   );
 }
 
+/** The quota's refusal as the admin who PUT the archive needs it (the agents' wording sends them to their user). */
+function archiveOverQuota(workspace: string, error: QuotaExceededError): CodedError {
+  return new CodedError(
+    "LIMIT_EXCEEDED",
+    `The archive does not fit workspace ${workspace}'s quota: ${error.detail}. Nothing of it was kept and the workspace was not created. ` +
+      `PUT it again with a larger quota (?maxBytes=N&maxFiles=N; raising it above the default needs a global admin token), or with a smaller archive.`,
+  );
+}
+
 /** Seed a workspace whose record (`version`) says importing; registered so a DELETE stops it and waits for its clean-up. */
 export async function importInto(
   state: RegistryState,
@@ -83,7 +93,7 @@ export async function importInto(
     } catch (error) {
       const own = await cleanUpCreation(state, workspace, record, seeding);
       if (controller.signal.aborted || !own) throw deletedWhileImporting(workspace);
-      throw error;
+      throw error instanceof QuotaExceededError ? archiveOverQuota(workspace, error) : error;
     }
   })();
   const entry: RunningImport = {

@@ -8,6 +8,19 @@
  * and calls `init`, which keeps whichever count arrived first.
  */
 
+import { CodedError } from "../../errors.ts";
+
+/** A LIMIT_EXCEEDED of the quota, with what was over it said on its own (an import says it to the admin in other words). */
+export class QuotaExceededError extends CodedError {
+  constructor(
+    message: string,
+    /** What would pass the quota, e.g. `writing a.txt (60 bytes) would add 60 bytes to ...`. */
+    readonly detail: string,
+  ) {
+    super("LIMIT_EXCEEDED", message);
+  }
+}
+
 /** Bytes and files in a workspace. */
 export interface Usage {
   readonly bytes: number;

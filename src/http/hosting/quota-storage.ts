@@ -16,7 +16,7 @@ import { CodedError } from "../../errors.ts";
 import { FsError } from "../../storage/errors.ts";
 import { Cond, type ScanFileOptions, type StatResult, type Storage, type WriteCondition, type WriteResult } from "../../storage/types.ts";
 import { type DirectoryCounts, directoriesExceeded, missingParents } from "./directories.ts";
-import type { Quota, Usage, UsageLedger } from "./ledger.ts";
+import { type Quota, QuotaExceededError, type Usage, type UsageLedger } from "./ledger.ts";
 
 /** What {@link quotaStorage} needs. */
 export interface QuotaStorageOptions {
@@ -43,11 +43,12 @@ export function quotaExceeded(workspace: string, what: string, usage: Usage, del
   if (delta.files > 0 && usage.files + delta.files > quota.maxFiles) {
     parts.push(`${delta.files} file(s) to the ${usage.files} files in use, over the limit of ${quota.maxFiles} files`);
   }
-  return new CodedError(
-    "LIMIT_EXCEEDED",
-    `Workspace "${workspace}" is over its quota: ${what} would add ${parts.join(", and ")}. Nothing was written. ` +
+  const detail = `${what} would add ${parts.join(", and ")}`;
+  return new QuotaExceededError(
+    `Workspace "${workspace}" is over its quota: ${detail}. Nothing was written. ` +
       "To go on: make room by writing shorter content over files here, or write less; if the work needs more room, " +
       "tell your user this workspace is full (its quota is raised by whoever hosts it).",
+    detail,
   );
 }
 
