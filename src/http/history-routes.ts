@@ -258,8 +258,9 @@ export function mountHistory(app: Hono<AppEnv>, host: ToolHost): void {
       outcome = await revertEntries(recorder.storage, history, entries, { workspace: principal.workspace });
     }
     const changes = await recorder.changes();
+    // A revert refused on every file (a conflict, the quota) is in the log too: it was asked for and said no.
     const entry =
-      changes.length === 0
+      changes.length === 0 && outcome.conflicts.length === 0
         ? undefined
         : await history.append(
             auditEntryOf({

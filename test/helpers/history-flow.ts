@@ -152,6 +152,9 @@ export async function expectConflict(target: HistoryTarget): Promise<void> {
   expect(json.conflicts[0].diff).toMatch(/^- 2:[0-9a-f]{2}\|export const host = 'localhost';$/m);
   expect(json.conflicts[0].diff).toMatch(/^\+ 2:[0-9a-f]{2}\|export const host = '::1';$/m);
   expect(await target.bytes("src/app.ts")).toEqual(theirs);
+  // Refused on every file, the revert is still in the log: asked for, and what it said.
+  const log = await api(target, "/v1/audit?limit=1000", target.auditToken);
+  expect(log.json.entries.find((e) => e.id === json.change)).toMatchObject({ tool: "revert", code: "EDIT_CONFLICT", changes: [] });
 }
 
 /** Nothing under the reserved segment is reachable by view, write or search, and listings leave it out. */
