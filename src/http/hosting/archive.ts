@@ -16,7 +16,7 @@ import { createTarDecoder, createTarPacker, type TarHeader } from "modern-tar";
 import { CodedError } from "../../errors.ts";
 import { isCodedError } from "../../errors.ts";
 import { RESERVED_SEGMENT } from "../../storage/guard.ts";
-import { normalizeWorkspacePath } from "../../storage/path.ts";
+import { ancestorPaths, normalizeWorkspacePath } from "../../storage/path.ts";
 import { Cond, type Storage } from "../../storage/types.ts";
 
 /** Bounds of one import. */
@@ -159,7 +159,7 @@ export async function importArchive(
   const reader = decoder.readable.getReader();
 
   const writes = writeQueue(target);
-  const seen = new Set<string>();
+  const seen = seenNames();
   const problems: string[] = [];
   const report = { files: 0, bytes: 0 };
   const declared = new Set<string>(); // directory entries
@@ -271,7 +271,31 @@ function writeQueue(target: Storage) {
 }
 
 /** Why an entry is refused, or undefined when it may be written. */
-function entryProblem(header: TarHeader, seen: Set<string>, bytesSoFar: number, limits: ImportLimits): { text: string; limit?: boolean } | undefined {
+/** The names an import has seen so far: every path, the files, and the directories (declared, or holding an entry). */
+interface SeenNames {
+  readonly paths: Set<string>;
+  readonly files: Set<string>;
+  readonly dirs: Set<string>;
+}
+
+function seenNames(): SeenNames {
+  return { paths: new Set(), files: new Set(), dirs: new Set() };
+}
+
+/** Why `path` (a file when `file`) cannot sit beside what the archive already named: a file where a directory must be, or under one. */
+function shapeProblem(path: string, file: boolean, seen: SeenNames): string | undefined {
+  const parents = ancestorPaths(path);
+  const asFile = parents.find((dir) => seen.files.has(dir));
+  if (asFile !== undefined)
+    return `${JSON.stringify(path)} needs ${JSON.stringify(asFile)} to be a directory, but the archive has ${JSON.stringify(asFile)} as a file`;
+  if (file && seen.dirs.has(path)) return `${JSON.stringify(path)} is a file, but the archive also has entries under ${JSON.stringify(`${path}/`)}`;
+  if (file) seen.files.add(path);
+  else seen.dirs.add(path);
+  for (const dir of parents) seen.dirs.add(dir);
+  return undefined;
+}
+
+function entryProblem(header: TarHeader, seen: SeenNames, bytesSoFar: number, limits: ImportLimits): { text: string; limit?: boolean } | undefined {
   const name = JSON.stringify(header.name);
   const type = header.type ?? "file";
   if (type === "pax-global-header") return undefined;
@@ -282,8 +306,10 @@ function entryProblem(header: TarHeader, seen: Set<string>, bytesSoFar: number, 
   const checked = archivePath(header.name);
   if ("problem" in checked) return { text: checked.problem };
   if (checked.path !== "") {
-    if (seen.has(checked.path)) return { text: `${name} appears twice (duplicate names would overwrite each other)` };
-    seen.add(checked.path);
+    if (seen.paths.has(checked.path)) return { text: `${name} appears twice (duplicate names would overwrite each other)` };
+    seen.paths.add(checked.path);
+    const shape = shapeProblem(checked.path, type === "file", seen);
+    if (shape) return { text: shape };
   }
   const maxFile = limits.maxFileBytes ?? DEFAULT_IMPORT_LIMITS.maxFileBytes!;
   if (type === "file" && header.size > maxFile) {
