@@ -12,7 +12,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { localBackend } from "../../src/cli/hosting.ts";
 import type { NewAuditEntry } from "../../src/history/types.ts";
-import { createMemoryLedger, createWorkspaceRegistry } from "../../src/http/hosting/mod.ts";
+import { createMemoryLedger, createWorkspaceRegistry, prefixBackend } from "../../src/http/hosting/mod.ts";
+import { createMemoryStorage } from "../../src/storage/memory/mod.ts";
+import { prefixedStorage } from "../../src/storage/prefixed.ts";
 import { writeTombstone } from "../../src/http/hosting/records.ts";
 import { Cond } from "../../src/storage/types.ts";
 import { tempDir } from "../helpers/cli.ts";
@@ -95,12 +97,14 @@ describe("one incarnation of a workspace name never reaches the next", () => {
     const creating = registry.create("ws", {}).catch((error: unknown) => error);
     await removing;
     const created = await creating;
-    // Either the PUT came after the DELETE and created the name anew, or it was told to wait for the DELETE.
+    // The PUT came after the DELETE and created the name anew; or during it, and was told to wait; or
+    // before it began, and found the old workspace, which the DELETE then removed.
     if (created instanceof Error) {
       expect(created.message).toContain("is being deleted by a DELETE still running; PUT again once it has answered");
       await registry.create("ws", {});
-    } else {
-      expect((created as { created: boolean }).created).toBe(true);
+    } else if (!(created as { created: boolean }).created) {
+      expect(await registry.info("ws")).toBeUndefined();
+      await registry.create("ws", {});
     }
     const fresh = await registry.storage("ws");
     await fresh.write("kept.txt", text("new tenant\n"), Cond.ifAbsent);
@@ -118,5 +122,27 @@ describe("one incarnation of a workspace name never reaches the next", () => {
     await expect(put).rejects.toMatchObject({ code: "FS_ALREADY_EXISTS" });
     await expect(put).rejects.toThrow("workspace ws is being deleted by a DELETE still running; PUT again once it has answered");
     expect((await registry.info("ws"))?.quota.maxFiles).toBe(100);
+  });
+});
+
+describe("on an object store (a bucket's prefixes, no descriptors to fence with)", () => {
+  test("what a call in flight wrote after the DELETE is not adopted by the next workspace of the name", async () => {
+    const bucket = createMemoryStorage();
+    const registry = createWorkspaceRegistry({
+      backend: prefixBackend((prefix) => prefixedStorage(bucket, prefix.replace(/\/$/, ""))),
+      ledger: createMemoryLedger(),
+      defaultQuota: { maxBytes: 1 << 20, maxFiles: 100 },
+    });
+    await registry.create("ws", {});
+    const oldFiles = await registry.storage("ws");
+    await oldFiles.write("before.txt", text("old tenant\n"), Cond.ifAbsent);
+    await registry.remove("ws");
+    // The old call's write lands after the removal: an object store takes it.
+    await oldFiles.write("late.txt", text("old secret\n"), Cond.ifAbsent).catch(() => undefined);
+
+    const created = await registry.create("ws", {});
+    expect(created.info.usage).toEqual({ bytes: 0, files: 0 });
+    expect(await bucket.stat("ws/late.txt")).toBeNull();
+    expect(await bucket.stat("ws/before.txt")).toBeNull();
   });
 });

@@ -74,6 +74,17 @@ async function createNew(state: RegistryState, workspace: string, createOptions:
       );
     throw error;
   }
+  // A name deleted before starts empty. On an object store a call still in flight when it was deleted may
+  // have written after the removal (local storage fences those by descriptor): its files are not this one's.
+  if (tombstone) {
+    try {
+      await backend.removeFiles(workspace);
+    } catch (error) {
+      await createOptions.archive?.body.cancel().catch(() => undefined);
+      await cleanUpCreation(state, workspace, creating, false);
+      throw error;
+    }
+  }
   let imported: ImportReport | undefined;
   if (createOptions.archive) {
     imported = await importInto(state, workspace, creating, version, createOptions.archive);
