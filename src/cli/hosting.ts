@@ -64,12 +64,7 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
       let storage = opened.get(workspace);
       if (!storage) {
         const dir = join(real, workspace);
-        if (
-          !(await access(dir).then(
-            () => true,
-            () => false,
-          ))
-        ) {
+        if (!(await exists(dir))) {
           throw new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} has no files directory (deleted, or never created)`, { path: "" });
         }
         opened.set(workspace, (storage = await createLocalStorage(dir)));
@@ -96,6 +91,12 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
   };
 }
 
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
 /** Attempts to remove a trashed tree while calls still in flight finish writing into it. */
 const TRASH_ATTEMPTS = 5;
 
@@ -108,13 +109,7 @@ const TRASH_ATTEMPTS = 5;
 async function removeTrashed(trashed: string): Promise<void> {
   for (let attempt = 1; attempt <= TRASH_ATTEMPTS; attempt++) {
     await rm(trashed, { recursive: true, force: true }).catch(() => undefined);
-    if (
-      !(await access(trashed).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return;
+    if (!(await exists(trashed))) return;
     await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
   }
 }
@@ -154,12 +149,7 @@ function pinnedHistory(dir: string): Storage {
   const reading = async () => {
     if (made) return made;
     if (pin() === undefined) return NOTHING_RECORDED;
-    return (await access(place()).then(
-      () => true,
-      () => false,
-    ))
-      ? open()
-      : NOTHING_RECORDED;
+    return (await exists(place())) ? open() : NOTHING_RECORDED;
   };
   return lazyStorage("local", reading, open);
 }
