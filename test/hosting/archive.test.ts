@@ -87,7 +87,11 @@ describe("hostile archives are refused with a report and leave nothing", () => {
     ["a duplicate name", [file("README.md", "second")], "appears twice"],
     ["a backslash name", [file("a\\b.txt")], "backslash"],
     ["a file where the archive has a directory", [file("src/util", "a file")], '"src/util" is a file, but the archive also has entries under "src/util/"'],
-    ["an entry under a file", [file("README.md/notes.txt")], '"README.md/notes.txt" needs "README.md" to be a directory, but the archive has "README.md" as a file'],
+    [
+      "an entry under a file",
+      [file("README.md/notes.txt")],
+      '"README.md/notes.txt" needs "README.md" to be a directory, but the archive has "README.md" as a file',
+    ],
     ["a name under the reserved .toolwarden/", [file(".toolwarden/history/audit/forged.json", "{}")], "reserved"],
   ] as [string, TarEntry[], string][])("%s", async (_name, extra, expected) => {
     const ws = `bad-${Math.random().toString(36).slice(2, 8)}`;
