@@ -77,6 +77,8 @@ const TEMP_NAME_BYTES = 32;
  * sweep could not list them.
  */
 function checkSystemLength(path: string, realRoot: string): void {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most calls are decided without encoding anything.
+  if (3 * (path.length + realRoot.length) <= SYSTEM_PATH_BYTES - TEMP_NAME_BYTES - 1) return;
   const rootBytes = encoder.encode(realRoot).length;
   const pathBytes = encoder.encode(path).length;
   const most = SYSTEM_PATH_BYTES - TEMP_NAME_BYTES - rootBytes - 1;
