@@ -64,6 +64,8 @@ describe("batch_edit: an id from before the session's own edit, after another wr
     // The view it offers shows where the brace went; its id from there lands on pick()'s brace.
     const now = await readText(ctx.storage, "m.ts");
     expect(text).toContain('view {"path": "m.ts", "start": 7, "end": 14}');
+    // The pointer may be wrong after the other writer's change: a search by the line's text is offered too.
+    expect(text).toContain('view {"path": "m.ts", "content": "<text of the line>"} finds it');
     expectOk(await call(viewTool, { path: "m.ts", start: 7, end: 14 }, ctx));
     expectOk(await batch(ctx, "m.ts", [{ operation: "replace", start: idOf(now, 12), content: "} // end pick" }]));
     expect(await readText(ctx.storage, "m.ts")).toBe(now.replace("  return 2;\n}\n", "  return 2;\n} // end pick\n"));

@@ -170,7 +170,8 @@ export function ownLooseDoubtText(doc: TextDocument, id: LineIdRef, then: number
       `Lines ${a}-${b} now:`,
     indent(renderLines(doc, a, b, { maxLineChars: Math.min(maxLineChars, SHOWN_CHARS) }).text),
     `If that is the line you mean, send the operation again with "${id.text}" (shown here, it is a current id now). ` +
-      `Otherwise view where your edit put the other one and use its id from there: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}}`,
+      `Otherwise view where your edit put the other one and use its id from there: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${to}} ` +
+      `(the other writer may have moved it: if it is not there, view {"path": ${JSON.stringify(path)}, "content": "<text of the line>"} finds it).`,
   ].join("\n");
 }
 
