@@ -35,8 +35,10 @@
  * run under an in-process lock, so `ifVersion` is a true compare-and-swap
  * among callers of one storage instance. Across processes: `ifAbsent` is
  * atomic (link() fails with EEXIST if anyone created the target), each write
- * is atomic (readers see the old bytes or the new, never a mix), but an
- * `ifVersion` check and its rename are not atomic against other processes.
+ * is atomic (readers see the old bytes or the new, never a mix), and a
+ * check and its rename or unlink hold a lock file beside the target
+ * (./target-lock.ts), so toolwarden processes on one machine cannot
+ * interleave them.
  *
  * Versions are SHA-256 content hashes (see ../version.ts), so `stat` and the
  * `ifVersion` check read and hash the whole file (~1 ms per MiB).

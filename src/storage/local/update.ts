@@ -126,13 +126,16 @@ export async function deleteLocal(u: UpdateContext, path: string, options?: { if
       throw new FsError("FS_NOT_FOUND", `not found: ${path}`, { path });
     }
     if (!existing.isFile()) throw notRegular(path);
-    if (options?.ifVersion !== undefined) {
-      const current = localVersion((await readFile(u.ctx, path)).bytes);
-      if ((await current) !== options.ifVersion) throw stale(path);
-    }
+    const ifVersion = options?.ifVersion;
+    const check =
+      ifVersion === undefined
+        ? undefined
+        : async () => {
+            if ((await localVersion((await readFile(u.ctx, path)).bytes)) !== ifVersion) throw stale(path);
+          };
     // As in write: the blocks are freed by a later close, not inside the unlink.
     u.known.forget(knownKey(u.ctx.realRoot, path));
-    const held = unlinkEntry(u.ctx, resolved, path, resolved.entry === resolved.real);
+    const held = await unlinkEntry(u.ctx, resolved, path, resolved.entry === resolved.real, check);
     if (held !== undefined) closeLater(held);
   });
 }

@@ -22,6 +22,7 @@ import { fsErrorFromNode, nodeErrorCode } from "./node-errors.ts";
 import { READ_FLAGS } from "./read.ts";
 import type { LocalContext, Resolved } from "./resolve.ts";
 import { type FileStat, fstatFd } from "./stat.ts";
+import { lockTarget, type Unlock } from "./target-lock.ts";
 import { tempNameFor } from "./temp-name.ts";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -157,6 +158,7 @@ export async function replaceTarget(
   const name = existing ? basename(resolved.real) : basename(resolved.entry);
   let dirFd = openDirAt(ctx.rootFd, ctx.realRoot, dirReal, path);
   let held: number | undefined;
+  let unlock: Unlock | undefined;
   try {
     if (!existing) {
       // makeParents owns the descriptor from here (it closes it, even when it fails): never close it twice,
@@ -176,6 +178,9 @@ export async function replaceTarget(
         }
         if (hold) held = holdEntry(inDir, name);
       }
+      // Another server's check and rename of this file must not fall between ours (see ./target-lock.ts);
+      // link() below needs no lock: it never replaces.
+      if (condition.kind !== "ifAbsent") unlock = await lockTarget(inDir, name, path);
       await beforeRename();
     };
     const temp = await writeTemp(ctx, dirFd, name, bytes, existing, path, checks);
@@ -205,6 +210,7 @@ export async function replaceTarget(
     if (held !== undefined) fsSync.closeSync(held);
     throw error;
   } finally {
+    unlock?.();
     if (dirFd !== -1) closeDir(dirFd);
   }
   return { created: !existing, held };
@@ -222,19 +228,33 @@ function holdEntry(dirFd: number, name: string): number | undefined {
 /**
  * Unlink the entry named by `resolved` (a symlink itself, not its target,
  * like rm) through its held parent directory. With `hold`, the file is
- * opened first and returned for a later close.
+ * opened first and returned for a later close. `check` (a compare-and-swap)
+ * runs just before, holding the entry's lock across processes.
  */
-export function unlinkEntry(ctx: LocalContext, resolved: Resolved, path: string, hold: boolean): number | undefined {
+export async function unlinkEntry(
+  ctx: LocalContext,
+  resolved: Resolved,
+  path: string,
+  hold: boolean,
+  check?: () => Promise<void>,
+): Promise<number | undefined> {
   const dirFd = openDirAt(ctx.rootFd, ctx.realRoot, resolved.parent, path);
   const name = basename(resolved.entry);
-  const held = hold ? holdEntry(dirFd, name) : undefined;
+  let unlock: Unlock | undefined;
+  let held: number | undefined;
   try {
+    if (check) {
+      unlock = await lockTarget(dirFd, name, path);
+      await check();
+    }
+    held = hold ? holdEntry(dirFd, name) : undefined;
     fsSync.unlinkSync(at(dirFd, name));
     return held;
   } catch (error) {
     if (held !== undefined) fsSync.closeSync(held);
     throw fsErrorFromNode(error, "unlink", path);
   } finally {
+    unlock?.();
     closeDir(dirFd);
   }
 }
