@@ -34,6 +34,8 @@ describe("lock files, pure parts", () => {
     expect(isStale(undefined, 5, self, dead)).toBe(false);
     expect(isStale({ pid: 7, host: "h2" }, STALE_LOCK_MS + 1, self, alive)).toBe(true);
     expect(isStale(undefined, STALE_LOCK_MS + 1, self, alive)).toBe(true);
+    // A host that could not be named names no machine: only the age counts.
+    expect(isStale({ pid: 7, host: "" }, 5, { pid: 1000, host: "" }, dead)).toBe(false);
   });
 
   test("lock names are reserved like temp names, and stay under NAME_MAX", () => {

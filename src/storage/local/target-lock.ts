@@ -32,9 +32,19 @@ export interface LockHolder {
   readonly host: string;
 }
 
+let own: LockHolder | undefined;
+
 /** What this process writes into its lock files. */
 export function ownHolder(): LockHolder {
-  return { pid: process.pid, host: hostname() };
+  if (own) return own;
+  let host = "";
+  try {
+    host = hostname().replace(/\s/g, "");
+  } catch {
+    // Not allowed to ask (a sandboxed runtime): then no pid of ours is judged, only a lock's age.
+  }
+  own = { pid: process.pid, host };
+  return own;
 }
 
 /** The holder a lock file's text names, if it names one. */
@@ -51,7 +61,7 @@ export function isStale(holder: LockHolder | undefined, ageMs: number, self: Loc
   if (ageMs > STALE_LOCK_MS) return true;
   // A pid means something only on the host that wrote it (and its pid namespace: a different host name
   // is the usual sign of another container); an unreadable file is one being written: wait.
-  return holder !== undefined && holder.host === self.host && holder.pid !== self.pid && !alive(holder.pid);
+  return holder !== undefined && holder.host !== "" && holder.host === self.host && holder.pid !== self.pid && !alive(holder.pid);
 }
 
 function pidAlive(pid: number): boolean {
