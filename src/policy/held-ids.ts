@@ -205,7 +205,14 @@ export type HeldCheck =
    * elsewhere after another writer's change (in doubt). `shift`, when one
    * offset fits best, is where they are now (target + shift).
    */
-  | { readonly kind: "moved"; readonly shift?: number };
+  | { readonly kind: "moved"; readonly shift?: number }
+  /**
+   * Another writer removed `count` lines at or just below the target that
+   * read the same as its last lines: the file is the same whether the copy
+   * removed was the one below or the target itself, so a replace or delete
+   * may do again what was already done.
+   */
+  | { readonly kind: "removed"; readonly count: number };
 
 /** Widest reach of held lines compared either side of a target, when nearer ones fit elsewhere as well (repetitive code). */
 export const HELD_REACH = 64;
@@ -230,7 +237,23 @@ export function checkHeld(
   count: number,
   first: number,
   last: number,
-  options: { readonly changedSinceView?: boolean; readonly version?: string } = {},
+  options: { readonly changedSinceView?: boolean; readonly version?: string; readonly removes?: boolean } = {},
+): HeldCheck {
+  const placed = checkPlace(held, hashes, count, first, last, options);
+  // Only a replace or delete can repeat a removal: an insert next to the one copy left adds its lines all the same.
+  if (placed.kind !== "ok" || !options.removes || options.changedSinceView === false) return placed;
+  if (options.version !== undefined && shownNowAround(held, hashes, count, first, last, options.version)) return placed;
+  const removed = removedAtTarget(held, hashes, count, last);
+  return removed === undefined ? placed : { kind: "removed", count: removed };
+}
+
+function checkPlace(
+  held: HeldIds,
+  hashes: ArrayLike<number>,
+  count: number,
+  first: number,
+  last: number,
+  options: { readonly changedSinceView?: boolean; readonly version?: string },
 ): HeldCheck {
   const changedSinceView = options.changedSinceView ?? true;
   const changed: number[] = [];
@@ -279,6 +302,40 @@ export function checkHeld(
     }
     shifts = scored.filter(([, n]) => n >= here - 1).map(([shift]) => shift);
   }
+}
+
+/** Most lines a removal at a target is looked for: a doubled line, a small block. */
+export const REMOVED_MAX = 8;
+
+/**
+ * The number of lines another writer removed right below `last` (the
+ * target's last line), when those read the same as the lines that end the
+ * target: held line `last + k` has `last`'s hash, and the held lines below
+ * `last` all fit the file `k` lines up, at least two of them (or one at the
+ * file's end) not at their place. Then removing the target's own lines gives
+ * the same file, and which copy is left cannot be told. A removal below lines
+ * that read otherwise is a change next to the target, not a doubt.
+ */
+export function removedAtTarget(held: HeldIds, hashes: ArrayLike<number>, count: number, last: number): number | undefined {
+  const own = heldAt(held, last);
+  if (own === undefined) return undefined;
+  for (let k = 1; k <= REMOVED_MAX; k++) {
+    if (heldAt(held, last + k) !== own) continue;
+    let moved = 0; // held lines below that fit k lines up but not at their place
+    let reached = 0; // the file's line the last held line checked fits at
+    for (let line = last + 1; line <= last + HELD_REACH && moved < 2; line++) {
+      const h = heldAt(held, line);
+      if (h === undefined) break;
+      if (line - k < 1 || line - k > count || hashes[line - k - 1] !== h) {
+        moved = -1;
+        break;
+      }
+      if (line > count || hashes[line - 1] !== h) moved++;
+      reached = line - k;
+    }
+    if (moved >= 2 || (moved === 1 && reached === count)) return k;
+  }
+  return undefined;
 }
 
 /** Whether every line of `first..last` was shown from `version` (the file there now) and still reads so. */

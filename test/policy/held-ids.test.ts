@@ -1,6 +1,6 @@
 /** The line ids a session holds (pure): recording, moving with its own edits, bounds, and the check. */
 import { describe, expect, test } from "bun:test";
-import { checkHeld, HELD_NEIGHBOURS, heldAfterEdit, heldAt, hold, holdSpans, isHeldIds, MAX_HELD_LINES } from "../../src/policy/held-ids.ts";
+import { checkHeld, HELD_NEIGHBOURS, heldAfterEdit, heldAt, hold, holdSpans, isHeldIds, MAX_HELD_LINES, removedAtTarget } from "../../src/policy/held-ids.ts";
 
 const bytes = (...xs: number[]) => Uint8Array.from(xs);
 
@@ -131,6 +131,29 @@ describe("held ids: the check", () => {
     expect(checkHeld(held, file(1, 7, 7, 4), 4, 3, 3, { changedSinceView: false })).toEqual({ kind: "ok" });
     // Shown from the version there now: nothing can have moved it.
     expect(checkHeld(hold(undefined, 3, bytes(7), "v2"), file(1, 7, 7, 4), 4, 3, 3, { version: "v2" })).toEqual({ kind: "ok" });
+  });
+
+  test("a copy of the target removed right below it: a replace or delete is in doubt (the target may be the copy removed), an insert is not", () => {
+    // Held: a b b c d; now a b c d (one b removed): line 2 still reads b.
+    const held = hold(undefined, 1, bytes(1, 2, 2, 3, 4));
+    expect(checkHeld(held, file(1, 2, 3, 4), 4, 2, 2, { removes: true })).toEqual({ kind: "removed", count: 1 });
+    expect(checkHeld(held, file(1, 2, 3, 4), 4, 2, 2)).toEqual({ kind: "ok" });
+    expect(checkHeld(held, file(1, 2, 3, 4), 4, 2, 2, { removes: true, changedSinceView: false })).toEqual({ kind: "ok" });
+    // Shown from the version there now (the refusal's excerpt): taken as meant.
+    const shown = hold(held, 1, bytes(1, 2, 3, 4), "v2");
+    expect(checkHeld(shown, file(1, 2, 3, 4), 4, 2, 2, { removes: true, version: "v2" })).toEqual({ kind: "ok" });
+    // A two-line block { } of three, one removed: the range over the first is in doubt.
+    expect(removedAtTarget(hold(undefined, 1, bytes(1, 5, 6, 5, 6, 5, 6, 9)), file(1, 5, 6, 5, 6, 9), 6, 3)).toBe(2);
+  });
+
+  test("a removal that does not make the target read like the line below it is a change next to it, not a doubt", () => {
+    // Held: a b c d e; now a b d e (c removed): b is still b.
+    expect(removedAtTarget(hold(undefined, 1, bytes(1, 2, 3, 4, 5)), file(1, 2, 4, 5), 4, 2)).toBeUndefined();
+    // A copy removed, but the lines below do not fit one line up (something else changed there): no claim.
+    expect(removedAtTarget(hold(undefined, 1, bytes(1, 2, 2, 3, 4)), file(1, 2, 8, 9), 4, 2)).toBeUndefined();
+    // One held line of evidence (nothing held past it) is not enough, unless it is the file's end.
+    expect(removedAtTarget(hold(undefined, 1, bytes(1, 2, 2)), file(1, 2, 3, 7), 4, 2)).toBeUndefined();
+    expect(removedAtTarget(hold(undefined, 1, bytes(1, 2, 2)), file(1, 2), 2, 2)).toBe(1);
   });
 
   test("lines not held are not checked (unknown is not evidence)", () => {

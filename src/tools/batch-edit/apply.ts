@@ -200,7 +200,7 @@ function heldFailure(
 ): { failure: OpFailure; shown: LineSpan[] } | undefined {
   const lines = namedLines(op);
   if (!lines) return undefined;
-  const check = checkHeld(held, doc.hashes, doc.lines.length, lines.first, lines.last, since);
+  const check = checkHeld(held, doc.hashes, doc.lines.length, lines.first, lines.last, { ...since, removes: op.kind !== "insert" });
   if (check.kind === "ok") return undefined;
   const shown: LineSpan[] = [[Math.max(1, lines.first - STALE_CONTEXT), lines.last + STALE_CONTEXT]];
   let ready: string | undefined;

@@ -225,6 +225,7 @@ export function heldRefusalText(
       `If the operation is still what you mean over these lines as they are now, send it again (these ids are now the ones you hold).`,
     ].join("\n");
   }
+  if (check.kind === "removed") return removedText(check.count);
   const shift = check.shift;
   const out = [
     shift === undefined
@@ -240,6 +241,18 @@ export function heldRefusalText(
   }
   out.push(`Otherwise send the operation with the ids shown above (they are now the ones you hold).`);
   return out.join("\n");
+
+  function removedText(count: number): string {
+    const lines = count === 1 ? "a line" : `${count} lines`;
+    const ends = what.first === what.last ? span : `the end of ${span}`;
+    return [
+      `${what.label}: the id at ${span} still verifies, but the lines you were shown just below it are now ${count} line${count === 1 ? "" : "s"} up: ` +
+        `another writer removed ${lines} there since that read the same as ${ends}, so ${count === 1 ? "the line you meant may be the one" : "the lines you meant may be the ones"} ` +
+        `already removed, and this operation would do its work again on the copy that is left. Nothing was written.`,
+      excerpt(what.first, what.last),
+      `If the operation is still what you mean over these lines as they are now, send it again (these ids are now the ones you hold).`,
+    ].join("\n");
+  }
 }
 
 /** The refusal of a bare line number, naming that line's current id. */
