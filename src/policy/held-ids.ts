@@ -304,6 +304,29 @@ function checkPlace(
   }
 }
 
+/**
+ * For a line whose id no longer verifies, how many held lines around it
+ * (not the line itself) read in the file `shift` lines away, for each of
+ * `shifts` (where lines with its hash are now): the held context of the
+ * place the line moved to fits there. Like {@link checkHeld}, the comparison
+ * reaches farther out, up to {@link HELD_REACH} lines, while the best shift
+ * is tied. Reading outside what the caller loaded may throw.
+ */
+export function heldFits(held: HeldIds, hashes: ArrayLike<number>, count: number, line: number, shifts: readonly number[]): Map<number, number> {
+  const around = (reach: number) => probesAround(held, line, line, reach).filter(([l]) => l !== line);
+  const fit = (probes: [number, number][], shift: number) =>
+    probes.filter(([l, h]) => l + shift >= 1 && l + shift <= count && hashes[l + shift - 1] === h).length;
+  let probes = around(HELD_NEIGHBOURS);
+  for (let reach = HELD_NEIGHBOURS; ; reach *= 2) {
+    const scores = new Map(shifts.map((shift) => [shift, fit(probes, shift)]));
+    const best = Math.max(0, ...scores.values());
+    if ([...scores.values()].filter((n) => n === best).length <= 1 || reach * 2 > HELD_REACH) return scores;
+    const wider = around(reach * 2);
+    if (wider.length === probes.length) return scores;
+    probes = wider;
+  }
+}
+
 /** Most lines a removal at a target is looked for: a doubled line, a small block. */
 export const REMOVED_MAX = 8;
 

@@ -1,6 +1,17 @@
 /** The line ids a session holds (pure): recording, moving with its own edits, bounds, and the check. */
 import { describe, expect, test } from "bun:test";
-import { checkHeld, HELD_NEIGHBOURS, heldAfterEdit, heldAt, hold, holdSpans, isHeldIds, MAX_HELD_LINES, removedAtTarget } from "../../src/policy/held-ids.ts";
+import {
+  checkHeld,
+  HELD_NEIGHBOURS,
+  heldAfterEdit,
+  heldAt,
+  heldFits,
+  hold,
+  holdSpans,
+  isHeldIds,
+  MAX_HELD_LINES,
+  removedAtTarget,
+} from "../../src/policy/held-ids.ts";
 
 const bytes = (...xs: number[]) => Uint8Array.from(xs);
 
@@ -154,6 +165,24 @@ describe("held ids: the check", () => {
     // One held line of evidence (nothing held past it) is not enough, unless it is the file's end.
     expect(removedAtTarget(hold(undefined, 1, bytes(1, 2, 2)), file(1, 2, 3, 7), 4, 2)).toBeUndefined();
     expect(removedAtTarget(hold(undefined, 1, bytes(1, 2, 2)), file(1, 2), 2, 2)).toBe(1);
+  });
+
+  test("where a stale line moved: the shift that makes its held neighbours fit scores highest; nothing held scores nothing", () => {
+    // Held: i _ a{ r } _ b{ r }; now two lines on top: r (hash 4) at 6 and 10, line 8 the id's.
+    const held = hold(undefined, 1, bytes(1, 2, 3, 4, 5, 2, 6, 4, 5));
+    const now = file(8, 9, 1, 2, 3, 4, 5, 2, 6, 4, 5);
+    expect(heldFits(held, now, 11, 8, [-2, 2])).toEqual(
+      new Map([
+        [-2, 2],
+        [2, 3],
+      ]),
+    );
+    expect(heldFits(hold(undefined, 8, bytes(4)), now, 11, 8, [-2, 2])).toEqual(
+      new Map([
+        [-2, 0],
+        [2, 0],
+      ]),
+    );
   });
 
   test("lines not held are not checked (unknown is not evidence)", () => {

@@ -141,7 +141,7 @@ export function verifyBatch(
     }
     verified.push(toEdit(op, doc.lines.length));
   }
-  const repair = repairBatch(doc, bad, changed, options.own);
+  const repair = repairBatch(doc, bad, changed, options.own, options.held);
   for (const b of bad) {
     const stale = badIdFailure(doc, ops, b, repair, path, maxLineChars, changed, options.raw, movedByOwnEdit(options, b.check.id));
     failures.push(stale.failure);
@@ -297,7 +297,7 @@ function badIdFailure(
     message +=
       `\nIf it is an id from before your own edit of this file: that edit moved the line you viewed as line ${b.check.id.line} to line ${then}, ` +
       `and another writer has changed the file since; look there and use its id: view {"path": ${JSON.stringify(path)}, "start": ${from}, "end": ${Math.max(from, to)}}`;
-  } else if (!fix.fix && top && soleBad && repair.shift === undefined) {
+  } else if (!fix.fix && top && soleBad && repair.shift === undefined && !fix.unsure) {
     const moved = plausible(
       op,
       withIds(op, new Map([[b.field, { line: top.line, hash: b.check.id.hash, text: `${top.line}:${b.check.id.text.split(":")[1]}` }]])),

@@ -104,6 +104,9 @@ export function staleIdText(
       ? `Lines with hash ${formatHash(id.hash)} near it now (the line you read may have moved to one of them; check its text):`
       : `Lines with hash ${formatHash(id.hash)} near it (if you copied the id from one of these, use its id):`;
     out.push(lead);
+    // The held lines around it pick the first candidate only when it alone fits them best.
+    const [top, next] = [moved[0].held ?? 0, moved[1]?.held ?? 0];
+    const heldPick = changed && !repair.unsure && top > 0 && (moved[1] === undefined || next < top);
     for (const c of moved) {
       const fit =
         c.fits === undefined || !changed
@@ -112,6 +115,13 @@ export function staleIdText(
             ? `; fits the shift of ${signed(c.shift)} that explains every stale id in this batch`
             : "; does not fit the shift of the other stale ids: probably an unrelated line with the same 2-hex hash";
       out.push(`  ${renderLine(c.line, id.hash, doc.lines[c.line - 1], Math.min(maxLineChars, SHOWN_CHARS))}   (${distance(c.line, id.line)}${fit})`);
+    }
+    if (heldPick && moved.length > 1) {
+      out.push(
+        `The lines you were shown around it are now around ${formatId(moved[0].line, id.hash)}, not around the others: it is most likely the line you read.`,
+      );
+    } else if (changed && repair.unsure && !repair.fix) {
+      out.push(`What you were shown around it does not tell which of these is the line you read: send the operation with the id of the one you mean.`);
     }
     const nearest = moved[0].line;
     if (Math.abs(nearest - id.line) <= NEAR) {

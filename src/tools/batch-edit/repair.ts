@@ -12,6 +12,13 @@
  *   the same hash nearby proves little (1 in 256 per line); at least two
  *   different ids must agree. Candidates that fit that shift rank first;
  *   the others are named as likely unrelated.
+ * - Candidates rank by the lines the session holds around the id: the
+ *   shift that makes them fit the file names the place the line moved to
+ *   (`heldFits`), and the nearer line breaks a tie only of what was held.
+ *   When nothing tells the best candidate from the next, or the candidate
+ *   reads as what the session was shown at its own number (it may be that
+ *   line, and the id's the copy another writer removed), it is not offered
+ *   ready to send.
  * - A wrong id on a file exactly as the session viewed it, whose hash no
  *   line within {@link NEAR_MISS} lines has, was mistyped: the line number
  *   is taken, and its real id given (a line farther off with the hash is a
@@ -23,6 +30,7 @@
  *   method); otherwise nothing is sure, and both are shown.
  */
 
+import { type HeldIds, heldAt, heldFits } from "../../policy/held-ids.ts";
 import { viewedLineNow } from "../../policy/own-edits.ts";
 import type { OwnEdits } from "../../policy/types.ts";
 import { formatId } from "../../text/ids.ts";
@@ -47,6 +55,8 @@ export interface Candidate {
   readonly shift: number;
   /** Whether `shift` explains every stale id of the batch; undefined when the batch has only one. */
   readonly fits?: boolean;
+  /** How many lines the session holds around the id read as held `shift` lines away (when the file changed and held lines are known). */
+  readonly held?: number;
 }
 
 /** What is known about one bad id. */
@@ -54,8 +64,10 @@ export interface IdRepair {
   /** The id to use instead, when sure enough to put it in a call ready to send. */
   readonly fix?: LineIdRef;
   readonly reason?: "bare" | "mistyped" | "shift" | "own-edit";
-  /** Lines with the id's hash near it, best first (fitting the batch's shift, then nearest). */
+  /** Lines with the id's hash near it, best first (fitting the batch's shift, then the held lines around it, then nearest). */
   readonly candidates: readonly Candidate[];
+  /** The first candidate is not told from another (see the module comment): no operation on it is offered ready to send. */
+  readonly unsure?: boolean;
 }
 
 /** The repairs of every bad id of a batch. */
@@ -76,7 +88,7 @@ function idAt(doc: Lines, line: number): LineIdRef {
 }
 
 /** Work out every bad id of a batch (see the module comment). */
-export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView: boolean, own?: OwnEdits): BatchRepair {
+export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView: boolean, own?: OwnEdits, held?: HeldIds): BatchRepair {
   const n = doc.lines.length;
   const ids = new Map<BadId, IdRepair>();
   const hashed = bad.filter((b) => b.check.kind !== "bare");
@@ -104,13 +116,29 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
       continue;
     }
     const lines = found.get(id.text) ?? [];
-    const candidates = lines
+    // On a file as viewed nothing moved: what is held is the file, and says nothing of where a line went.
+    const fits =
+      held && changedSinceView
+        ? heldFits(
+            held,
+            doc.hashes,
+            n,
+            id.line,
+            lines.map((l) => l - id.line),
+          )
+        : undefined;
+    const ranked = lines
       .map((line): Candidate => {
         const s = line - id.line;
-        return distinct >= 2 ? { line, shift: s, fits: support.get(s) === distinct } : { line, shift: s };
+        const score = fits ? { held: fits.get(s) ?? 0 } : {};
+        return distinct >= 2 ? { line, shift: s, fits: support.get(s) === distinct, ...score } : { line, shift: s, ...score };
       })
-      .sort((a, c) => Number(c.fits ?? false) - Number(a.fits ?? false) || Math.abs(a.shift) - Math.abs(c.shift) || a.line - c.line)
-      .slice(0, CANDIDATE_LIMIT);
+      .sort(
+        (a, c) =>
+          Number(c.fits ?? false) - Number(a.fits ?? false) || (c.held ?? 0) - (a.held ?? 0) || Math.abs(a.shift) - Math.abs(c.shift) || a.line - c.line,
+      );
+    const candidates = ranked.slice(0, CANDIDATE_LIMIT);
+    const unsure = isUnsure(ranked, held && changedSinceView ? held : undefined, id);
     const viewed = ownEditFix(doc, own, id);
     if (viewed !== undefined) {
       ids.set(b, { fix: idAt(doc, viewed), reason: "own-edit", candidates });
@@ -119,10 +147,18 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
     } else if (shift !== undefined) {
       ids.set(b, { fix: idAt(doc, id.line + shift), reason: "shift", candidates });
     } else {
-      ids.set(b, { candidates });
+      ids.set(b, unsure ? { candidates, unsure } : { candidates });
     }
   }
   return { shift, ids };
+}
+
+/** Whether the first of `ranked` is not told apart from the next, or may be the line held at its own number (see the module comment). */
+function isUnsure(ranked: readonly Candidate[], held: HeldIds | undefined, id: LineIdRef): boolean {
+  const [top, next] = ranked;
+  if (!top) return false;
+  if (held && heldAt(held, top.line) === id.hash) return true;
+  return next !== undefined && (next.fits ?? false) === (top.fits ?? false) && next.held === top.held && Math.abs(next.shift) === Math.abs(top.shift);
 }
 
 /**

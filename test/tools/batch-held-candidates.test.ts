@@ -1,0 +1,77 @@
+/**
+ * A stale id with several lines of its hash near it: the operation offered
+ * ready to send goes to the one the lines the session was shown around the
+ * id fit (the shift they moved by), not to the nearest or the first; when
+ * what was held does not tell them apart, none is offered, and every
+ * candidate is listed with its id, so the model names the one it means.
+ */
+import { describe, expect, test } from "bun:test";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
+import { viewTool } from "../../src/tools/view/run.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
+import { makeContext, readText, seed } from "../helpers/tool-context.ts";
+import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
+
+type Op = Record<string, unknown>;
+const batch = (ctx: ToolContext, path: string, operations: Op[]) => call(batchEditTool, { path, operations }, ctx);
+
+async function viewed(path: string, text: string, range?: { start: number; end: number }): Promise<ToolContext> {
+  const ctx = makeContext();
+  await seed(ctx.storage, { [path]: text });
+  expectOk(await call(viewTool, { path, ...range }, ctx));
+  return ctx;
+}
+
+/** Another writer (not this session) replaces the file's content; the bytes and version after it. */
+async function otherWriter(ctx: ToolContext, path: string, text: string) {
+  await seed(ctx.storage, { [path]: text });
+  return { bytes: await bytesOf(ctx.storage, path), version: (await ctx.storage.stat(path))!.version! };
+}
+
+/** The operation a refusal offers ("send this operation: {...}"). */
+function offeredOp(text: string): Op | undefined {
+  const m = /send this operation: (\{.*\})$/m.exec(text);
+  return m ? JSON.parse(m[1]) : undefined;
+}
+
+const TWO = "import x from 'y';\n\nfunction a() {\n  return 1;\n}\n\nfunction b() {\n  return 1;\n}\n";
+const HEADED = `// header\n// more\n${TWO}`;
+
+describe("batch_edit: which line a stale id moved to, by what the session was shown around it", () => {
+  test("two equal lines equally far: the one whose held neighbours fit is offered, and the offered call edits it", async () => {
+    const ctx = await viewed("a.ts", TWO);
+    await otherWriter(ctx, "a.ts", HEADED);
+    // 8:.. is `return 1;` in b() as viewed; lines 6 (in a()) and 10 (in b()) both read so now.
+    const text = expectFail(await batch(ctx, "a.ts", [{ operation: "replace", start: idOf(TWO, 8), content: "  return 2;" }]), "EDIT_STALE_LINE_ID");
+    expect(text).toContain(`now around ${idOf(HEADED, 10)}`);
+    const op = offeredOp(text);
+    expect(op).toEqual({ operation: "replace", start: idOf(HEADED, 10), content: "  return 2;" });
+    expectOk(await batch(ctx, "a.ts", [op!]));
+    expect(await readText(ctx.storage, "a.ts")).toBe(HEADED.replace("function b() {\n  return 1;", "function b() {\n  return 2;"));
+  });
+
+  test("nothing held around the id tells two equally far lines apart: no operation is offered; both are listed, and one sent by its id lands", async () => {
+    // Only line 8 was shown (a ranged view of one line).
+    const ctx = await viewed("a.ts", TWO, { start: 8, end: 8 });
+    const before = await otherWriter(ctx, "a.ts", HEADED);
+    const text = expectFail(await batch(ctx, "a.ts", [{ operation: "replace", start: idOf(TWO, 8), content: "  return 2;" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "a.ts", before);
+    expect(offeredOp(text)).toBeUndefined();
+    expect(text).toContain(`${idOf(HEADED, 6)}|  return 1;`);
+    expect(text).toContain(`${idOf(HEADED, 10)}|  return 1;`);
+    expect(text).toContain("does not tell which of these is the line you read");
+    expectOk(await batch(ctx, "a.ts", [{ operation: "replace", start: idOf(HEADED, 10), content: "  return 2;" }]));
+    expect(await readText(ctx.storage, "a.ts")).toBe(HEADED.replace("function b() {\n  return 1;", "function b() {\n  return 2;"));
+  });
+
+  test("a copy removed by another writer: the line left reads as what was shown at its own number, so deleting it is not offered", async () => {
+    const src = "import { a } from './a';\nimport { b } from './b';\nimport { b } from './b';\nimport { c } from './c';\n\nexport default [a, b, c];\n";
+    const ctx = await viewed("m.ts", src);
+    const before = await otherWriter(ctx, "m.ts", src.replace("import { b } from './b';\n", ""));
+    // 3:.. is the second copy as viewed; line 2 now reads the same, and was shown so at line 2.
+    const text = expectFail(await batch(ctx, "m.ts", [{ operation: "delete", start: idOf(src, 3) }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "m.ts", before);
+    expect(offeredOp(text)).toBeUndefined();
+    expect(text).not.toContain("Corrected batch");
+  });
+});
