@@ -92,7 +92,7 @@ export function describeIssues(schema: v.GenericSchema, issues: readonly v.BaseI
       if (issue.expected === "never") {
         if (objectsWithUnknownKeysReported.has(last.input)) continue;
         objectsWithUnknownKeysReported.add(last.input);
-        problems.push(unknownKeysProblem(keys.slice(0, -1), last.key, last.input, entries));
+        problems.push(unknownKeysProblem(keys.slice(0, -1), last.key, last.input, entries, parent));
       } else {
         const entry = entries?.[String(last.key)];
         const expected = entry ? describeSchema(entry) : undefined;
@@ -283,6 +283,7 @@ function unknownKeysProblem(
   firstKey: unknown,
   parentInput: unknown,
   entries: Readonly<Record<string, SchemaNode>> | undefined,
+  parent: SchemaNode | undefined,
 ): Problem {
   const allowed = entries ? Object.keys(entries) : [];
   const unknown =
@@ -300,13 +301,47 @@ function unknownKeysProblem(
     .filter(([, s], _, all) => all.filter(([, t]) => t === s).length === 1);
   const hints = renames.map(([k, s]) => `\`${k}\` -> \`${s}\``);
   const allowedText = allowed.length ? `; accepted fields here: ${allowed.join(", ")}` : "";
-  const fixed = renames.length === unknown.length && isRecord(parentInput) ? renamedObject(parentInput, new Map(renames)) : undefined;
+  // The values under renamed fields are repaired too (`edits: [{op, line, text}]`): else the object offered is refused again.
+  const fixed = renames.length === unknown.length && isRecord(parentInput) ? repairedDeep(parent, renamedObject(parentInput, new Map(renames))) : undefined;
   const hintText = hints.length ? `. Did you mean ${hints.join(", ")}?${fixed ? ` As it should be: ${shortJson(fixed, 4000)}` : ""}` : "";
   if (unknown.length === 1) {
     return { path: formatPath([...parentKeys, unknown[0]]), text: `unknown field${allowedText}${hintText}` };
   }
   const list = unknown.map((k) => `\`${k}\``).join(", ");
   return { path: formatPath(parentKeys), text: `unknown fields ${list}${allowedText}${hintText}` };
+}
+
+/**
+ * `value` with misnamed fields renamed where the schema says what was meant,
+ * at every depth: a variant's discriminator under another name, and any
+ * unknown field one accepted field is meant by. Best effort: what cannot be
+ * told is left as it is, for validation to name.
+ */
+function repairedDeep(schema: SchemaNode | undefined, value: unknown): unknown {
+  const node = unwrap(schema);
+  if (!node) return value;
+  if (Array.isArray(value)) return node.item ? value.map((item) => repairedDeep(node.item, item)) : value;
+  if (!isRecord(value)) return value;
+  let fixed = value;
+  if (node.type === "variant" && node.key !== undefined && !Object.hasOwn(value, node.key)) {
+    const key = node.key;
+    const wrong = Object.keys(value).find((k) => DISCRIMINATOR_ALIASES.has(k) && pickVariantOption(node, { [key]: value[k] }) !== undefined);
+    if (wrong !== undefined) {
+      fixed = { [key]: value[wrong] };
+      for (const [k, v] of Object.entries(value)) if (k !== wrong) fixed[k] = v;
+    }
+  }
+  const entries = resolve(node, fixed)?.entries;
+  if (!entries) return fixed;
+  const allowed = Object.keys(entries).filter((k) => !Object.hasOwn(fixed, k));
+  const renames = Object.keys(fixed)
+    .filter((k) => !Object.hasOwn(entries, k))
+    .map((k) => [k, intendedField(k, allowed)] as const)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
+    .filter(([, t], _, all) => all.filter(([, u]) => u === t).length === 1);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(renamedObject(fixed, new Map(renames)))) out[k] = repairedDeep(entries[k], v);
+  return out;
 }
 
 /** `input` with keys renamed, in their places. */

@@ -229,6 +229,16 @@ describe("names models use by meaning, and arguments sent as JSON text (batch_ed
     expect(text).toContain(`As it should be: ${JSON.stringify({ path: "a.ts", operations: ops })}`);
   });
 
+  test("`edits` holding `{op, line, text}`: the call offered renames inside it too, and validates as sent", () => {
+    const sent = { path: "a.ts", edits: [{ op: "replace", line: "3:5f", text: "x" }] };
+    const text = problemsFor(sent, batch);
+    expect(text).toContain("`edits` -> `operations`");
+    const offered = JSON.parse(text.slice(text.indexOf("As it should be: ") + 17, text.indexOf("\n", text.indexOf("As it should be: "))));
+    expect(offered.operations).toEqual(ops);
+    // What the model sent is not changed by the repair.
+    expect(sent.edits[0]).toEqual({ op: "replace", line: "3:5f", text: "x" });
+  });
+
   test("`line` / `text` in a replace, `start` in an insert: each gets the field it stands for", () => {
     const replace = problemsFor({ path: "a.ts", operations: [{ operation: "replace", line: "3:5f", text: "x" }] }, batch);
     expect(replace).toContain("`line` -> `start`");
