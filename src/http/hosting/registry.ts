@@ -11,13 +11,15 @@
 import { CodedError } from "../../errors.ts";
 import type { HistoryBounds, HistoryStore } from "../../history/mod.ts";
 import { FsError } from "../../storage/errors.ts";
+import type { Fence } from "../../storage/fence.ts";
 import type { Storage } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, type ImportLimits, type ImportReport } from "./archive.ts";
 import { createWorkspace } from "./creation.ts";
+import { beingDeleted, fenced, fenceOf } from "./fences.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
 import { listRecords, readRecord, staleToken, type WorkspaceRecord } from "./records.ts";
-import { createRegistryState } from "./registry-state.ts";
+import { createRegistryState, type RegistryState } from "./registry-state.ts";
 import { removeWorkspace } from "./removal.ts";
 import { filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
 
@@ -155,6 +157,23 @@ async function ready(records: Storage, workspace: string): Promise<WorkspaceReco
   return found.record;
 }
 
+/** Attempts to find a workspace ready under a fence that no DELETE closed meanwhile (one came and went: look again). */
+const FENCE_ATTEMPTS = 3;
+
+/**
+ * The record of a ready workspace and the fence its storages go behind (./fences.ts): taken before
+ * the record is read, so a DELETE that begins meanwhile has closed it by the time it is used.
+ */
+async function readyUnderFence(state: RegistryState, workspace: string): Promise<{ record: WorkspaceRecord; fence: Fence }> {
+  for (let attempt = 1; ; attempt++) {
+    const fence = fenceOf(state, workspace);
+    if (fence.closed) throw beingDeleted(workspace);
+    const record = await ready(state.options.backend.records, workspace);
+    if (!fence.closed) return { record, fence };
+    if (state.fences.get(workspace) === fence || attempt >= FENCE_ATTEMPTS) throw beingDeleted(workspace);
+  }
+}
+
 /**
  * Build the registry over a backend. The methods check workspace names
  * here and hand the shared state to the modules that do the jobs: ./records.ts
@@ -188,12 +207,15 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     },
     staleToken: (workspace, iat, orDeleted) => staleToken(backend.records, workspace, iat, orDeleted),
     onRemove: (listener) => void state.removeListeners.push(listener),
-    storage: async (workspace) => openStorage(state, workspace, await ready(backend.records, workspace)),
+    async storage(workspace) {
+      const { record, fence } = await readyUnderFence(state, workspace);
+      return openStorage(state, workspace, record, fence);
+    },
     incarnation: (workspace) => state.incarnations.get(workspace),
     history: (workspace) => openHistory(state, workspace),
     async archive(workspace) {
-      await ready(backend.records, workspace);
-      return exportArchive(await filesOf(state, workspace));
+      const { fence } = await readyUnderFence(state, workspace);
+      return exportArchive(fenced(workspace, await filesOf(state, workspace), fence));
     },
   };
 }
