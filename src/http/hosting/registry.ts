@@ -18,7 +18,7 @@ import { exportArchive, type ImportLimits, type ImportReport } from "./archive.t
 import { createWorkspace } from "./creation.ts";
 import { beingDeleted, fenced, fenceOf } from "./fences.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
-import { listRecords, readRecord, staleToken, type WorkspaceRecord } from "./records.ts";
+import { deletes, listRecords, readRecord, readTombstone, staleToken, type WorkspaceRecord } from "./records.ts";
 import { createRegistryState, type RegistryState } from "./registry-state.ts";
 import { removeWorkspace } from "./removal.ts";
 import { filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
@@ -148,12 +148,15 @@ function notFound(workspace: string): CodedError {
   return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
 }
 
-/** The record of a ready workspace; FS_NOT_FOUND (saying why) for one importing or absent. */
+/** The record of a ready workspace; FS_NOT_FOUND (saying why) for one importing, absent or being deleted. */
 async function ready(records: Storage, workspace: string): Promise<WorkspaceRecord> {
   checkWorkspaceName(workspace);
-  const found = await readRecord(records, workspace);
+  // The tombstone too: from a DELETE's first step (in any process) every token is refused, static ones
+  // included, which no tombstone refuses otherwise; this process's own DELETEs also close the fence.
+  const [found, tombstone] = await Promise.all([readRecord(records, workspace), readTombstone(records, workspace)]);
   if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
   if (found?.record.state !== "ready") throw notFound(workspace);
+  if (deletes(tombstone, found.record)) throw beingDeleted(workspace, tombstone.deletedAt);
   return found.record;
 }
 
