@@ -3,7 +3,7 @@
  * of a local directory, or as key prefixes in an S3 bucket
  * (`s3://BUCKET[/PREFIX]`, credentials from the S3_* environment variables).
  */
-import { constants, openSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { access, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -17,7 +17,8 @@ import {
 import { randomTail } from "../history/random-tail.ts";
 import { FsError } from "../storage/errors.ts";
 import { guardStorage, RESERVED_SEGMENT } from "../storage/guard.ts";
-import { cleanTempFiles, createLocalStorage } from "../storage/local/mod.ts";
+import { createFence, type Fence, type FencedOperation, fencedStorage } from "../storage/fence.ts";
+import { cleanTempFiles, createLocalStorage, type LocalStorage } from "../storage/local/mod.ts";
 import { createMemoryStorage } from "../storage/memory/mod.ts";
 import { connectS3Bucket, type S3Bucket, s3ConfigFromSpec } from "../storage/s3/mod.ts";
 import type { Storage } from "../storage/types.ts";
@@ -48,7 +49,9 @@ const TRASH_DIR = ".toolwarden/trash";
  * descriptors of its own directory, so a call or a recording still in flight
  * when it is deleted writes into the trash, never into a workspace created
  * since under the same name, and a reader of its history (an inspector
- * stream) reads its own log, not the next one's.
+ * stream) reads its own log, not the next one's. Those descriptors are
+ * closed once the directory is removed and the calls using them have
+ * ended; a call that starts on them after that is refused (see Holding).
  */
 export async function localBackend(root: string): Promise<WorkspaceBackend> {
   const real = await realDirectory(root);
@@ -57,38 +60,89 @@ export async function localBackend(root: string): Promise<WorkspaceBackend> {
   await mkdir(join(real, RECORDS_DIR), { recursive: true });
   await mkdir(join(real, TRASH_DIR), { recursive: true });
   const records = guardStorage(await createLocalStorage(join(real, RECORDS_DIR)));
-  const opened = new Map<string, Storage>();
+  const held = new Map<string, Holding>();
+  const holdingOf = (workspace: string) => {
+    let holding = held.get(workspace);
+    if (!holding) held.set(workspace, (holding = { fence: createFence(), closers: [] }));
+    return holding;
+  };
   return {
     records,
     async files(workspace) {
-      let storage = opened.get(workspace);
-      if (!storage) {
-        const dir = join(real, workspace);
-        if (!(await exists(dir))) {
-          throw new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} has no files directory (deleted, or never created)`, { path: "" });
-        }
-        opened.set(workspace, (storage = await createLocalStorage(dir)));
+      const holding = holdingOf(workspace);
+      if (holding.files) return holding.files;
+      const dir = join(real, workspace);
+      if (!(await exists(dir))) throw noFilesDirectory(workspace);
+      const local = await createLocalStorage(dir);
+      // Removed meanwhile: what it opened may be the trashed directory.
+      if (holding.fence.closed) {
+        local.close();
+        throw noFilesDirectory(workspace);
       }
-      return storage;
+      if (holding.files) {
+        local.close();
+        return holding.files;
+      }
+      holding.closers.push(() => local.close());
+      holding.files = fencedStorage(local, holding.fence, directoryGone(workspace));
+      return holding.files;
     },
     async makeFiles(workspace) {
       await mkdir(join(real, workspace), { recursive: true });
     },
     async removeFiles(workspace) {
-      opened.delete(workspace);
       const trashed = join(real, TRASH_DIR, `${workspace}.${randomTail()}`);
-      try {
-        await rename(join(real, workspace), trashed);
-      } catch (error) {
-        if ((error as { code?: string }).code === "ENOENT") return;
-        throw error;
+      const moved = await rename(join(real, workspace), trashed).then(
+        () => true,
+        (error: unknown) => {
+          if ((error as { code?: string }).code === "ENOENT") return false;
+          throw error;
+        },
+      );
+      // Everything opened until now is of the moved directory (or of none).
+      const holding = held.get(workspace);
+      if (holding) {
+        held.delete(workspace);
+        release(holding);
       }
-      await removeTrashed(trashed);
+      if (moved) await removeTrashed(trashed);
     },
     history(workspace) {
-      return pinnedHistory(join(real, workspace));
+      const holding = holdingOf(workspace);
+      const pinned = pinnedHistory(join(real, workspace));
+      holding.closers.push(pinned.close);
+      return fencedStorage(pinned.storage, holding.fence, directoryGone(workspace));
     },
   };
+}
+
+/**
+ * The descriptors a workspace directory's storages hold (its files', its
+ * histories'), behind one fence: when the directory is removed they are
+ * closed, once no call is using them. A descriptor closed under a call
+ * could be reused by the next open, and the call would act in that directory.
+ */
+interface Holding {
+  readonly fence: Fence;
+  files?: Storage;
+  readonly closers: (() => void)[];
+}
+
+/** Refuse new use of `holding`'s storages, and close their descriptors once the calls in flight have ended. */
+function release(holding: Holding): void {
+  holding.fence.close();
+  void holding.fence.drained.then(() => {
+    for (const close of holding.closers) close();
+  });
+}
+
+function noFilesDirectory(workspace: string): FsError {
+  return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} has no files directory (deleted, or never created)`, { path: "" });
+}
+
+/** The refusal of a storage operation begun after the workspace's directory was removed. */
+function directoryGone(workspace: string) {
+  return (path: string, what: FencedOperation) => new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} was deleted: ${path} ${what}`, { path });
 }
 
 const exists = (path: string) =>
@@ -116,13 +170,14 @@ async function removeTrashed(trashed: string): Promise<void> {
 
 /**
  * The history of the workspace directory `dir` as it is now: its directory
- * is held open from here on (the descriptor lives as long as the history),
- * and the history is found and made under it, wherever it is moved.
+ * is held open from here on (until `close`), and the history is found and
+ * made under it, wherever it is moved.
  */
-function pinnedHistory(dir: string): Storage {
+function pinnedHistory(dir: string): { storage: Storage; close(): void } {
   let fd: number | undefined;
+  let closed = false;
   const pin = (): number | undefined => {
-    if (fd === undefined) {
+    if (fd === undefined && !closed) {
       try {
         fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
       } catch {
@@ -137,7 +192,7 @@ function pinnedHistory(dir: string): Storage {
     if (held === undefined) throw new FsError("FS_NOT_FOUND", `workspace directory not found: ${dir}`, { path: "" });
     return `/proc/self/fd/${held}/${RESERVED_SEGMENT}/history`;
   };
-  let made: Promise<Storage> | undefined;
+  let made: Promise<LocalStorage> | undefined;
   const open = () =>
     (made ??= Promise.resolve().then(async () => {
       const at = place();
@@ -146,12 +201,23 @@ function pinnedHistory(dir: string): Storage {
     }));
   // Only a write makes the directory: a read (the audit route, the inspector) of a workspace that
   // does not exist, or has recorded nothing yet, finds an empty history and creates nothing.
-  const reading = async () => {
+  const reading = async (): Promise<Storage> => {
     if (made) return made;
     if (pin() === undefined) return NOTHING_RECORDED;
     return (await exists(place())) ? open() : NOTHING_RECORDED;
   };
-  return lazyStorage("local", reading, open);
+  return {
+    storage: lazyStorage("local", reading, open),
+    close() {
+      closed = true;
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+      void made?.then(
+        (storage) => storage.close(),
+        () => undefined,
+      );
+    },
+  };
 }
 
 /** Workspaces as key prefixes of `s3://BUCKET[/PREFIX]`; endpoint and keys from the environment (as for `serve s3://...`). */

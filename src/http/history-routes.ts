@@ -36,9 +36,11 @@ function allowed(c: Context<AppEnv>, scopes: readonly Scope[]): Response | undef
 
 /**
  * The caller's workspace history, if the caller holds one of `scopes`, the
- * workspace exists, and the server records one. The workspace is checked
- * first: opening a history may create its place (a directory under the
- * workspace), which a read must never do for a workspace that does not exist.
+ * workspace exists, and the server records one. The history is taken before
+ * the workspace is checked, in the same turn: a hosted workspace then hands
+ * both out behind one fence (./hosting/fences.ts). Taking it creates nothing
+ * (its place is made by its first write), so a read of a workspace that does
+ * not exist leaves none behind.
  */
 async function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Scope[]): Promise<HistoryStore | Response> {
   const refused = allowed(c, scopes);
@@ -51,6 +53,7 @@ async function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Sc
       'A global admin token (ws "*") has no audit log: each workspace has its own. Mint a token for the workspace (scope audit or admin).',
     );
   }
+  const history = host.historyOf(workspace);
   try {
     // Hosted workspaces: FS_NOT_FOUND (404) for a workspace that does not exist, as a tool call gets.
     await host.storageOf(workspace);
@@ -58,7 +61,6 @@ async function historyOf(c: Context<AppEnv>, host: ToolHost, scopes: readonly Sc
     if (isCodedError(error)) return errorResponse(statusForCode(error.code), error.code, error.message);
     throw error;
   }
-  const history = host.historyOf(workspace);
   if (history) return history;
   return errorResponse(404, "INVALID_ARGUMENT", "This server does not record history (start it with a state directory, or on storage that keeps one).");
 }

@@ -113,8 +113,10 @@ export function createToolHost(options: ToolHostOptions): ToolHost {
     },
     async call(transport, principal, session, name, args, signal, progress) {
       const started = performance.now();
-      const guardedStorage = guard(await options.storageFor(principal.workspace));
+      // The history first, in the same turn as the storage: a hosted workspace hands both out behind
+      // the same fence then, so a DELETE fences both (./hosting/fences.ts).
       const history = options.historyFor?.(principal.workspace);
+      const guardedStorage = guard(await options.storageFor(principal.workspace));
       const recorder = history ? createRecorder(guardedStorage, history) : undefined;
       const ctx: ToolContext = {
         storage: recorder?.storage ?? guardedStorage,

@@ -6,6 +6,7 @@
 import { FsError, isFsError } from "../../storage/errors.ts";
 import { Cond, type Version } from "../../storage/types.ts";
 import type { ImportReport } from "./archive.ts";
+import { awaitedOperations } from "./fences.ts";
 import { deletedWhileImporting, importInto } from "./imports.ts";
 import type { Quota } from "./ledger.ts";
 import { checkNotRaised, updateQuota } from "./quota-change.ts";
@@ -24,6 +25,20 @@ function beingImported(workspace: string, since: string): FsError {
   );
 }
 
+/** The PUT answer while a DELETE of the name runs (`awaited`: operations of the old workspace's calls it waits for). */
+function stillBeingDeleted(workspace: string, awaited: number): FsError {
+  const waiting =
+    awaited === 0
+      ? ""
+      : `. It is waiting for ${awaited} operation${awaited === 1 ? "" : "s"} of calls to the old workspace still running, ` +
+        "so that none of them lands in a workspace created after it: retry the PUT in a moment";
+  return new FsError(
+    "FS_ALREADY_EXISTS",
+    `workspace ${workspace} is being deleted by a DELETE still running; PUT again once it has answered (GET /v1/workspaces/${workspace} answers 404 then), ` +
+      `or DELETE it again if that DELETE failed${waiting}`,
+  );
+}
+
 /** Create (idempotent; a quota given for an existing workspace replaces its quota); `workspace` is a valid name. */
 export async function createWorkspace(state: RegistryState, workspace: string, createOptions: CreateOptions = {}): Promise<CreateOutcome> {
   const { records } = state.options.backend;
@@ -32,12 +47,7 @@ export async function createWorkspace(state: RegistryState, workspace: string, c
   await createOptions.archive?.body.cancel().catch(() => undefined);
   if (existing.record.state !== "ready") throw beingImported(workspace, existing.record.created);
   // A DELETE is removing it now (its record goes last).
-  if (await beingDeleted(records, workspace, existing.record)) {
-    throw new FsError(
-      "FS_ALREADY_EXISTS",
-      `workspace ${workspace} is being deleted by a DELETE still running; PUT again once it has answered (GET /v1/workspaces/${workspace} answers 404 then), or DELETE it again if that DELETE failed`,
-    );
-  }
+  if (await beingDeleted(records, workspace, existing.record)) throw stillBeingDeleted(workspace, awaitedOperations(state, workspace));
   if (createOptions.archive) {
     throw new FsError(
       "FS_ALREADY_EXISTS",

@@ -14,6 +14,7 @@
  */
 import type { CodedError } from "../../errors.ts";
 import { QuotaExceededError } from "./ledger.ts";
+import { createKeyedLock } from "../../storage/lock.ts";
 import { ancestorPaths } from "../../storage/path.ts";
 import type { Storage } from "../../storage/types.ts";
 
@@ -34,7 +35,7 @@ export interface DirectoryCounts {
 /** Counts in this process's memory. */
 export function createDirectoryCounts(): DirectoryCounts {
   const counts = new Map<string, number>();
-  const tails = new Map<string, Promise<unknown>>();
+  const lock = createKeyedLock();
   return {
     init(workspace, directories) {
       if (!counts.has(workspace)) counts.set(workspace, directories);
@@ -46,15 +47,7 @@ export function createDirectoryCounts(): DirectoryCounts {
     clear(workspace) {
       counts.delete(workspace);
     },
-    exclusive(workspace, work) {
-      const run = (tails.get(workspace) ?? Promise.resolve()).then(work, work);
-      const tail = run.catch(() => undefined);
-      tails.set(workspace, tail);
-      void tail.then(() => {
-        if (tails.get(workspace) === tail) tails.delete(workspace);
-      });
-      return run;
-    },
+    exclusive: (workspace, work) => lock.run(workspace, work),
   };
 }
 

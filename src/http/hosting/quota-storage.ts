@@ -75,11 +75,16 @@ async function deletedUnder(options: QuotaStorageOptions, error: unknown, path: 
   // FS_ACCESS_DENIED: local storage refuses a directory moved away under it (a DELETE moves the workspace's out first).
   if (!["FS_NOT_FOUND", "FS_NOT_DIRECTORY", "FS_ACCESS_DENIED", "ENOENT", "ENOTDIR"].includes(code as string)) return error;
   if (!(await options.deleted?.().catch(() => false))) return error;
+  return deletedWhileRunning(options.workspace, path, what, error);
+}
+
+/** The FS_NOT_FOUND of a call whose workspace was deleted while it ran: `path` `what` ("was not written", ...). */
+export function deletedWhileRunning(workspace: string, path: string, what: string, cause?: unknown): FsError {
   return new FsError(
     "FS_NOT_FOUND",
-    `workspace "${options.workspace}" was deleted while this call ran: ${path} ${what}, and nothing in it can be any more. ` +
+    `workspace "${workspace}" was deleted while this call ran: ${path} ${what}, and nothing in it can be any more. ` +
       "Stop working in it and tell your user; a workspace created again under this name needs a new token.",
-    { path, cause: error },
+    { path, ...(cause === undefined ? {} : { cause }) },
   );
 }
 

@@ -108,6 +108,10 @@ export async function staleToken(records: Storage, workspace: string, iat: numbe
 
 /** Whether a DELETE is removing this creation of the name now: a tombstone newer than the one it was created after. */
 export async function beingDeleted(records: Storage, workspace: string, record: WorkspaceRecord): Promise<boolean> {
-  const tombstone = await readTombstone(records, workspace);
+  return deletes(await readTombstone(records, workspace), record);
+}
+
+/** Whether `tombstone` is of a DELETE of the creation `record` (not of the one before it). */
+export function deletes(tombstone: Tombstone | undefined, record: WorkspaceRecord): tombstone is Tombstone {
   return tombstone !== undefined && (record.tokensIssuedAfter === undefined || tombstone.deletedAt > record.tokensIssuedAfter);
 }

@@ -11,13 +11,15 @@
 import { CodedError } from "../../errors.ts";
 import type { HistoryBounds, HistoryStore } from "../../history/mod.ts";
 import { FsError } from "../../storage/errors.ts";
+import type { Fence } from "../../storage/fence.ts";
 import type { Storage } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
 import { exportArchive, type ImportLimits, type ImportReport } from "./archive.ts";
 import { createWorkspace } from "./creation.ts";
+import { beingDeleted, fenced, fenceOf } from "./fences.ts";
 import type { Quota, Usage, UsageLedger } from "./ledger.ts";
-import { listRecords, readRecord, staleToken, type WorkspaceRecord } from "./records.ts";
-import { createRegistryState } from "./registry-state.ts";
+import { deletes, listRecords, readRecord, readTombstone, staleToken, type WorkspaceRecord } from "./records.ts";
+import { createRegistryState, type RegistryState } from "./registry-state.ts";
 import { removeWorkspace } from "./removal.ts";
 import { filesOf, openHistory, openStorage, usageOf } from "./workspace-storage.ts";
 
@@ -146,13 +148,33 @@ function notFound(workspace: string): CodedError {
   return new FsError("FS_NOT_FOUND", `workspace ${JSON.stringify(workspace)} does not exist; an admin creates it with PUT /v1/workspaces/${workspace}`);
 }
 
-/** The record of a ready workspace; FS_NOT_FOUND (saying why) for one importing or absent. */
+/** The record of a ready workspace; FS_NOT_FOUND (saying why) for one importing, absent or being deleted. */
 async function ready(records: Storage, workspace: string): Promise<WorkspaceRecord> {
   checkWorkspaceName(workspace);
-  const found = await readRecord(records, workspace);
+  // The tombstone too: from a DELETE's first step (in any process) every token is refused, static ones
+  // included, which no tombstone refuses otherwise; this process's own DELETEs also close the fence.
+  const [found, tombstone] = await Promise.all([readRecord(records, workspace), readTombstone(records, workspace)]);
   if (found?.record.state === "importing") throw notReady(workspace, found.record.created);
   if (found?.record.state !== "ready") throw notFound(workspace);
+  if (deletes(tombstone, found.record)) throw beingDeleted(workspace, tombstone.deletedAt);
   return found.record;
+}
+
+/** Attempts to find a workspace ready under a fence that no DELETE closed meanwhile (one came and went: look again). */
+const FENCE_ATTEMPTS = 3;
+
+/**
+ * The record of a ready workspace and the fence its storages go behind (./fences.ts): taken before
+ * the record is read, so a DELETE that begins meanwhile has closed it by the time it is used.
+ */
+async function readyUnderFence(state: RegistryState, workspace: string): Promise<{ record: WorkspaceRecord; fence: Fence }> {
+  for (let attempt = 1; ; attempt++) {
+    const fence = fenceOf(state, workspace);
+    if (fence.closed) throw beingDeleted(workspace);
+    const record = await ready(state.options.backend.records, workspace);
+    if (!fence.closed) return { record, fence };
+    if (state.fences.get(workspace) === fence || attempt >= FENCE_ATTEMPTS) throw beingDeleted(workspace);
+  }
 }
 
 /**
@@ -188,12 +210,15 @@ export function createWorkspaceRegistry(options: RegistryOptions): WorkspaceRegi
     },
     staleToken: (workspace, iat, orDeleted) => staleToken(backend.records, workspace, iat, orDeleted),
     onRemove: (listener) => void state.removeListeners.push(listener),
-    storage: async (workspace) => openStorage(state, workspace, await ready(backend.records, workspace)),
+    async storage(workspace) {
+      const { record, fence } = await readyUnderFence(state, workspace);
+      return openStorage(state, workspace, record, fence);
+    },
     incarnation: (workspace) => state.incarnations.get(workspace),
     history: (workspace) => openHistory(state, workspace),
     async archive(workspace) {
-      await ready(backend.records, workspace);
-      return exportArchive(await filesOf(state, workspace));
+      const { fence } = await readyUnderFence(state, workspace);
+      return exportArchive(fenced(workspace, await filesOf(state, workspace), fence));
     },
   };
 }

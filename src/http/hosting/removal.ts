@@ -5,6 +5,7 @@
  */
 import { isFsError } from "../../storage/errors.ts";
 import { beingDeleted, deleteRecord, incarnationOf, readRecord, type WorkspaceRecord, writeTombstone } from "./records.ts";
+import { dropFence, fenceOf } from "./fences.ts";
 import type { RegistryState } from "./registry-state.ts";
 import { clearCounts, countUsage, filesOf, forget } from "./workspace-storage.ts";
 
@@ -25,6 +26,9 @@ export async function removeWorkspace(state: RegistryState, workspace: string): 
   }
   // Before the record goes, so that whichever PUT creates the name next sees it and refuses the older tokens.
   await writeTombstone(backend.records, workspace, { deletedAt: Date.now() });
+  // No call of this process starts on the old workspace's storage or history from here (./fences.ts).
+  const fence = fenceOf(state, workspace);
+  fence.close();
   forget(state, workspace);
   const importing = state.running.get(workspace);
   // An import of this process stops first; what it wrote is removed below with the rest (seeing the
@@ -33,9 +37,12 @@ export async function removeWorkspace(state: RegistryState, workspace: string): 
     importing.stop();
     await importing.done;
   }
+  // The operations of calls already under way end first: a write on its way to a bucket lands now, and
+  // is removed with the rest, never after the next PUT of the name.
+  await fence.drained;
   // The files go while the record still holds the name, so no creation under it starts before they are
   // gone (a removal by path would take the new workspace's files); the tombstone already refuses every
-  // token issued before it, and the calls in flight hold the old files (see the local backend's trash).
+  // token issued before it.
   forget(state, workspace);
   await backend.removeFiles(workspace);
   forget(state, workspace);
@@ -44,6 +51,7 @@ export async function removeWorkspace(state: RegistryState, workspace: string): 
     if (!(isFsError(error) && error.code === "FS_NOT_FOUND")) throw error;
   });
   await clearCounts(state, workspace);
+  dropFence(state, workspace, fence);
   return removed(state, workspace);
 }
 

@@ -6,9 +6,11 @@
  */
 import { createStorageHistory, type HistoryStore } from "../../history/mod.ts";
 import { isFsError } from "../../storage/errors.ts";
+import type { Fence } from "../../storage/fence.ts";
 import { guardStorage } from "../../storage/guard.ts";
 import type { Storage } from "../../storage/types.ts";
 import { WORKSPACE_NAME } from "../jwt.ts";
+import { fenced, fenceOf } from "./fences.ts";
 import type { Quota, Usage } from "./ledger.ts";
 import { type QuotaStorageOptions, quotaStorage } from "./quota-storage.ts";
 import { incarnationOf, readRecord, type WorkspaceRecord } from "./records.ts";
@@ -91,25 +93,36 @@ export async function usageOf(state: RegistryState, workspace: string): Promise<
   return (await ledger.usage(workspace)) ?? { bytes: 0, files: 0 };
 }
 
-/** The quota-guarded storage of a ready workspace (`record`), reused while its quota stays the same. */
-export async function openStorage(state: RegistryState, workspace: string, record: WorkspaceRecord): Promise<Storage> {
+/**
+ * The quota-guarded storage of a ready workspace (`record`) behind `fence` (./fences.ts), reused while
+ * its quota and fence stay the same.
+ */
+export async function openStorage(state: RegistryState, workspace: string, record: WorkspaceRecord, fence: Fence): Promise<Storage> {
   state.incarnations.set(workspace, incarnationOf(record));
   const key = JSON.stringify(record.quota);
   const cached = state.opened.get(workspace);
-  if (cached?.key === key) return cached.storage;
+  if (cached?.key === key && cached.fence === fence) return cached.storage;
   const files = await filesOf(state, workspace);
-  const storage = quotaStorage(files, quotaOptions(state, workspace, files, record.quota, incarnationOf(record)));
-  state.opened.set(workspace, { key, storage });
+  const storage = fenced(workspace, quotaStorage(files, quotaOptions(state, workspace, files, record.quota, incarnationOf(record))), fence);
+  if (!fence.closed) state.opened.set(workspace, { key, fence, storage });
   return storage;
 }
 
-/** The workspace's audit log and history; undefined without history or for a name that is no workspace. */
+/**
+ * The workspace's audit log and history, behind the name's current fence (./fences.ts); undefined
+ * without history or for a name that is no workspace.
+ */
 export function openHistory(state: RegistryState, workspace: string): HistoryStore | undefined {
   const { options, histories } = state;
   if (options.history === false || !options.backend.history || !WORKSPACE_NAME.test(workspace)) return undefined;
-  let history = histories.get(workspace);
-  if (!history) histories.set(workspace, (history = createStorageHistory(options.backend.history(workspace), { bounds: options.historyBounds ?? {} })));
-  return history;
+  const fence = fenceOf(state, workspace);
+  let cached = histories.get(workspace);
+  if (cached?.fence !== fence) {
+    const storage = fenced(workspace, options.backend.history(workspace), fence);
+    cached = { fence, history: createStorageHistory(storage, { bounds: options.historyBounds ?? {} }) };
+    histories.set(workspace, cached);
+  }
+  return cached.history;
 }
 
 /** Drop what this process caches of the workspace. */

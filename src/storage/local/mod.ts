@@ -4,5 +4,5 @@
  * and concurrency guarantees are set out) and the start-up temp-file sweep.
  * Entries that run on Bun or Deno import it; the Worker never does.
  */
-export { createLocalStorage, type LocalStorageOptions } from "./provider.ts";
+export { createLocalStorage, type LocalStorage, type LocalStorageOptions } from "./provider.ts";
 export { cleanTempFiles } from "./clean.ts";

@@ -66,7 +66,7 @@ import type {
   WriteResult,
 } from "../types.ts";
 import { localVersion, pace, SYNC_IO_BYTES } from "./io.ts";
-import { probeDirFds } from "./dirfd.ts";
+import { closeDir, probeDirFds } from "./dirfd.ts";
 import { listDirectory } from "./list.ts";
 import { openDirectHandle, openVerifiedHandle, readFile } from "./read.ts";
 import { checkPath, type LocalContext, notRegular, realDirectory, type Resolved, resolve } from "./resolve.ts";
@@ -89,6 +89,17 @@ export interface LocalStorageOptions {
   readonly fsync?: boolean;
 }
 
+/**
+ * A local storage that can let go of its descriptors. `close` is for an
+ * owner that knows no call is in flight and none will come: a descriptor
+ * number closed under a call could be reused by another open, and the call
+ * would then act in whatever directory that is.
+ */
+export interface LocalStorage extends Storage {
+  /** Close the root's descriptor and every one cached; the storage must not be used after. */
+  close(): void;
+}
+
 /** Versions of what this process wrote last (see ./known-versions.ts): small files, 16 MiB in all. */
 const known = createKnownVersions({ maxEntryBytes: SYNC_IO_BYTES, maxBytes: 16 * 1024 * 1024 });
 
@@ -98,7 +109,7 @@ const known = createKnownVersions({ maxEntryBytes: SYNC_IO_BYTES, maxBytes: 16 *
  * provider re-checks and refuses anything else with FS_INVALID_PATH, and
  * refuses the reserved temp-file names (see `./temp-name.ts`).
  */
-export async function createLocalStorage(root: string, options: LocalStorageOptions = {}): Promise<Storage> {
+export async function createLocalStorage(root: string, options: LocalStorageOptions = {}): Promise<LocalStorage> {
   const realRoot = await realDirectory(root);
   const rootFd = probeDirFds(realRoot);
   await loadOpenAt(rootFd);
@@ -189,6 +200,12 @@ export async function createLocalStorage(root: string, options: LocalStorageOpti
 
     delete(path: string, options?: { ifVersion?: Version }): Promise<void> {
       return deleteLocal(updates, path, options);
+    },
+
+    close(): void {
+      ahead?.clear();
+      dirs.clear();
+      closeDir(rootFd);
     },
   };
 }
