@@ -44,7 +44,7 @@ export const editTool = defineTool({
     const lone = loneSurrogateText("new_string", args.new_string, (fixed) => `edit ${JSON.stringify({ ...args, path: shownPath(path), new_string: fixed })}`);
     if (lone) return fail("INVALID_ARGUMENT", lone);
     if (args.old_string === "") return emptyOldString(ctx, path, args.new_string);
-    return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit" });
+    return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit", args });
   },
 });
 
