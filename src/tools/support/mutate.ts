@@ -14,6 +14,7 @@ import { isFsError } from "../../storage/errors.ts";
 import { parentPath } from "../../storage/path.ts";
 import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
+import { breaksWithLoneCr } from "../../text/eol.ts";
 import { loadTextFile, mib } from "./load.ts";
 import { observed, observeEdited, observeHeldAfterEdit, observeShown } from "./observe.ts";
 import { similarNames } from "../view/messages.ts";
@@ -122,6 +123,7 @@ export async function mutateFile(
     }
     const decision = decideEdit(observation, { kind: "file", version: loaded.version });
     if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options);
+    if (breaksWithLoneCr(loaded.doc.body)) return fail("FS_NOT_TEXT", loneCrText(path, options.tool));
 
     // How the session's own edits moved the lines it viewed: exactly, when this is the version they made;
     // else (another writer changed it too) only as a doubt about ids from before them.
@@ -282,6 +284,16 @@ function similarText(path: string, similar: readonly string[], tool: string, arg
   const instead = `To create ${p} instead, use write: ${create}.`;
   if (similar.length === 1 && args) return `${head} If you meant it, send:\n${sameCall({ tool, args }, similar[0], !showsAsIs(similar[0]))}\n${instead}`;
   return `${head} If you meant ${similar.length === 1 ? "it" : "one of them"}, send the same \`${tool}\` call with that path. ${instead}`;
+}
+
+/** Why a CR-only file is not edited by lines (text/eol.ts breaksWithLoneCr), and the call that changes it. */
+export function loneCrText(path: string, tool: string): string {
+  return (
+    `\`${shownPath(path)}\` breaks its lines with lone CRs ("\\r", classic Mac line endings). \`${tool}\` edits lines ended by "\\n" or "\\r\\n", ` +
+    `and here the whole file is one line with "\\r" inside it, so any change could write a line ending the file never had; nothing was changed. ` +
+    `To change it, replace it whole with write, which writes such a file's content with its line endings exactly as sent: ` +
+    `put "\\r" between lines to keep its CR line endings, or "\\n" to convert it to LF: write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}.`
+  );
 }
 
 function cancelled(path: string): ToolResult {
