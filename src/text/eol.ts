@@ -48,6 +48,17 @@ export function faithfulEol(line: string, eol: Eol): Eol {
   return eol === "\n" && line.endsWith("\r") ? "\r\n" : eol;
 }
 
+/**
+ * Whether a file's bytes break lines with lone CRs only (classic Mac): a
+ * "\r" and no "\n" anywhere. Lines split on "\n", so such a file is one
+ * line with "\r" inside it, and no line tool can add or change a line in it
+ * without writing an ending it never had. (A file with any "\n" is an LF or
+ * CRLF file; a lone "\r" in it is text inside a line.)
+ */
+export function breaksWithLoneCr(body: Uint8Array): boolean {
+  return body.indexOf(10) === -1 && body.indexOf(13) !== -1;
+}
+
 /** Whether the last line has a terminator; false for an empty file (it has no last line). */
 export function endsWithNewline(eols: readonly Eol[]): boolean {
   return eols.length > 0 && eols[eols.length - 1] !== "";

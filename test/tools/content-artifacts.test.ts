@@ -180,12 +180,12 @@ describe("F5: a \\r ending a line of new text is part of the line ending", () =>
     expect(await bytesOf(ctx.storage, "new.txt")).toEqual(utf8("x\r\ny\r\n"));
   });
 
-  test("a \\r inside a line, and a lone-CR file's own last line, stay", async () => {
-    const ctx = await setUp({ "mid.txt": "x = 1\n", "cr.txt": "a\rb\r" });
+  test("a \\r inside a line, and a last line's own lone CR, stay", async () => {
+    const ctx = await setUp({ "mid.txt": "x = 1\n", "cr.txt": "z\na\rb\r" });
     expectOk(await call(editTool, { path: "mid.txt", old_string: "1", new_string: "1\r2" }, ctx));
     expect(await bytesOf(ctx.storage, "mid.txt")).toEqual(utf8("x = 1\r2\n"));
     expectOk(await call(editTool, { path: "cr.txt", old_string: "a", new_string: "A" }, ctx));
-    expect(await bytesOf(ctx.storage, "cr.txt")).toEqual(utf8("A\rb\r"));
+    expect(await bytesOf(ctx.storage, "cr.txt")).toEqual(utf8("z\nA\rb\r"));
     // The file's own "\r", brought to the line's end by removing what followed it, is not new_string's.
     expectOk(await call(editTool, { path: "mid.txt", old_string: "2", new_string: "" }, ctx));
     expect(await bytesOf(ctx.storage, "mid.txt")).toEqual(utf8("x = 1\r\r\n"));

@@ -205,7 +205,8 @@ describe("edit: pasted prefixes and mistyped paths", () => {
     const { ctx } = await viewed({ "src/routes.ts": "const a = 1;\n" });
     const text = expectFail(await edit(ctx, "src/rotes.ts", "const a = 1;", "const a = 2;"), "FS_NOT_FOUND");
     expect(text).toStartWith(
-      "`src/rotes.ts` does not exist; nothing was changed. Similar name in the same directory: `src/routes.ts`. If you meant it, send the same `edit` call with that path.",
+      "`src/rotes.ts` does not exist; nothing was changed. Similar name in the same directory: `src/routes.ts`. If you meant it, send:\n" +
+        'edit {"path":"src/routes.ts","old_string":"const a = 1;","new_string":"const a = 2;","replace_all":false}',
     );
     expect(await ctx.storage.stat("src/rotes.ts")).toBeNull();
     expectOk(await edit(ctx, "src/routes.ts", "const a = 1;", "const a = 2;"));

@@ -122,6 +122,38 @@ describe("listings escape invisible characters", () => {
   });
 });
 
+describe("a missing name whose similar name has an invisible character", () => {
+  const ZW = "src/server.ts\u200b";
+
+  test("edit shows the name as JSON and offers the exact call, which reaches that file", async () => {
+    const { root, ctx } = await workspace({ [ZW]: "zw\n" });
+    const out = await send(ctx, "edit", { path: "src/server.ts", old_string: "zw", new_string: "ZW" });
+    expect(out.result.code).toBe("FS_NOT_FOUND");
+    expect(out.text).not.toContain("\u200b");
+    expect(out.text).toContain(
+      'Similar name in the same directory: "src/server.ts\\u200b" (written as JSON: it has U+200B zero-width space, which does not show)',
+    );
+    const offered = firstCall(out.text, "edit");
+    expect(offered).toEqual({ path: ZW, old_string: "zw", new_string: "ZW", replace_all: false });
+    expect((await send(ctx, "view", { path: offered.path })).result.isError).toBe(false);
+    expect((await send(ctx, "edit", offered)).result.isError).toBe(false);
+    expect(tree(root)).toEqual({ "src/": "/", [ZW]: "ZW\n" });
+  });
+
+  test("view shows it as JSON with the view of it; after that view, edit still names it", async () => {
+    const { root, ctx } = await workspace({ [ZW]: "zw\n" });
+    const shown = await send(ctx, "view", { path: "src/server.ts" });
+    expect(shown.result.code).toBe("FS_NOT_FOUND");
+    expect(shown.text).not.toContain("\u200b");
+    expect(firstCall(shown.text, "view")).toEqual({ path: ZW });
+    const out = await send(ctx, "edit", { path: "src/server.ts", old_string: "zw", new_string: "ZW" });
+    expect(out.text).toContain("does not exist (as you found earlier)");
+    expect(out.text).not.toContain("\u200b");
+    expect(firstCall(out.text, "edit").path).toBe(ZW);
+    expect(tree(root)).toEqual({ "src/": "/", [ZW]: "zw\n" });
+  });
+});
+
 describe("lookAlikeKey", () => {
   test("reads NFC/NFD, invisible characters, odd spaces and end whitespace as one name", () => {
     expect(lookAlikeKey("re\u0301sume\u0301 ")).toBe("r\u00e9sum\u00e9");

@@ -108,6 +108,56 @@ describe("edit: old_string pasted with prefixes, the offered call carries a clea
   });
 });
 
+describe("edit: pasted rows of lines beside the match widen the offered call", () => {
+  const SRC = "const a = 1;\nconst b = 2;\nconst c = 3;\nconst d = 4;\n";
+  const [A, B, C] = ["const a = 1;", "const b = 2;", "const c = 3;"];
+
+  /** Refused, nothing written; the offered call sent as it is lands `expected`. */
+  async function offeredLands(args: Record<string, unknown>, code: string, expected: string): Promise<Record<string, unknown>> {
+    const { ctx, before } = await viewed("p.ts", SRC);
+    const text = expectFail(await call(editTool, { path: "p.ts", ...args }, ctx), code);
+    await expectUntouched(ctx.storage, "p.ts", before);
+    const again = offered(text, "edit");
+    expectOk(await call(editTool, again, ctx));
+    expect(await readText(ctx.storage, "p.ts")).toBe(expected);
+    return again;
+  }
+
+  test("a row of the line after the match: old_string grows to cover it, so it is not written twice", async () => {
+    const args = { old_string: B, new_string: `${row(2, "const b = 22;")}\n${row(3, C)}` };
+    const again = await offeredLands(args, "INVALID_ARGUMENT", "const a = 1;\nconst b = 22;\nconst c = 3;\nconst d = 4;\n");
+    expect(again).toEqual({ path: "p.ts", old_string: `${B}\n${C}`, new_string: `const b = 22;\n${C}` });
+  });
+
+  test("a row of the line before the match, and a changed one after an old_string ending with its newline", async () => {
+    const args = { old_string: `${B}\n`, new_string: `${row(1, A)}\n${id(2, B)}|const b = 22;\n${id(3, C)}|const c = 33;\n` };
+    const again = await offeredLands(args, "INVALID_ARGUMENT", "const a = 1;\nconst b = 22;\nconst c = 33;\nconst d = 4;\n");
+    expect(again.old_string).toBe(`${A}\n${B}\n${C}\n`);
+  });
+
+  test("a result diff pasted around the changed line: its context rows are replaced by themselves", async () => {
+    const args = { old_string: B, new_string: `  ${row(1, A)}\n- ${row(2, B)}\n+ ${row(2, "const b = 5;")}\n  ${row(3, C)}` };
+    await offeredLands(args, "INVALID_ARGUMENT", "const a = 1;\nconst b = 5;\nconst c = 3;\nconst d = 4;\n");
+  });
+
+  test("old_string pasted with prefixes too: the offered call is widened as well", async () => {
+    const args = { old_string: row(2, B), new_string: `${row(2, "const b = 22;")}\n${row(3, C)}` };
+    await offeredLands(args, "EDIT_NO_MATCH", "const a = 1;\nconst b = 22;\nconst c = 3;\nconst d = 4;\n");
+  });
+
+  test("a row repeating a line away from the match: no call is offered as ready, nothing written", async () => {
+    const { ctx, before } = await viewed("p.ts", SRC);
+    const args = { path: "p.ts", old_string: A, new_string: `${row(1, "const a = 11;")}\n${row(3, C)}` };
+    const text = expectFail(await call(editTool, args, ctx), "INVALID_ARGUMENT");
+    await expectUntouched(ctx.storage, "p.ts", before);
+    expect(text).toContain(`its row ${id(3, C)} repeats a line of the file outside the text old_string matches`);
+    expect(text.split("\n").some((l) => l.startsWith("edit {"))).toBe(false);
+    // A lone row of the line before, carrying the match's new text, is read as a wrong id: that line is kept.
+    const lone = { old_string: B, new_string: `${id(1, A)}|const b = 22;` };
+    await offeredLands(lone, "INVALID_ARGUMENT", "const a = 1;\nconst b = 22;\nconst c = 3;\nconst d = 4;\n");
+  });
+});
+
 describe("batch_edit: a pasted ranged view with its header", () => {
   test("the ids name the replaced range: stripped, header and footer too", async () => {
     const source = "one\ntwo\nthree\nfour\n";

@@ -29,6 +29,7 @@ import { defineTool } from "../define.ts";
 import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, EditSchema } from "./schema.ts";
 import { differOnlyInEols, editsWithoutTrailingCr, eolOnlyText } from "./line-endings.ts";
+import { type Beside, rowsBeside } from "./pasted-beside.ts";
 
 /** The `edit` tool. */
 export const editTool = defineTool({
@@ -43,7 +44,7 @@ export const editTool = defineTool({
     const lone = loneSurrogateText("new_string", args.new_string, (fixed) => `edit ${JSON.stringify({ ...args, path: shownPath(path), new_string: fixed })}`);
     if (lone) return fail("INVALID_ARGUMENT", lone);
     if (args.old_string === "") return emptyOldString(ctx, path, args.new_string);
-    return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit" });
+    return mutateFile(ctx, path, (file) => planEdit(ctx, path, file, args), { tool: "edit", args });
   },
 });
 
@@ -78,8 +79,14 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
         ),
       );
     }
-    const call = { path: shownPath(path), old_string: args.old_string, new_string: pasted.cleaned, ...(args.replace_all ? { replace_all: true } : {}) };
-    return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. ${pastedRemedy(`edit ${JSON.stringify(call)}`)}`));
+    const w = pasted.widened;
+    const call = {
+      path: shownPath(path),
+      old_string: w?.oldString ?? args.old_string,
+      new_string: w?.newString ?? pasted.cleaned,
+      ...(args.replace_all ? { replace_all: true } : {}),
+    };
+    return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. ${w ? `${w.said} ` : ""}${pastedRemedy(`edit ${JSON.stringify(call)}`)}`));
   }
   const newString = pasted.kind === "strip" ? pasted.text : args.new_string;
   const pastedNote = pasted.kind === "strip" ? `Note: ${pasted.note}` : undefined;
@@ -211,13 +218,17 @@ function success(ctx: ToolContext, path: string, outcome: Outcome, landed: Lande
 
 type EditArgs = { old_string: string; new_string: string; replace_all: boolean; verbatim?: boolean };
 
+/** A paste verdict for new_string; `widened`: the call to offer instead of the cleaned one (see pasted-beside.ts). */
+type NewStringPaste = PasteVerdict & { readonly widened?: Extract<Beside, { kind: "widened" }> };
+
 /**
  * Pasted view artifacts in new_string (see support/pasted.ts). The region an
  * edit replaces is where old_string matches, so prefixes are first stripped
  * to find it: prefixes that all name lines of that region are a paste of
- * their view, anything else is refused.
+ * their view, anything else is refused. Rows naming lines beside the match
+ * widen the offered call, or leave none ready (pasted-beside.ts).
  */
-function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxBytes: number, maxLineChars?: number): PasteVerdict {
+function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxBytes: number, maxLineChars?: number): NewStringPaste {
   const target = { path: shownPath(path), fileLines: () => doc.lines, maxLineChars };
   const first = checkPasted(args.new_string, target);
   if (first.kind !== "refuse") return first;
@@ -226,7 +237,20 @@ function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxB
   const ownsId = (n: number, h: number) => doc.hashes[n - 1] === h && inEdit(trial.edits, n - 1);
   // The matched lines are the region replaced: a shortened line's marker one of them ends with is the file's own.
   const region = trial.edits.map((e) => [e.start + 1, Math.max(e.end, e.start + 1)] as const);
-  return checkPasted(args.new_string, { ...target, ownsId, region });
+  const verdict = checkPasted(args.new_string, { ...target, ownsId, region });
+  if (verdict.kind !== "refuse" || verdict.unclear || verdict.shortened) return verdict;
+  const beside = rowsBeside({
+    path: target.path,
+    doc,
+    oldString: args.old_string,
+    newString: args.new_string,
+    cleaned: verdict.cleaned,
+    trial,
+    replaceAll: args.replace_all,
+    maxBytes,
+  });
+  if (beside.kind === "stray") return { ...verdict, unclear: beside.why };
+  return beside.kind === "widened" ? { ...verdict, widened: beside } : verdict;
 }
 
 function inEdit(edits: EditApplied["edits"], line: number): boolean {
@@ -288,17 +312,19 @@ function escapeAmbiguousText(path: string, r: EscapeAmbiguous, args: { old_strin
  * and the model should see the clean call.
  */
 function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBytes: number, maxLineChars: number): string | undefined {
-  const old = stripIdPrefixes(args.old_string);
-  if (old === undefined) return undefined;
+  const stripped = stripIdPrefixes(args.old_string);
+  if (stripped === undefined) return undefined;
   // new_string as the offered call writes it: clean in the call itself, not left to be stripped again on the way in.
-  const pasted = pastedInNewString(path, doc, { ...args, old_string: old }, maxBytes, maxLineChars);
-  const base = pasted.kind === "strip" ? pasted.text : pasted.kind === "refuse" ? pasted.cleaned : args.new_string;
+  const pasted = pastedInNewString(path, doc, { ...args, old_string: stripped }, maxBytes, maxLineChars);
+  // Rows of lines beside the match widen old_string too, so the offered call does not write them twice.
+  const old = pasted.widened?.oldString ?? stripped;
+  const base = pasted.kind === "strip" ? pasted.text : pasted.kind === "refuse" ? (pasted.widened?.newString ?? pasted.cleaned) : args.new_string;
   const next = stripIdPrefixes(base) ?? base;
   const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all, maxBytes });
   if (retry.kind !== "ok") return undefined;
   const head =
     `old_string carries the "N:hh|" prefixes that view prints before each line; they are not part of the file, so it matched nothing and nothing was changed. ` +
-    `Without them it matches line ${retry.matches[0].line}`;
+    `Without them it matches line ${pasted.widened?.line ?? retry.matches[0].line}`;
   if (pasted.kind === "refuse" && pasted.shortened) {
     const other = args.new_string.split("\n").filter((l) => l.trim() !== "").length > pasted.shortened.length;
     return `${head}. But new_string ${pasted.what}.\n${shortenedRemedy(path, pasted.shortened, "edit", other)}`;
@@ -317,7 +343,8 @@ function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBy
       : next !== args.new_string
         ? " (new_string's prefixes are removed too)"
         : "";
-  return `${head}${cleaned}. Ready to send:\nedit ${JSON.stringify(call)}`;
+  const widened = pasted.widened ? ` ${pasted.widened.said}` : "";
+  return `${head}${cleaned}.${widened} Ready to send:\nedit ${JSON.stringify(call)}`;
 }
 
 function stop(result: ToolResult): Plan {

@@ -50,7 +50,7 @@ export const CODE_TABLE = {
     headline: (p) => `\`${p}\` is a directory, not a file.`,
     remedy: (p) => ` To see what is in it: ${viewCall(p)}; then name a file inside it.`,
   },
-  FS_NOT_TEXT: { status: 415, meaning: "the file is binary or not UTF-8", remedy: none },
+  FS_NOT_TEXT: { status: 415, meaning: "the file is binary or not UTF-8 (or, to edit and batch_edit, breaks its lines with lone CRs)", remedy: none },
   FS_TOO_LARGE: { status: 413, meaning: "the file is over the size limit", remedy: none },
   FS_INVALID_PATH: {
     status: 400,

@@ -80,6 +80,11 @@ function otherDifferences(asked: string, found: string): string {
   return parts.length > 0 ? parts.join(", ") : "characters that look the same";
 }
 
+/** The characters of `name` that do not show as themselves (invisible ones, odd spaces), named: "U+200B zero-width space". */
+export function hiddenCharacterNames(name: string): string[] {
+  return [...new Set([...(name.match(INVISIBLE) ?? []), ...(name.match(ODD_SPACE) ?? [])])].map(codePoint);
+}
+
 function codePoint(ch: string): string {
   const hex = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
   const name = NAMES[ch];

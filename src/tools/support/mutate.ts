@@ -14,9 +14,11 @@ import { isFsError } from "../../storage/errors.ts";
 import { parentPath } from "../../storage/path.ts";
 import { Cond, type StatResult, type Version } from "../../storage/types.ts";
 import type { TextDocument } from "../../text/document.ts";
+import { breaksWithLoneCr } from "../../text/eol.ts";
 import { loadTextFile, mib } from "./load.ts";
 import { observed, observeEdited, observeHeldAfterEdit, observeShown } from "./observe.ts";
 import { similarNames } from "../view/messages.ts";
+import { quotedPath, sameCall, showsAsIs } from "./paths.ts";
 import { remedyFor, shownPath, toolError } from "./remedy.ts";
 import type { ToolContext } from "../types.ts";
 
@@ -74,6 +76,8 @@ export interface MutateOptions {
   readonly maxAttempts?: number;
   /** The tool's name, for messages. */
   readonly tool: string;
+  /** The call's arguments: a refusal that offers the call again with another path repeats them. */
+  readonly args?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -100,7 +104,7 @@ export async function mutateFile(
   const observation = await observed(ctx, path);
   if (observation?.kind !== "present") {
     // Without a view of the content there is nothing to prove against; ask storage what is there.
-    const gate = await gateUnseen(ctx, path, observation, options.tool);
+    const gate = await gateUnseen(ctx, path, observation, options);
     if (gate !== undefined) return gate;
   }
   const minAttempts = Math.max(1, options.maxAttempts ?? MAX_ATTEMPTS);
@@ -115,10 +119,11 @@ export async function mutateFile(
     if (!loaded.ok) {
       if (loaded.result.code !== "FS_NOT_FOUND") return loaded.result;
       const gone = decideEdit(observation, { kind: "absent" });
-      return gone.kind === "refuse" ? refuseEdit(ctx, path, gone, options.tool) : loaded.result;
+      return gone.kind === "refuse" ? refuseEdit(ctx, path, gone, options) : loaded.result;
     }
     const decision = decideEdit(observation, { kind: "file", version: loaded.version });
-    if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options.tool);
+    if (decision.kind === "refuse") return refuseEdit(ctx, path, decision, options);
+    if (breaksWithLoneCr(loaded.doc.body)) return fail("FS_NOT_TEXT", loneCrText(path, options.tool));
 
     // How the session's own edits moved the lines it viewed: exactly, when this is the version they made;
     // else (another writer changed it too) only as a doubt about ids from before them.
@@ -188,7 +193,7 @@ function tooLarge(path: string, bytes: number, limit: number, tool: string): Too
 }
 
 /** The gate for a session that has not seen the file's content: undefined when it may go on (it cannot). */
-async function gateUnseen(ctx: ToolContext, path: string, observation: Observation | undefined, tool: string): Promise<ToolResult | undefined> {
+async function gateUnseen(ctx: ToolContext, path: string, observation: Observation | undefined, call: MutateOptions): Promise<ToolResult | undefined> {
   let stat: StatResult | null;
   try {
     stat = await ctx.storage.stat(path);
@@ -200,14 +205,21 @@ async function gateUnseen(ctx: ToolContext, path: string, observation: Observati
   }
   const current = stat ? { kind: "file" as const, version: stat.version ?? "" } : { kind: "absent" as const };
   const decision = decideEdit(observation, current);
-  return decision.kind === "refuse" ? refuseEdit(ctx, path, decision, tool) : undefined;
+  return decision.kind === "refuse" ? refuseEdit(ctx, path, decision, call) : undefined;
 }
 
 /** The model-facing refusal of an edit decision; records what the decision says to record. */
-export async function refuseEdit(ctx: ToolContext, path: string, decision: Extract<EditDecision, { kind: "refuse" }>, tool: string): Promise<ToolResult> {
+export async function refuseEdit(
+  ctx: ToolContext,
+  path: string,
+  decision: Extract<EditDecision, { kind: "refuse" }>,
+  call: Pick<MutateOptions, "tool" | "args">,
+): Promise<ToolResult> {
   if ("record" in decision) await ctx.observations.set(ctx.caller.session, path, decision.record);
-  const similar = decision.reason === "missing" ? await similarPaths(ctx, path) : [];
-  return fail(decision.code, editRefusalText(path, decision, tool, similar));
+  // A view of the missing name found nothing there, but not the name that was likely meant.
+  const absent = decision.reason === "missing" || decision.reason === "seen-absent";
+  const similar = absent ? await similarPaths(ctx, path) : [];
+  return fail(decision.code, editRefusalText(path, decision, call.tool, similar, call.args));
 }
 
 /** Existing paths next to `path` whose names are close to its name (a typo's likely target). */
@@ -224,7 +236,13 @@ async function similarPaths(ctx: ToolContext, path: string): Promise<string[]> {
 }
 
 /** Wording of each edit refusal (exported for the tests that pin it). */
-export function editRefusalText(path: string, decision: Extract<EditDecision, { kind: "refuse" }>, tool: string, similar: readonly string[] = []): string {
+export function editRefusalText(
+  path: string,
+  decision: Extract<EditDecision, { kind: "refuse" }>,
+  tool: string,
+  similar: readonly string[] = [],
+  args?: Readonly<Record<string, unknown>>,
+): string {
   const p = `\`${shownPath(path)}\``;
   const create = `write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}`;
   switch (decision.reason) {
@@ -241,20 +259,41 @@ export function editRefusalText(path: string, decision: Extract<EditDecision, { 
         `To create it again, use write (a new file needs no view): ${create}.`
       );
     case "seen-absent":
+      if (similar.length > 0) return `${p} does not exist (as you found earlier); nothing was changed. ${similarText(path, similar, tool, args)}`;
       return `${p} does not exist (as you found earlier). Nothing was changed. To create it, use write: ${create}.`;
     case "missing":
-      if (similar.length > 0) {
-        const names = similar.map((s) => `\`${s}\``).join(", ");
-        return (
-          `${p} does not exist; nothing was changed. Similar ${similar.length === 1 ? "name" : "names"} in the same directory: ${names}. ` +
-          `If you meant ${similar.length === 1 ? "it" : "one of them"}, send the same \`${tool}\` call with that path. To create ${p} instead, use write: ${create}.`
-        );
-      }
+      if (similar.length > 0) return `${p} does not exist; nothing was changed. ${similarText(path, similar, tool, args)}`;
       return (
         `${p} does not exist. Nothing was changed. To create it, use write: ${create}. ` +
         `To find the file you meant: view {"path": ${JSON.stringify(shownPath(parentPath(path)))}} lists what exists there.`
       );
   }
+}
+
+/**
+ * The names close to a missing one, and the call with the one meant. A name
+ * that does not show as it is (an invisible character, a look-alike letter)
+ * is written as JSON, and so is the path in the call, which repeats the
+ * other arguments when they are known: it can be sent as it is.
+ */
+function similarText(path: string, similar: readonly string[], tool: string, args: Readonly<Record<string, unknown>> | undefined): string {
+  const p = `\`${shownPath(path)}\``;
+  const create = `write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}`;
+  const names = similar.map(quotedPath).join(", ");
+  const head = `Similar ${similar.length === 1 ? "name" : "names"} in the same directory: ${names}.`;
+  const instead = `To create ${p} instead, use write: ${create}.`;
+  if (similar.length === 1 && args) return `${head} If you meant it, send:\n${sameCall({ tool, args }, similar[0], !showsAsIs(similar[0]))}\n${instead}`;
+  return `${head} If you meant ${similar.length === 1 ? "it" : "one of them"}, send the same \`${tool}\` call with that path. ${instead}`;
+}
+
+/** Why a CR-only file is not edited by lines (text/eol.ts breaksWithLoneCr), and the call that changes it. */
+export function loneCrText(path: string, tool: string): string {
+  return (
+    `\`${shownPath(path)}\` breaks its lines with lone CRs ("\\r", classic Mac line endings). \`${tool}\` edits lines ended by "\\n" or "\\r\\n", ` +
+    `and here the whole file is one line with "\\r" inside it, so any change could write a line ending the file never had; nothing was changed. ` +
+    `To change it, replace it whole with write, which writes such a file's content with its line endings exactly as sent: ` +
+    `put "\\r" between lines to keep its CR line endings, or "\\n" to convert it to LF: write {"path": ${JSON.stringify(shownPath(path))}, "content": "..."}.`
+  );
 }
 
 function cancelled(path: string): ToolResult {

@@ -1,7 +1,15 @@
 import { fail, resultText, type ToolResult } from "../../result.ts";
 import { baseName, childPath, normalizeWorkspacePath, parentPath } from "../../storage/path.ts";
 import type { Storage } from "../../storage/types.ts";
-import { hasHiddenCharacters, likelySpellings, lookAlikeDifference, lookAlikeTwins, mayHaveTwins, pathMayHaveTwins } from "./lookalike-names.ts";
+import {
+  hasHiddenCharacters,
+  hiddenCharacterNames,
+  likelySpellings,
+  lookAlikeDifference,
+  lookAlikeTwins,
+  mayHaveTwins,
+  pathMayHaveTwins,
+} from "./lookalike-names.ts";
 import { shownPath, toolError } from "./remedy.ts";
 
 /** The call a path argument came in: a refusal offers it again with the path corrected. */
@@ -281,6 +289,23 @@ export function spellingOf(name: string): string {
 /** A string as JSON with every non-ASCII character escaped (`"re\u0301sume\u0301"`), so two spellings read apart and copy exactly. */
 export function asciiJson(text: string): string {
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Whether a name reads as it is in a message: printable ASCII, no whitespace at a segment's ends. */
+export function showsAsIs(name: string): boolean {
+  return !/[^\x20-\x7e]/.test(name) && !name.split("/").some((s) => /^\s|\s$/.test(s));
+}
+
+/**
+ * A path for a message: in backticks when it {@link showsAsIs}, else as
+ * ASCII JSON, saying what does not show, so a look-alike (an invisible
+ * character, another script's letter) reads apart and copies exactly.
+ */
+export function quotedPath(path: string): string {
+  if (showsAsIs(path)) return `\`${path}\``;
+  const hidden = hiddenCharacterNames(path);
+  const what = hidden.length === 0 ? "it has characters outside ASCII" : `it has ${hidden.join(", ")}, which ${hidden.length === 1 ? "does" : "do"} not show`;
+  return `${asciiJson(path)} (written as JSON: ${what})`;
 }
 
 /** One segment of an absent path respelled to the name on disk. */

@@ -102,12 +102,18 @@ async function loadedRows(ctx: ToolContext, path: string, bounds: { start?: stri
   return { ok: true, rows: { total, endings: lineEndingCounts(doc), bom: doc.bom, range, rendered, version: loaded.version } };
 }
 
+const LONE_CR_NOTE =
+  'this file breaks its lines with lone CRs ("\\r", classic Mac line endings), so it shows as one line with "\\r" inside it; ' +
+  "edit and batch_edit do not change such a file: replace it whole with write, which writes its content with the line endings as sent";
+
 /** The view text: header, notes, rows, and the footers for shortened lines and a cut. */
 function formatFileView(ctx: ToolContext, path: string, rows: FileRows, extraNotes: readonly string[]): ToolResult {
   const { total, range, rendered } = rows;
   const name = shownPath(path);
   const traits = fileTraits(rows.endings, rows.bom);
-  const notes = [...extraNotes, ...range.notes];
+  // A CR-only file is one line with "\r" inside (text/eol.ts breaksWithLoneCr): said, with the one tool that changes it.
+  const loneCr = total === 1 && rows.endings.crlf === 0 && rows.endings.lf === 0 && rendered.text.includes("\r");
+  const notes = [...extraNotes, ...range.notes, ...(loneCr ? [LONE_CR_NOTE] : [])];
   const noteLine = notes.length > 0 ? [`[note: ${notes.join("; ")}]`] : [];
   if (total === 0) {
     const empty = ok([`[${name}: empty file (0 lines)${traits.map((t) => `, ${t}`).join("")}]`, ...noteLine].join("\n"));

@@ -13,12 +13,14 @@ import {
   asciiJson,
   normalizationTwins,
   otherSpellings,
+  quotedPath,
   respell,
   respellingText,
   sameCall,
   type ShellPrefix,
   shellPrefix,
   shellPrefixReason,
+  showsAsIs,
   spellingOf,
 } from "../support/paths.ts";
 import { shownPath } from "../support/remedy.ts";
@@ -88,8 +90,12 @@ export async function notFound(ctx: ToolContext, path: string, args: Readonly<Re
     if (missing !== path) text += ` Its directory \`${shownPath(missing)}\` does not exist either.`;
     const close = similarNames(baseName(missing), names);
     if (close.length > 0) {
-      const shown = close.map((name) => `\`${childPath(dir, name)}\``).join(", ");
+      const shown = close.map((name) => quotedPath(childPath(dir, name))).join(", ");
       text += ` Similar ${close.length === 1 ? "name" : "names"} in \`${shownPath(dir)}\`: ${shown}.`;
+      // A name that does not show as it is cannot be typed from the hint: the view of it is given as JSON.
+      const hidden = close.find((name) => !showsAsIs(name));
+      if (close.length === 1 && hidden !== undefined && missing === path)
+        text += ` To view it: ${sameCall({ tool: "view", args: others }, childPath(dir, hidden), true)}.`;
     }
     text += ` See what exists: ${viewCall(dir)}`;
   } catch {

@@ -14,6 +14,7 @@ import { isFsError } from "../../storage/errors.ts";
 import { Cond, type Version } from "../../storage/types.ts";
 import { changedRuns, diffLines } from "../../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../../text/document.ts";
+import { breaksWithLoneCr } from "../../text/eol.ts";
 import { joinLines, splitLines } from "../../text/lines.ts";
 import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
 import { loneSurrogateText, trailingCrNote } from "../support/new-text.ts";
@@ -178,7 +179,9 @@ async function overwrite(
       pastedNote = `Note: ${pasted.note}`;
     }
   }
-  const planned = planLines(old, content, verbatim);
+  // A CR-only file has no line endings write could keep (text/eol.ts breaksWithLoneCr): content goes as sent.
+  const loneCr = !verbatim && breaksWithLoneCr(old.body);
+  const planned = planLines(old, content, verbatim || loneCr);
   const { styled } = planned;
   const next = documentFromLines(styled.bom, styled, ctx.hasher);
   if (sameBytes(next.bytes, loaded.bytes)) return ok(unchangedText(path, planned));
@@ -189,7 +192,7 @@ async function overwrite(
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
   const crNote = planned.crLines.length > 0 ? `Note: ${trailingCrNote("content", planned.crLines)}` : undefined;
   const notes = [heading, pastedNote, crNote, finalNewlineNote(old, next.doc), bomNote(old, next.doc)];
-  const style = verbatim ? verbatimNote(old, next.doc) : styleNote(old, next.doc, styled.eolApplied, planned.dropped);
+  const style = verbatim ? verbatimNote(old, next.doc) : loneCr ? loneCrNote(next.doc) : styleNote(old, next.doc, styled.eolApplied, planned.dropped);
   const result = changeResult(notes, report, [style], ctx.limits, { path, version: landed.written });
   // Ids the model viewed before this write may be reused: record where the diff moved those lines (see own-edits.ts).
   await observeEdited(ctx, path, landed.written, observation, result.facts?.changes);
@@ -375,6 +378,15 @@ function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | u
   } else if (dropped === "CRLF" || dropped === "mixed") notes.push(`kept the file's LF line endings, not content's CRLF ones${convert}`);
   if (old.bom && next.bom) notes.push("kept its byte-order mark");
   return notes.length ? `Line endings: ${notes.join("; ")}.` : "";
+}
+
+/** The line endings of a write over a CR-only file, which are content's own. */
+function loneCrNote(next: TextDocument): string {
+  const head =
+    "Line endings: the file breaks its lines with lone CRs (classic Mac line endings), which write does not restyle: content's line endings were written as sent";
+  if (breaksWithLoneCr(next.body)) return `${head}.`;
+  const now = eolName(next.eols);
+  return `${head}, so the file now has ${now ? `${now} line endings` : "no line break"}.`;
 }
 
 /** A verbatim write's line endings, when they are not the file's before. */
