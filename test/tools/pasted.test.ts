@@ -145,6 +145,16 @@ describe("edit: pasted rows of lines beside the match widen the offered call", (
     await offeredLands(args, "EDIT_NO_MATCH", "const a = 1;\nconst b = 22;\nconst c = 3;\nconst d = 4;\n");
   });
 
+  test("a row of the matched line when old_string is only part of it: not stripped into it; the whole-line call lands", async () => {
+    // Stripped, the row replaced "b = 2;" alone and wrote "const const b = 22;".
+    const again = await offeredLands(
+      { old_string: "b = 2;", new_string: `${id(2, B)}|const b = 22;` },
+      "INVALID_ARGUMENT",
+      "const a = 1;\nconst b = 22;\nconst c = 3;\nconst d = 4;\n",
+    );
+    expect(again).toEqual({ path: "p.ts", old_string: B, new_string: "const b = 22;" });
+  });
+
   test("a row repeating a line away from the match: no call is offered as ready, nothing written", async () => {
     const { ctx, before } = await viewed("p.ts", SRC);
     const args = { path: "p.ts", old_string: A, new_string: `${row(1, "const a = 11;")}\n${row(3, C)}` };

@@ -238,6 +238,7 @@ function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxB
   // The matched lines are the region replaced: a shortened line's marker one of them ends with is the file's own.
   const region = trial.edits.map((e) => [e.start + 1, Math.max(e.end, e.start + 1)] as const);
   const verdict = checkPasted(args.new_string, { ...target, ownsId, region });
+  if (verdict.kind === "strip") return partLineStrip(doc, verdict, trial, maxBytes) ?? verdict;
   if (verdict.kind !== "refuse" || verdict.unclear || verdict.shortened) return verdict;
   const beside = rowsBeside({
     path: target.path,
@@ -251,6 +252,27 @@ function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxB
   });
   if (beside.kind === "stray") return { ...verdict, unclear: beside.why };
   return beside.kind === "widened" ? { ...verdict, widened: beside } : verdict;
+}
+
+/**
+ * Pasted rows are whole lines: stripped into a replacement of part of a
+ * line (old_string "b = 2;" in "const b = 2;"), they would keep the rest of
+ * it ("const const b = 22;"). Then nothing is written and the call is
+ * offered on the whole lines matched, proven in memory to give them.
+ */
+function partLineStrip(doc: TextDocument, verdict: Extract<PasteVerdict, { kind: "strip" }>, trial: EditApplied, maxBytes: number): NewStringPaste | undefined {
+  const rows = verdict.text.split("\n");
+  if (rows.at(-1) === "") rows.pop();
+  const whole = (e: EditApplied["edits"][number]) => e.lines.length === rows.length && e.lines.every((line, k) => line === rows[k]);
+  if (trial.edits.every(whole)) return undefined;
+  const what = `has lines starting with a view prefix "N:hh|" (whole lines of the file), but old_string matches only part of a line, so they would not replace whole lines`;
+  const [edit] = trial.edits;
+  const oldString = doc.lines.slice(edit.start, Math.max(edit.end, edit.start + 1)).join("\n");
+  const proof = trial.edits.length === 1 ? applyStringEditWithBom(doc.lines, doc.bom, oldString, verdict.text, { maxBytes }) : undefined;
+  const fits = proof?.kind === "ok" && proof.edits.length === 1 && whole(proof.edits[0]);
+  if (!fits) return { kind: "refuse", what, cleaned: verdict.text, unclear: "which whole lines they replace is not certain" };
+  const said = `The call below replaces the whole line${rows.length === 1 ? "" : "s"} old_string matched in (from line ${edit.start + 1}) with the lines pasted.`;
+  return { kind: "refuse", what, cleaned: verdict.text, widened: { kind: "widened", oldString, newString: verdict.text, said, line: edit.start + 1 } };
 }
 
 function inEdit(edits: EditApplied["edits"], line: number): boolean {
