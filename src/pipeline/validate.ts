@@ -260,18 +260,12 @@ function misnamedDiscriminator(key: string, input: Record<string, unknown>, issu
   const holds = (value: unknown) => typeof value === "string" && expected.includes(JSON.stringify(value));
   const wrong = Object.keys(input).find((k) => k !== key && holds(input[k]) && (DISCRIMINATOR_ALIASES.has(k) || closestName(k, [key]) === key));
   if (wrong === undefined) return undefined;
-  let fixed: Record<string, unknown> = { [key]: input[wrong] };
-  for (const [k, value] of Object.entries(input)) if (k !== wrong) fixed[k] = value;
+  let fixed = withKeyFirst(input, wrong, key);
   const renames = [`\`${wrong}\` -> \`${key}\``];
   // The other misnamed fields of the form it names, in the same step: else the object offered is refused again.
   const entries = variant?.type === "variant" ? unwrap(pickVariantOption(variant, fixed))?.entries : undefined;
   if (entries) {
-    const allowed = Object.keys(entries).filter((k) => !Object.hasOwn(fixed, k));
-    const more = Object.keys(fixed)
-      .filter((k) => !Object.hasOwn(entries, k))
-      .map((k) => [k, intendedField(k, allowed)] as const)
-      .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
-      .filter(([, t], _, all) => all.filter(([, u]) => u === t).length === 1);
+    const more = fieldRenames(fixed, entries);
     fixed = renamedObject(fixed, new Map(more));
     renames.push(...more.map(([k, t]) => `\`${k}\` -> \`${t}\``));
   }
@@ -326,22 +320,30 @@ function repairedDeep(schema: SchemaNode | undefined, value: unknown): unknown {
   if (node.type === "variant" && node.key !== undefined && !Object.hasOwn(value, node.key)) {
     const key = node.key;
     const wrong = Object.keys(value).find((k) => DISCRIMINATOR_ALIASES.has(k) && pickVariantOption(node, { [key]: value[k] }) !== undefined);
-    if (wrong !== undefined) {
-      fixed = { [key]: value[wrong] };
-      for (const [k, v] of Object.entries(value)) if (k !== wrong) fixed[k] = v;
-    }
+    if (wrong !== undefined) fixed = withKeyFirst(value, wrong, key);
   }
   const entries = resolve(node, fixed)?.entries;
   if (!entries) return fixed;
-  const allowed = Object.keys(entries).filter((k) => !Object.hasOwn(fixed, k));
-  const renames = Object.keys(fixed)
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(renamedObject(fixed, new Map(fieldRenames(fixed, entries))))) out[k] = repairedDeep(entries[k], v);
+  return out;
+}
+
+/** `input` with its key `wrong` renamed `key` and put first (a discriminator reads first). */
+function withKeyFirst(input: Record<string, unknown>, wrong: string, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { [key]: input[wrong] };
+  for (const [k, value] of Object.entries(input)) if (k !== wrong) out[k] = value;
+  return out;
+}
+
+/** Each field of `input` not in `entries` with the one accepted field (not already given) it stands for; a doubtful one is left out. */
+function fieldRenames(input: Record<string, unknown>, entries: Readonly<Record<string, SchemaNode>>): (readonly [string, string])[] {
+  const allowed = Object.keys(entries).filter((k) => !Object.hasOwn(input, k));
+  return Object.keys(input)
     .filter((k) => !Object.hasOwn(entries, k))
     .map((k) => [k, intendedField(k, allowed)] as const)
     .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
     .filter(([, t], _, all) => all.filter(([, u]) => u === t).length === 1);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(renamedObject(fixed, new Map(renames)))) out[k] = repairedDeep(entries[k], v);
-  return out;
 }
 
 /** `input` with keys renamed, in their places. */
