@@ -310,9 +310,16 @@ function checkPlace(
  * `shifts` (where lines with its hash are now): the held context of the
  * place the line moved to fits there. Like {@link checkHeld}, the comparison
  * reaches farther out, up to {@link HELD_REACH} lines, while the best shift
- * is tied. Reading outside what the caller loaded may throw.
+ * is tied; `probes` is how many held lines the scores are out of. Reading
+ * outside what the caller loaded may throw.
  */
-export function heldFits(held: HeldIds, hashes: ArrayLike<number>, count: number, line: number, shifts: readonly number[]): Map<number, number> {
+export function heldFits(
+  held: HeldIds,
+  hashes: ArrayLike<number>,
+  count: number,
+  line: number,
+  shifts: readonly number[],
+): { readonly scores: Map<number, number>; readonly probes: number } {
   const around = (reach: number) => probesAround(held, line, line, reach).filter(([l]) => l !== line);
   const fit = (probes: [number, number][], shift: number) =>
     probes.filter(([l, h]) => l + shift >= 1 && l + shift <= count && hashes[l + shift - 1] === h).length;
@@ -320,9 +327,9 @@ export function heldFits(held: HeldIds, hashes: ArrayLike<number>, count: number
   for (let reach = HELD_NEIGHBOURS; ; reach *= 2) {
     const scores = new Map(shifts.map((shift) => [shift, fit(probes, shift)]));
     const best = Math.max(0, ...scores.values());
-    if ([...scores.values()].filter((n) => n === best).length <= 1 || reach * 2 > HELD_REACH) return scores;
+    if ([...scores.values()].filter((n) => n === best).length <= 1 || reach * 2 > HELD_REACH) return { scores, probes: probes.length };
     const wider = around(reach * 2);
-    if (wider.length === probes.length) return scores;
+    if (wider.length === probes.length) return { scores, probes: probes.length };
     probes = wider;
   }
 }

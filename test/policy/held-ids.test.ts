@@ -171,13 +171,13 @@ describe("held ids: the check", () => {
     // Held: i _ a{ r } _ b{ r }; now two lines on top: r (hash 4) at 6 and 10, line 8 the id's.
     const held = hold(undefined, 1, bytes(1, 2, 3, 4, 5, 2, 6, 4, 5));
     const now = file(8, 9, 1, 2, 3, 4, 5, 2, 6, 4, 5);
-    expect(heldFits(held, now, 11, 8, [-2, 2])).toEqual(
+    expect(heldFits(held, now, 11, 8, [-2, 2]).scores).toEqual(
       new Map([
         [-2, 2],
         [2, 3],
       ]),
     );
-    expect(heldFits(hold(undefined, 8, bytes(4)), now, 11, 8, [-2, 2])).toEqual(
+    expect(heldFits(hold(undefined, 8, bytes(4)), now, 11, 8, [-2, 2]).scores).toEqual(
       new Map([
         [-2, 0],
         [2, 0],

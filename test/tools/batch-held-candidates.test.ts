@@ -38,6 +38,24 @@ const TWO = "import x from 'y';\n\nfunction a() {\n  return 1;\n}\n\nfunction b(
 const HEADED = `// header\n// more\n${TWO}`;
 
 describe("batch_edit: which line a stale id moved to, by what the session was shown around it", () => {
+  test("two functions of one shape, a line inserted in the second: one held line more fitting the farther copy never gets it offered", async () => {
+    const body = (name: string) => [`function ${name}() {`, "  if (a) {", "    b();", "  }", "}"];
+    const viewedLines = ["import x from 'x';", "", ...body("f"), "", ...body("g"), ""];
+    const text0 = viewedLines.join("\n");
+    const ctx = await viewed("f.ts", text0);
+    // Another writer: a header on top, and a comment as the first line of g's body.
+    const now = ["// header", ...viewedLines.slice(0, 9), "  // g body", ...viewedLines.slice(9)].join("\n");
+    const before = await otherWriter(ctx, "f.ts", now);
+    // 12:.. is g's inner `  }` as viewed: now at 14; f's is at 7.
+    expect([now.split("\n")[13], now.split("\n")[6]]).toEqual(["  }", "  }"]);
+    const text = expectFail(await batch(ctx, "f.ts", [{ operation: "replace", start: idOf(text0, 12), content: "  } // g" }]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "f.ts", before);
+    const op = offeredOp(text);
+    // Offered at all, only on g's brace: never on f's.
+    if (op) expect(op.start).toBe(idOf(now, 14));
+    expect(text).toContain(idOf(now, 14));
+  });
+
   test("two equal lines equally far: the one whose held neighbours fit is offered, and the offered call edits it", async () => {
     const ctx = await viewed("a.ts", TWO);
     await otherWriter(ctx, "a.ts", HEADED);

@@ -57,6 +57,8 @@ export interface Candidate {
   readonly fits?: boolean;
   /** How many lines the session holds around the id read as held `shift` lines away (when the file changed and held lines are known). */
   readonly held?: number;
+  /** Whether every one of those lines does. */
+  readonly heldAll?: boolean;
 }
 
 /** What is known about one bad id. */
@@ -130,7 +132,8 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
     const ranked = lines
       .map((line): Candidate => {
         const s = line - id.line;
-        const score = fits ? { held: fits.get(s) ?? 0 } : {};
+        const fit = fits?.scores.get(s) ?? 0;
+        const score = fits ? { held: fit, heldAll: fits.probes > 0 && fit === fits.probes } : {};
         return distinct >= 2 ? { line, shift: s, fits: support.get(s) === distinct, ...score } : { line, shift: s, ...score };
       })
       .sort(
@@ -155,11 +158,22 @@ export function repairBatch(doc: Lines, bad: readonly BadId[], changedSinceView:
 
 /** Whether the first of `ranked` is not told apart from the next, or may be the line held at its own number (see the module comment). */
 function isUnsure(ranked: readonly Candidate[], held: HeldIds | undefined, id: LineIdRef): boolean {
-  const [top, next] = ranked;
+  const [top, ...others] = ranked;
   if (!top) return false;
   if (held && heldAt(held, top.line) === id.hash) return true;
-  return next !== undefined && (next.fits ?? false) === (top.fits ?? false) && next.held === top.held && Math.abs(next.shift) === Math.abs(top.shift);
+  // One held line more is not enough to go against the nearer line unless every held line fits there: in
+  // code of one shape (two functions alike) a line another writer inserted costs the right place one fit.
+  const mine = top.held ?? 0;
+  const beats = (c: Candidate) => {
+    const theirs = c.held ?? 0;
+    if ((top.fits ?? false) !== (c.fits ?? false) || mine - theirs >= HELD_MARGIN) return true;
+    return (mine > theirs && top.heldAll === true) || (mine >= theirs && Math.abs(top.shift) < Math.abs(c.shift));
+  };
+  return !others.every(beats);
 }
+
+/** How many more held lines must fit around a farther candidate for it to be offered over a nearer one. */
+const HELD_MARGIN = 2;
 
 /**
  * Where the line the session viewed as `id` is now, when its own edits moved
