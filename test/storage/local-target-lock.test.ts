@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { isStale, parseHolder, STALE_LOCK_MS } from "../../src/storage/local/target-lock.ts";
+import { isStale, LIVE_STALE_LOCK_MS, parseHolder, STALE_LOCK_MS } from "../../src/storage/local/target-lock.ts";
 import { isTempName, lockNameFor } from "../../src/storage/local/temp-name.ts";
 import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import { Cond, type Storage } from "../../src/storage/types.ts";
@@ -28,6 +28,9 @@ describe("lock files, pure parts", () => {
     const alive = () => true;
     expect(isStale({ pid: 7, host: "h1" }, 5, self, dead)).toBe(true);
     expect(isStale({ pid: 7, host: "h1" }, 5, self, alive)).toBe(false);
+    // A live holder here may be a server stopped between its check and its rename: its lock holds far longer.
+    expect(isStale({ pid: 7, host: "h1" }, STALE_LOCK_MS + 1, self, alive)).toBe(false);
+    expect(isStale({ pid: 7, host: "h1" }, LIVE_STALE_LOCK_MS + 1, self, alive)).toBe(true);
     // Another host's pid says nothing here.
     expect(isStale({ pid: 7, host: "h2" }, 5, self, dead)).toBe(false);
     // Being written (unreadable yet): wait for it.
@@ -121,6 +124,24 @@ describe("local storage: a write waits for another process's lock", () => {
     await storage.write("f.txt", bytes("v2\n"), Cond.ifVersion(version));
     expect(readFileSync(join(dir, "f.txt"), "utf8")).toBe("v2\n");
     expect(existsSync(lockPath())).toBe(false);
+  });
+
+  test("an old symlink or directory planted under the lock's name is broken, and nothing of it is left", async () => {
+    const { mkdirSync, symlinkSync, lutimesSync } = await import("node:fs");
+    const old = (Date.now() - STALE_LOCK_MS - 5_000) / 1000;
+    symlinkSync("/etc/passwd", lockPath());
+    lutimesSync(lockPath(), old, old);
+    const first = await storage.read("f.txt");
+    await storage.write("f.txt", bytes("v2\n"), Cond.ifVersion(first.version));
+    expect(strays()).toEqual([]);
+    mkdirSync(lockPath());
+    writeFileSync(join(lockPath(), "inside"), "x");
+    utimesSync(lockPath(), old, old);
+    const second = await storage.read("f.txt");
+    await storage.write("f.txt", bytes("v3\n"), Cond.ifVersion(second.version));
+    expect(readFileSync(join(dir, "f.txt"), "utf8")).toBe("v3\n");
+    expect(strays()).toEqual([]);
+    expect(readFileSync("/etc/passwd", "utf8").length).toBeGreaterThan(0);
   });
 
   test("lock files are hidden from listings and refused as paths", async () => {

@@ -9,8 +9,10 @@
  * A lock file says who holds it (`pid host`). One left by a process that
  * died is broken: at once when that process is known gone (same host, no
  * such pid), else once it is older than {@link STALE_LOCK_MS}, far longer
- * than any check and rename take. Writers that are not toolwarden take no
- * lock; against them a write stays atomic, not compare-and-swap.
+ * than any check and rename take; one whose holder still runs here, only
+ * after {@link LIVE_STALE_LOCK_MS}. Anything else under the name (a link,
+ * a directory) is judged by its age. Writers that are not toolwarden take
+ * no lock; against them a write stays atomic, not compare-and-swap.
  */
 import * as fsSync from "node:fs";
 import { constants } from "node:fs";
@@ -23,6 +25,13 @@ import { lockNameFor, tempNameFor } from "./temp-name.ts";
 const LOCK_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 /** A lock file older than this is a dead holder's, wherever it ran. */
 export const STALE_LOCK_MS = 30_000;
+/**
+ * One whose holder still runs on this host is broken only after this long:
+ * a server stopped (SIGSTOP, a debugger) between its check and its rename
+ * must not have its change overwritten when it goes on; a pid that was
+ * reused after a crash holds writes up for this long at most.
+ */
+export const LIVE_STALE_LOCK_MS = 10 * 60_000;
 /** How long a write waits for another process's lock before it gives up. */
 export const LOCK_WAIT_MS = 10_000;
 
@@ -58,10 +67,12 @@ export function parseHolder(text: string): LockHolder | undefined {
  * holder's (pure, given whether `pid` lives on this host).
  */
 export function isStale(holder: LockHolder | undefined, ageMs: number, self: LockHolder, alive: (pid: number) => boolean): boolean {
-  if (ageMs > STALE_LOCK_MS) return true;
   // A pid means something only on the host that wrote it (and its pid namespace: a different host name
-  // is the usual sign of another container); an unreadable file is one being written: wait.
-  return holder !== undefined && holder.host !== "" && holder.host === self.host && holder.pid !== self.pid && !alive(holder.pid);
+  // is the usual sign of another container).
+  const ours = holder !== undefined && holder.host !== "" && holder.host === self.host && holder.pid !== self.pid;
+  if (ours) return alive(holder.pid) ? ageMs > LIVE_STALE_LOCK_MS : true;
+  // Another host's, or unreadable (being written, or not a lock file at all): by its age alone.
+  return ageMs > STALE_LOCK_MS;
 }
 
 function pidAlive(pid: number): boolean {
@@ -141,6 +152,15 @@ function readHolder(full: string): LockHolder | undefined {
   }
 }
 
+/** {@link readHolder}, undefined when it cannot be read (gone, swapped for a link or a socket). */
+function readHolderQuietly(full: string): LockHolder | undefined {
+  try {
+    return readHolder(full);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Remove the lock file if its holder is dead; true when it was (or it vanished meanwhile). */
 function breakIfStale(dirFd: number, lockName: string, self: LockHolder): boolean {
   const full = at(dirFd, lockName);
@@ -149,7 +169,7 @@ function breakIfStale(dirFd: number, lockName: string, self: LockHolder): boolea
   try {
     const stats = fsSync.lstatSync(full);
     ino = stats.ino;
-    holder = readHolder(full);
+    holder = stats.isFile() ? readHolderQuietly(full) : undefined;
     if (!isStale(holder, Date.now() - stats.mtimeMs, self, pidAlive)) return false;
     // Moved aside, then checked: two processes breaking one stale lock must not remove the fresh lock
     // one of them made in its place.
@@ -163,7 +183,8 @@ function breakIfStale(dirFd: number, lockName: string, self: LockHolder): boolea
         // A newer lock is in place; the moved one's holder unlocks nothing of ours.
       }
     }
-    fsSync.unlinkSync(at(dirFd, aside));
+    // A directory planted under the lock's name goes too: left aside, nothing would ever sweep it.
+    fsSync.rmSync(at(dirFd, aside), { recursive: true, force: true });
     return true;
   } catch (error) {
     return nodeErrorCode(error) === "ENOENT";
