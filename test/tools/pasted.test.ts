@@ -155,6 +155,16 @@ describe("edit: pasted rows of lines beside the match widen the offered call", (
     expect(again).toEqual({ path: "p.ts", old_string: B, new_string: "const b = 22;" });
   });
 
+  test("old_string and new_string pasted as two rows, the second a blank line ending the text: the offered call keeps one blank line", async () => {
+    const src = "const a = 1;\n\nconst b = 2;\n\nconst c = 3;\n";
+    const { ctx, before } = await viewed("q.ts", src);
+    const args = { path: "q.ts", old_string: `${row(1, "const a = 1;")}\n${row(2, "")}`, new_string: `${row(1, "const a = 11;")}\n${row(2, "")}` };
+    const text = expectFail(await call(editTool, args, ctx), "EDIT_NO_MATCH");
+    await expectUntouched(ctx.storage, "q.ts", before);
+    expectOk(await call(editTool, offered(text, "edit"), ctx));
+    expect(await readText(ctx.storage, "q.ts")).toBe("const a = 11;\n\nconst b = 2;\n\nconst c = 3;\n");
+  });
+
   test("a row repeating a line away from the match: no call is offered as ready, nothing written", async () => {
     const { ctx, before } = await viewed("p.ts", SRC);
     const args = { path: "p.ts", old_string: A, new_string: `${row(1, "const a = 11;")}\n${row(3, C)}` };

@@ -45,13 +45,15 @@ export function rowsBeside(input: BesideInput): Beside {
   const { doc, trial } = input;
   const paste = readPaste(input.newString, { fileLines: () => doc.lines });
   if (!paste) return { kind: "none" };
-  // A diff's "-" rows are left out of the cleaned text: they write nothing.
-  const rows = paste.rows.filter((r) => r.mark !== "-");
+  const content = (r: PastedRow) => r.text.slice(r.text.indexOf("|") + 1).replace(/\r$/, "");
+  // A diff's "-" rows are left out of the cleaned text: they write nothing. Nor does an empty last row:
+  // it is only the newline that ends the text ("12:ab|x\n13:c5|" writes "x\n", not a second blank line).
+  let rows = paste.rows.filter((r) => r.mark !== "-");
+  if (rows.length > 1 && content(rows[rows.length - 1]) === "" && !input.newString.endsWith("\n")) rows = rows.slice(0, -1);
   const verified = (r: PastedRow) => r.line >= 1 && r.line <= doc.lines.length && doc.hashes[r.line - 1] === r.hash;
   const inside = (r: PastedRow) => trial.edits.some((e) => r.line - 1 >= e.start && r.line - 1 < Math.max(e.end, e.start + 1));
   const outside = rows.filter((r) => verified(r) && !inside(r));
   if (outside.length === 0) return { kind: "none" };
-  const content = (r: PastedRow) => r.text.slice(r.text.indexOf("|") + 1).replace(/\r$/, "");
   // A changed row beside the match is read as its line's new text only in a paste that also shows the match's own lines.
   const sure = outside.every((r) => content(r) === doc.lines[r.line - 1]) || rows.some((r) => verified(r) && inside(r));
   const widened = sure && trial.edits.length === 1 ? widen(input, rows, outside, content) : undefined;
