@@ -42,6 +42,20 @@ const FUNCS = "function a() {\n  return 1;\n}\nfunction b() {\n  return 2;\n}\n"
 const Z = "function z() {\n  return 0;\n}\n";
 
 describe("batch_edit: ids held by the session when another writer changed the file", () => {
+  test("the lines around a line no other reads like changed: refused with that reason, not as repetitive code; a resend lands", async () => {
+    const ctx = await viewed("a.txt", "top\nEND\n");
+    await otherWriter(ctx, "a.txt", "top\nB1\nB0\nEND\n");
+    const before = await snapshot(ctx, "a.txt");
+    // Held: 2 was END; it is B1 now, and END fits two lines down, but "top" is not there: no shift explains it.
+    const op = { operation: "insert", after: idOf("top\n", 1), content: "A0" };
+    const text = expectFail(await batch(ctx, "a.txt", [op]), "EDIT_STALE_LINE_ID");
+    await expectUntouched(ctx.storage, "a.txt", before);
+    expect(text).toContain("another writer changed the lines around it since you were shown them");
+    expect(text).not.toContain("others that read the same");
+    expectOk(await batch(ctx, "a.txt", [op]));
+    expect(await readText(ctx.storage, "a.txt")).toBe("top\nA0\nB1\nB0\nEND\n");
+  });
+
   test("an insert above puts an equal `}` at the id's number: refused, never applied there; the offered call lands on the brace viewed", async () => {
     const ctx = await viewed("c.ts", FUNCS);
     await otherWriter(ctx, "c.ts", Z + FUNCS);

@@ -237,10 +237,15 @@ export function heldRefusalText(
   }
   if (check.kind === "removed") return removedText(check.count);
   const shift = check.shift;
+  // "Others that read the same" only where there are some: else it is the lines around it that changed.
+  const alone = shift === undefined && doc.lines.filter((line) => line === doc.lines[what.first - 1]).length === 1;
   const out = [
     shift === undefined
-      ? `${what.label}: the id at ${span} still verifies, but another writer changed the file since you were shown it, and what you were shown ` +
-        `around it does not tell this line from others that read the same (repetitive code), so it may not be the line you mean. Nothing was written.`
+      ? alone
+        ? `${what.label}: the id at ${span} still verifies, but another writer changed the lines around it since you were shown them, ` +
+          `so the place this operation acts on is not the one you saw. Nothing was written.`
+        : `${what.label}: the id at ${span} still verifies, but another writer changed the file since you were shown it, and what you were shown ` +
+          `around it does not tell this line from others that read the same (repetitive code), so it may not be the line you mean. Nothing was written.`
       : `${what.label}: the id at ${span} still verifies, but the lines you were shown around it are now ${Math.abs(shift)} line${Math.abs(shift) === 1 ? "" : "s"} ` +
         `${shift > 0 ? "down" : "up"}: another writer added or removed lines above it since, and an equal line now sits at its number, so it may not be the line you mean. Nothing was written.`,
     excerpt(what.first, what.last),
