@@ -13,6 +13,7 @@ import { validateArgs } from "../../src/pipeline/validate.ts";
 import { resultText, type ToolResult } from "../../src/result.ts";
 import { createLocalStorage } from "../../src/storage/local/mod.ts";
 import { lookAlikeKey, lookAlikeTwins, showHidden } from "../../src/tools/support/lookalike-names.ts";
+import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import { editTool } from "../../src/tools/edit/run.ts";
 import type { ToolContext, ToolDef } from "../../src/tools/types.ts";
 import { viewTool } from "../../src/tools/view/run.ts";
@@ -20,7 +21,7 @@ import { writeTool } from "../../src/tools/write/run.ts";
 import { firstCall } from "../helpers/suggested-calls.ts";
 import { makeContext } from "../helpers/tool-context.ts";
 
-const TOOLS: Record<string, ToolDef> = { view: viewTool, write: writeTool, edit: editTool } as never;
+const TOOLS: Record<string, ToolDef> = { view: viewTool, write: writeTool, edit: editTool, batch_edit: batchEditTool } as never;
 
 async function send(ctx: ToolContext, tool: string, args: Record<string, unknown>): Promise<{ result: ToolResult; text: string }> {
   const def = TOOLS[tool];
@@ -138,6 +139,18 @@ describe("a missing name whose similar name has an invisible character", () => {
     expect((await send(ctx, "view", { path: offered.path })).result.isError).toBe(false);
     expect((await send(ctx, "edit", offered)).result.isError).toBe(false);
     expect(tree(root)).toEqual({ "src/": "/", [ZW]: "ZW\n" });
+  });
+
+  test("batch_edit offers its exact call too, which reaches that file", async () => {
+    const { root, ctx } = await workspace({ [ZW]: "zw\n" });
+    const out = await send(ctx, "batch_edit", { path: "src/server.ts", operations: [{ operation: "insert", after: 0, content: "top" }] });
+    expect(out.result.code).toBe("FS_NOT_FOUND");
+    expect(out.text).not.toContain("\u200b");
+    const offered = firstCall(out.text, "batch_edit");
+    expect(offered.path).toBe(ZW);
+    expect((await send(ctx, "view", { path: offered.path })).result.isError).toBe(false);
+    expect((await send(ctx, "batch_edit", offered)).result.isError).toBe(false);
+    expect(tree(root)).toEqual({ "src/": "/", [ZW]: "top\nzw\n" });
   });
 
   test("view shows it as JSON with the view of it; after that view, edit still names it", async () => {

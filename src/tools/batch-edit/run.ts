@@ -32,7 +32,7 @@ export const batchEditTool = defineTool({
     const raw = args.operations as readonly RawOperation[];
     const { ops, failures } = parseOperations(raw, shownPath(path));
     const verbatim = args.verbatim === true;
-    return mutateFile(ctx, path, (file) => plan(ctx, path, file, { ops, failures, raw, verbatim }), { tool: "batch_edit" });
+    return mutateFile(ctx, path, (file) => plan(ctx, path, file, { ops, failures, raw, verbatim }), { tool: "batch_edit", args });
   },
 });
 
