@@ -225,3 +225,68 @@ describe("docs/tools.md says what the tools say", () => {
     expect(await docs).toContain(`\`${note}\``);
   });
 });
+
+describe("edit: every call offered for pasted rows is proven to write them as whole lines", () => {
+  /** Refused with `code`, nothing written; the offered call, sent as it is, makes the file `expected`. */
+  async function lands(src: string, args: Record<string, unknown>, code: string, expected: string): Promise<void> {
+    const { ctx, before } = await viewed("w.ts", src);
+    const text = expectFail(await call(editTool, { path: "w.ts", ...args }, ctx), code);
+    await expectUntouched(ctx.storage, "w.ts", before);
+    expectOk(await call(editTool, offered(text, "edit"), ctx));
+    expect(await readText(ctx.storage, "w.ts")).toBe(expected);
+  }
+  const SRC = "let x = 1;\nlet y = 2;\nreturn;\n";
+
+  test("a row beside a part-line match: the widened call covers whole lines (it wrote `let y = 3; = 2;`)", async () => {
+    await lands(
+      SRC,
+      { old_string: "let y", new_string: `${row(1, "let x = 1;")}\n${id(2, "let y = 2;")}|let y = 3;` },
+      "INVALID_ARGUMENT",
+      "let x = 1;\nlet y = 3;\nreturn;\n",
+    );
+    await lands(
+      SRC,
+      { old_string: "y = 2;", new_string: `${id(2, "let y = 2;")}|let y = 3;\n${row(3, "return;")}` },
+      "INVALID_ARGUMENT",
+      "let x = 1;\nlet y = 3;\nreturn;\n",
+    );
+  });
+
+  test("old_string pasted too, matching part of a line: the ready call covers the whole line", async () => {
+    await lands(
+      SRC,
+      { old_string: "2:00|let y", new_string: `${row(1, "let x = 1;")}\n${id(2, "let y = 2;")}|let y = 3;` },
+      "EDIT_NO_MATCH",
+      "let x = 1;\nlet y = 3;\nreturn;\n",
+    );
+  });
+
+  test("a blank line's row ending new_string, old_string without its newline: no blank line is added", async () => {
+    await lands("a\nb\n\nc\n", { old_string: "b", new_string: `${id(2, "b")}|B\n${row(3, "")}` }, "INVALID_ARGUMENT", "a\nB\n\nc\n");
+  });
+
+  test("an old_string pasted without its indentation: the rows keep the file's indentation, not twice", async () => {
+    await lands(
+      "f() {\n  const y = 2;\n}\n",
+      { old_string: "const y = 2;\n}", new_string: `${id(2, "  const y = 2;")}|  const y = 3;\n${row(3, "}")}` },
+      "INVALID_ARGUMENT",
+      "f() {\n  const y = 3;\n}\n",
+    );
+  });
+
+  test("a cleaned call that would match nothing is not offered as ready", async () => {
+    const { ctx, before } = await viewed("w.ts", SRC);
+    const text = expectFail(
+      await call(editTool, { path: "w.ts", old_string: "let z = 9;", new_string: `${id(2, "let y = 2;")}|let y = 3;` }, ctx),
+      "INVALID_ARGUMENT",
+    );
+    await expectUntouched(ctx.storage, "w.ts", before);
+    expect(text.split("\n").some((l) => l.startsWith("edit {"))).toBe(false);
+  });
+
+  test("CRLF rows over CRLF lines are whole lines: stripped and written, endings kept", async () => {
+    const { ctx } = await viewed("c.ts", "a = 1\r\nb = 2\r\nc = 3\r\n");
+    expectOk(await call(editTool, { path: "c.ts", old_string: "b = 2\r\n", new_string: `${id(2, "b = 2")}|b = 20\r\n` }, ctx));
+    expect(await readText(ctx.storage, "c.ts")).toBe("a = 1\r\nb = 20\r\nc = 3\r\n");
+  });
+});

@@ -46,10 +46,11 @@ export function rowsBeside(input: BesideInput): Beside {
   const paste = readPaste(input.newString, { fileLines: () => doc.lines });
   if (!paste) return { kind: "none" };
   const content = (r: PastedRow) => r.text.slice(r.text.indexOf("|") + 1).replace(/\r$/, "");
-  // A diff's "-" rows are left out of the cleaned text: they write nothing. Nor does an empty last row:
-  // it is only the newline that ends the text ("12:ab|x\n13:c5|" writes "x\n", not a second blank line).
+  // A diff's "-" rows are left out of the cleaned text: they write nothing. Nor does an empty last row that
+  // only gives the text the newline old_string's match ends with ("12:ab|x\n13:c5|" for "x\n" writes "x\n").
   let rows = paste.rows.filter((r) => r.mark !== "-");
-  if (rows.length > 1 && content(rows[rows.length - 1]) === "" && !input.newString.endsWith("\n")) rows = rows.slice(0, -1);
+  const newlineOnly = !input.newString.endsWith("\n") && input.oldString.endsWith("\n");
+  if (rows.length > 1 && content(rows[rows.length - 1]) === "" && newlineOnly) rows = rows.slice(0, -1);
   const verified = (r: PastedRow) => r.line >= 1 && r.line <= doc.lines.length && doc.hashes[r.line - 1] === r.hash;
   const inside = (r: PastedRow) => trial.edits.some((e) => r.line - 1 >= e.start && r.line - 1 < Math.max(e.end, e.start + 1));
   const outside = rows.filter((r) => verified(r) && !inside(r));

@@ -30,6 +30,7 @@ import type { ToolContext } from "../types.ts";
 import { DESCRIPTION, EditSchema } from "./schema.ts";
 import { differOnlyInEols, editsWithoutTrailingCr, eolOnlyText } from "./line-endings.ts";
 import { type Beside, rowsBeside } from "./pasted-beside.ts";
+import { provenOffer, rowsOf, writesRows } from "./pasted-offer.ts";
 
 /** The `edit` tool. */
 export const editTool = defineTool({
@@ -80,13 +81,17 @@ function planEdit(ctx: ToolContext, path: string, file: FileSnapshot, args: Edit
       );
     }
     const w = pasted.widened;
+    // Offered as ready only once proven to write the rows as whole lines (./pasted-offer.ts).
+    const offer = provenOffer(doc, w?.oldString ?? args.old_string, w?.newString ?? pasted.cleaned, { replaceAll: args.replace_all, maxBytes });
+    if (!offer) return stop(fail("INVALID_ARGUMENT", unprovenPasteText(pasted.what)));
     const call = {
       path: shownPath(path),
-      old_string: w?.oldString ?? args.old_string,
-      new_string: w?.newString ?? pasted.cleaned,
+      old_string: offer.oldString,
+      new_string: offer.newString,
       ...(args.replace_all ? { replace_all: true } : {}),
     };
-    return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. ${w ? `${w.said} ` : ""}${pastedRemedy(`edit ${JSON.stringify(call)}`)}`));
+    const said = w ? `${w.said} ` : offer.widened ? `The call below replaces the whole lines old_string matched in (from line ${offer.line}). ` : "";
+    return stop(fail("INVALID_ARGUMENT", `new_string ${pasted.what}. ${said}${pastedRemedy(`edit ${JSON.stringify(call)}`)}`));
   }
   const newString = pasted.kind === "strip" ? pasted.text : args.new_string;
   const pastedNote = pasted.kind === "strip" ? `Note: ${pasted.note}` : undefined;
@@ -238,7 +243,7 @@ function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxB
   // The matched lines are the region replaced: a shortened line's marker one of them ends with is the file's own.
   const region = trial.edits.map((e) => [e.start + 1, Math.max(e.end, e.start + 1)] as const);
   const verdict = checkPasted(args.new_string, { ...target, ownsId, region });
-  if (verdict.kind === "strip") return partLineStrip(doc, verdict, trial, maxBytes) ?? verdict;
+  if (verdict.kind === "strip") return partLineStrip(doc, args.old_string, verdict, trial, maxBytes) ?? verdict;
   if (verdict.kind !== "refuse" || verdict.unclear || verdict.shortened) return verdict;
   const beside = rowsBeside({
     path: target.path,
@@ -258,21 +263,38 @@ function pastedInNewString(path: string, doc: TextDocument, args: EditArgs, maxB
  * Pasted rows are whole lines: stripped into a replacement of part of a
  * line (old_string "b = 2;" in "const b = 2;"), they would keep the rest of
  * it ("const const b = 22;"). Then nothing is written and the call is
- * offered on the whole lines matched, proven in memory to give them.
+ * offered on the whole lines matched, proven in memory (./pasted-offer.ts).
  */
-function partLineStrip(doc: TextDocument, verdict: Extract<PasteVerdict, { kind: "strip" }>, trial: EditApplied, maxBytes: number): NewStringPaste | undefined {
-  const rows = verdict.text.split("\n");
-  if (rows.at(-1) === "") rows.pop();
-  const whole = (e: EditApplied["edits"][number]) => e.lines.length === rows.length && e.lines.every((line, k) => line === rows[k]);
-  if (trial.edits.every(whole)) return undefined;
-  const what = `has lines starting with a view prefix "N:hh|" (whole lines of the file), but old_string matches only part of a line, so they would not replace whole lines`;
-  const [edit] = trial.edits;
-  const oldString = doc.lines.slice(edit.start, Math.max(edit.end, edit.start + 1)).join("\n");
-  const proof = trial.edits.length === 1 ? applyStringEditWithBom(doc.lines, doc.bom, oldString, verdict.text, { maxBytes }) : undefined;
-  const fits = proof?.kind === "ok" && proof.edits.length === 1 && whole(proof.edits[0]);
-  if (!fits) return { kind: "refuse", what, cleaned: verdict.text, unclear: "which whole lines they replace is not certain" };
-  const said = `The call below replaces the whole line${rows.length === 1 ? "" : "s"} old_string matched in (from line ${edit.start + 1}) with the lines pasted.`;
-  return { kind: "refuse", what, cleaned: verdict.text, widened: { kind: "widened", oldString, newString: verdict.text, said, line: edit.start + 1 } };
+function partLineStrip(
+  doc: TextDocument,
+  oldString: string,
+  verdict: Extract<PasteVerdict, { kind: "strip" }>,
+  trial: EditApplied,
+  maxBytes: number,
+): NewStringPaste | undefined {
+  const rows = rowsOf(verdict.text);
+  if (trial.edits.every((e) => writesRows(e, rows))) return undefined;
+  const what =
+    `has lines starting with a view prefix "N:hh|" (whole lines of the file), but old_string does not match whole lines as the file has them ` +
+    `(it matches part of a line, or lines with other indentation), so the rows would not replace whole lines`;
+  const offer = provenOffer(doc, oldString, verdict.text, { maxBytes });
+  if (!offer) return { kind: "refuse", what, cleaned: verdict.text, unclear: "which whole lines they replace is not certain" };
+  const said = `The call below replaces the whole line${rows.length === 1 ? "" : "s"} old_string matched in (from line ${offer.line}) with the lines pasted.`;
+  return {
+    kind: "refuse",
+    what,
+    cleaned: verdict.text,
+    widened: { kind: "widened", oldString: offer.oldString, newString: offer.newString, said, line: offer.line },
+  };
+}
+
+/** A pasted-row refusal whose cleaned call does not apply, or would not write the rows as whole lines. */
+function unprovenPasteText(what: string): string {
+  return (
+    `new_string ${what}. Nothing was written, and no cleaned call is offered: without the prefixes, old_string does not match exactly one place ` +
+    `made of whole lines that new_string's rows would replace. Send old_string as the whole lines to replace, exactly as the file has them, and ` +
+    `new_string as those lines should read, both without "N:hh|" prefixes. If the text really belongs in the file as sent, send the same call with "verbatim": true.`
+  );
 }
 
 function inEdit(edits: EditApplied["edits"], line: number): boolean {
@@ -358,14 +380,23 @@ function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBy
       `send old_string without the prefixes, "old_string": ${JSON.stringify(old)}, and new_string as the file should read, without them.`
     );
   }
-  const call = { path: shownPath(path), old_string: old, new_string: next, ...(args.replace_all ? { replace_all: true } : {}) };
+  // Pasted rows in new_string: offered only once proven to write them as whole lines (./pasted-offer.ts).
+  const offer =
+    pasted.kind === "clean" ? { oldString: old, newString: next, widened: false } : provenOffer(doc, old, next, { replaceAll: args.replace_all, maxBytes });
+  if (!offer) {
+    return (
+      `${head}. But new_string ${pasted.kind === "refuse" ? pasted.what : "has view prefixes too"}, and without the prefixes the call would not write its rows as whole lines ` +
+      `of the file. No call is offered ready: send old_string as the whole lines to replace, exactly as the file has them, and new_string as they should read, both without the prefixes.`
+    );
+  }
+  const call = { path: shownPath(path), old_string: offer.oldString, new_string: offer.newString, ...(args.replace_all ? { replace_all: true } : {}) };
   const cleaned =
     pasted.kind === "refuse"
       ? ` (new_string ${pasted.what}: it is cleaned in this call too; if that text really belongs in the file, send this call with your own new_string and "verbatim": true)`
       : next !== args.new_string
         ? " (new_string's prefixes are removed too)"
         : "";
-  const widened = pasted.widened ? ` ${pasted.widened.said}` : "";
+  const widened = pasted.widened ? ` ${pasted.widened.said}` : offer.widened ? " The call below replaces the whole lines old_string matched in." : "";
   return `${head}${cleaned}.${widened} Ready to send:\nedit ${JSON.stringify(call)}`;
 }
 
