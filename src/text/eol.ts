@@ -59,6 +59,11 @@ export function breaksWithLoneCr(body: Uint8Array): boolean {
   return body.indexOf(10) === -1 && body.indexOf(13) !== -1;
 }
 
+/** {@link breaksWithLoneCr} for text: a "\r" and no "\n". */
+export function textBreaksWithLoneCr(text: string): boolean {
+  return !text.includes("\n") && text.includes("\r");
+}
+
 /** Whether the last line has a terminator; false for an empty file (it has no last line). */
 export function endsWithNewline(eols: readonly Eol[]): boolean {
   return eols.length > 0 && eols[eols.length - 1] !== "";

@@ -14,12 +14,12 @@ import { view } from "../helpers/tool-view.ts";
 
 const CR = "alpha\rbeta\rgamma\r";
 
-async function viewed(content: string) {
+async function viewed(content: string, path = "cr.txt") {
   const ctx = makeContext();
-  await seed(ctx.storage, { "cr.txt": content });
-  const shown = await view(ctx, { path: "cr.txt" });
+  await seed(ctx.storage, { [path]: content });
+  const shown = await view(ctx, { path });
   expectOk(shown.result);
-  return { ctx, text: shown.text, before: await ctx.storage.read("cr.txt") };
+  return { ctx, text: shown.text, before: await ctx.storage.read(path) };
 }
 
 describe("a CR-only file", () => {
@@ -58,5 +58,14 @@ describe("a CR-only file", () => {
     const converted = expectOk(await call(writeTool, { path: "cr.txt", content: "alpha\nBETA\ngamma\n" }, ctx));
     expect(converted).toContain("so the file now has LF line endings.");
     expect(await readText(ctx.storage, "cr.txt")).toBe("alpha\nBETA\ngamma\n");
+  });
+
+  test("CR-only content is written as sent to a new file and over an LF file, never a mix of CR and LF", async () => {
+    const { ctx } = await viewed("alpha\nbeta\n", "lf.txt");
+    expectOk(await call(writeTool, { path: "new.txt", content: "x\ry\r" }, ctx));
+    expect(await readText(ctx.storage, "new.txt")).toBe("x\ry\r");
+    const text = expectOk(await call(writeTool, { path: "lf.txt", content: "a\rb\r" }, ctx));
+    expect(text).toContain("content breaks its lines with lone CRs");
+    expect(await readText(ctx.storage, "lf.txt")).toBe("a\rb\r");
   });
 });

@@ -14,7 +14,7 @@ import { isFsError } from "../../storage/errors.ts";
 import { Cond, type Version } from "../../storage/types.ts";
 import { changedRuns, diffLines } from "../../text/diff.ts";
 import { documentFromLines, type TextDocument } from "../../text/document.ts";
-import { breaksWithLoneCr } from "../../text/eol.ts";
+import { breaksWithLoneCr, textBreaksWithLoneCr } from "../../text/eol.ts";
 import { joinLines, splitLines } from "../../text/lines.ts";
 import { changeResult, lineCount, MAX_DIFF_LINES, reportChange } from "../support/change-report.ts";
 import { loneSurrogateText, trailingCrNote } from "../support/new-text.ts";
@@ -122,7 +122,8 @@ function pastedRefusal(path: string, pasted: Extract<PasteVerdict, { kind: "refu
 
 async function create(ctx: ToolContext, path: string, content: string, decision: WriteDecision, verbatim: boolean): Promise<ToolResult> {
   // A new file has no style to keep: the content's own bytes are the file, but for a "\r" ending a line (half a line ending).
-  const cr = verbatim ? { changed: [] } : dropCrEnds(splitLines(content), []);
+  // Content broken by lone CRs only (classic Mac) has no "\r" ending half a line: it is written as sent.
+  const cr = verbatim || textBreaksWithLoneCr(content) ? { changed: [] } : dropCrEnds(splitLines(content), []);
   if ("content" in cr && cr.changed.length > 0) content = joinLines(cr.content.lines, cr.content.eols);
   const bytes = encoder.encode(content);
   let version: Version;
@@ -179,8 +180,9 @@ async function overwrite(
       pastedNote = `Note: ${pasted.note}`;
     }
   }
-  // A CR-only file has no line endings write could keep (text/eol.ts breaksWithLoneCr): content goes as sent.
-  const loneCr = !verbatim && breaksWithLoneCr(old.body);
+  // A CR-only file has no line endings write could keep (text/eol.ts breaksWithLoneCr), and CR-only content's
+  // lines would be restyled into a mix of its CRs and the file's ending: either way content goes as sent.
+  const loneCr = !verbatim && (breaksWithLoneCr(old.body) || textBreaksWithLoneCr(content));
   const planned = planLines(old, content, verbatim || loneCr);
   const { styled } = planned;
   const next = documentFromLines(styled.bom, styled, ctx.hasher);
@@ -192,7 +194,7 @@ async function overwrite(
   const heading = `Updated \`${shownPath(path)}\`: ${old.lines.length} -> ${lineCount(next.doc.lines.length)}.`;
   const crNote = planned.crLines.length > 0 ? `Note: ${trailingCrNote("content", planned.crLines)}` : undefined;
   const notes = [heading, pastedNote, crNote, finalNewlineNote(old, next.doc), bomNote(old, next.doc)];
-  const style = verbatim ? verbatimNote(old, next.doc) : loneCr ? loneCrNote(next.doc) : styleNote(old, next.doc, styled.eolApplied, planned.dropped);
+  const style = verbatim ? verbatimNote(old, next.doc) : loneCr ? loneCrNote(old, next.doc) : styleNote(old, next.doc, styled.eolApplied, planned.dropped);
   const result = changeResult(notes, report, [style], ctx.limits, { path, version: landed.written });
   // Ids the model viewed before this write may be reused: record where the diff moved those lines (see own-edits.ts).
   await observeEdited(ctx, path, landed.written, observation, result.facts?.changes);
@@ -380,10 +382,10 @@ function styleNote(old: TextDocument, next: TextDocument, eol: "\r\n" | "\n" | u
   return notes.length ? `Line endings: ${notes.join("; ")}.` : "";
 }
 
-/** The line endings of a write over a CR-only file, which are content's own. */
-function loneCrNote(next: TextDocument): string {
-  const head =
-    "Line endings: the file breaks its lines with lone CRs (classic Mac line endings), which write does not restyle: content's line endings were written as sent";
+/** The line endings of a write over a CR-only file, or of CR-only content, which are content's own. */
+function loneCrNote(old: TextDocument, next: TextDocument): string {
+  const who = breaksWithLoneCr(old.body) ? "the file breaks" : "content breaks";
+  const head = `Line endings: ${who} its lines with lone CRs (classic Mac line endings), which write does not restyle: content's line endings were written as sent`;
   if (breaksWithLoneCr(next.body)) return `${head}.`;
   const now = eolName(next.eols);
   return `${head}, so the file now has ${now ? `${now} line endings` : "no line break"}.`;
