@@ -18,6 +18,7 @@ import { editTool } from "../../src/tools/edit/run.ts";
 import type { ToolContext, ToolDef } from "../../src/tools/types.ts";
 import { viewTool } from "../../src/tools/view/run.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
+import { quotedPath } from "../../src/tools/support/paths.ts";
 import { firstCall } from "../helpers/suggested-calls.ts";
 import { makeContext } from "../helpers/tool-context.ts";
 
@@ -164,6 +165,14 @@ describe("a missing name whose similar name has an invisible character", () => {
     expect(out.text).not.toContain("\u200b");
     expect(firstCall(out.text, "edit").path).toBe(ZW);
     expect(tree(root)).toEqual({ "src/": "/", [ZW]: "zw\n" });
+  });
+});
+
+describe("quotedPath", () => {
+  test("says what does not show: an invisible character by name, spaces at a name's end as such", () => {
+    expect(quotedPath("a.ts\u200b")).toContain("U+200B zero-width space");
+    expect(quotedPath("trail.txt ")).toBe('"trail.txt " (written as JSON: it has spaces at the start or end of a name, which do not show)');
+    expect(quotedPath("plain.ts")).toBe("`plain.ts`");
   });
 });
 

@@ -304,7 +304,13 @@ export function showsAsIs(name: string): boolean {
 export function quotedPath(path: string): string {
   if (showsAsIs(path)) return `\`${path}\``;
   const hidden = hiddenCharacterNames(path);
-  const what = hidden.length === 0 ? "it has characters outside ASCII" : `it has ${hidden.join(", ")}, which ${hidden.length === 1 ? "does" : "do"} not show`;
+  const ends = /[^\x20-\x7e]/.test(path) ? "" : "spaces at the start or end of a name";
+  const what =
+    hidden.length > 0
+      ? `it has ${hidden.join(", ")}, which ${hidden.length === 1 ? "does" : "do"} not show`
+      : ends
+        ? `it has ${ends}, which do not show`
+        : "it has characters outside ASCII";
   return `${asciiJson(path)} (written as JSON: ${what})`;
 }
 
