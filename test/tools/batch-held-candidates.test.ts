@@ -6,27 +6,9 @@
  * candidate is listed with its id, so the model names the one it means.
  */
 import { describe, expect, test } from "bun:test";
-import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
-import { viewTool } from "../../src/tools/view/run.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
-import { makeContext, readText, seed } from "../helpers/tool-context.ts";
-import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
-
-type Op = Record<string, unknown>;
-const batch = (ctx: ToolContext, path: string, operations: Op[]) => call(batchEditTool, { path, operations }, ctx);
-
-async function viewed(path: string, text: string, range?: { start: number; end: number }): Promise<ToolContext> {
-  const ctx = makeContext();
-  await seed(ctx.storage, { [path]: text });
-  expectOk(await call(viewTool, { path, ...range }, ctx));
-  return ctx;
-}
-
-/** Another writer (not this session) replaces the file's content; the bytes and version after it. */
-async function otherWriter(ctx: ToolContext, path: string, text: string) {
-  await seed(ctx.storage, { [path]: text });
-  return { bytes: await bytesOf(ctx.storage, path), version: (await ctx.storage.stat(path))!.version! };
-}
+import { type Op, batch, otherWriter, viewed } from "../helpers/tool-batch.ts";
+import { readText } from "../helpers/tool-context.ts";
+import { expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
 
 /** The operation a refusal offers ("send this operation: {...}"). */
 function offeredOp(text: string): Op | undefined {

@@ -7,26 +7,11 @@
  * Changes elsewhere (even next to the target) still do not block an edit.
  */
 import { describe, expect, test } from "bun:test";
-import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import { viewTool } from "../../src/tools/view/run.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { type Op, batch, otherWriter, viewed } from "../helpers/tool-batch.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
-
-type Op = Record<string, unknown>;
-const batch = (ctx: ToolContext, path: string, operations: Op[]) => call(batchEditTool, { path, operations }, ctx);
-
-async function viewed(path: string, text: string, range?: { start: number; end: number }): Promise<ToolContext> {
-  const ctx = makeContext();
-  await seed(ctx.storage, { [path]: text });
-  expectOk(await call(viewTool, { path, ...range }, ctx));
-  return ctx;
-}
-
-/** Another writer (not this session) replaces the file's content. */
-async function otherWriter(ctx: ToolContext, path: string, text: string): Promise<void> {
-  await seed(ctx.storage, { [path]: text });
-}
 
 async function snapshot(ctx: ToolContext, path: string) {
   return { bytes: await bytesOf(ctx.storage, path), version: (await ctx.storage.stat(path))!.version! };

@@ -8,27 +8,9 @@
  * a line that reads otherwise, or an insert, still goes through.
  */
 import { describe, expect, test } from "bun:test";
-import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
-import { viewTool } from "../../src/tools/view/run.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
-import { makeContext, readText, seed } from "../helpers/tool-context.ts";
-import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
-
-type Op = Record<string, unknown>;
-const batch = (ctx: ToolContext, path: string, operations: Op[]) => call(batchEditTool, { path, operations }, ctx);
-
-async function viewed(path: string, text: string): Promise<ToolContext> {
-  const ctx = makeContext();
-  await seed(ctx.storage, { [path]: text });
-  expectOk(await call(viewTool, { path }, ctx));
-  return ctx;
-}
-
-/** Another writer (not this session) replaces the file's content; the bytes and version after it. */
-async function otherWriter(ctx: ToolContext, path: string, text: string) {
-  await seed(ctx.storage, { [path]: text });
-  return { bytes: await bytesOf(ctx.storage, path), version: (await ctx.storage.stat(path))!.version! };
-}
+import { batch, otherWriter, viewed } from "../helpers/tool-batch.ts";
+import { readText } from "../helpers/tool-context.ts";
+import { expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
 
 const IMPORTS = "import { a } from './a';\nimport { b } from './b';\nimport { b } from './b';\nimport { c } from './c';\n\nexport default [a, b, c];\n";
 const DEDUPED = "import { a } from './a';\nimport { b } from './b';\nimport { c } from './c';\n\nexport default [a, b, c];\n";

@@ -7,23 +7,12 @@
  * name different lines gets no "ready to send" guess.
  */
 import { describe, expect, test } from "bun:test";
-import { batchEditTool } from "../../src/tools/batch-edit/run.ts";
 import { editTool } from "../../src/tools/edit/run.ts";
 import { viewTool } from "../../src/tools/view/run.ts";
 import { writeTool } from "../../src/tools/write/run.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { type Op, batch, viewed } from "../helpers/tool-batch.ts";
 import { makeContext, readText, seed } from "../helpers/tool-context.ts";
 import { bytesOf, call, expectFail, expectOk, expectUntouched, idOf } from "../helpers/tool-mutation.ts";
-
-type Op = Record<string, unknown>;
-const batch = (ctx: ToolContext, path: string, operations: Op[]) => call(batchEditTool, { path, operations }, ctx);
-
-async function viewed(path: string, text: string): Promise<ToolContext> {
-  const ctx = makeContext();
-  await seed(ctx.storage, { [path]: text });
-  expectOk(await call(viewTool, { path }, ctx));
-  return ctx;
-}
 
 /** The batch a refusal offers as ready to send, parsed; undefined when it offers none. */
 function offeredBatch(text: string): { path: string; operations: Op[] } | undefined {
