@@ -290,3 +290,35 @@ describe("edit: every call offered for pasted rows is proven to write them as wh
     expect(await readText(ctx.storage, "c.ts")).toBe("a = 1\r\nb = 20\r\nc = 3\r\n");
   });
 });
+
+describe("edit: rows the paste check must not read as clean", () => {
+  test("rows joined by a literal \\n (escaped twice): refused, never written as one line with a prefix inside", async () => {
+    const src = "x = 1\ny = 2\nz\n";
+    const { ctx, before } = await viewed("e.ts", src);
+    const sent = { path: "e.ts", old_string: "x = 1\ny = 2", new_string: `${id(1, "x = 1")}|x = 10\\n${id(2, "y = 2")}|y = 20` };
+    const text = expectFail(await call(editTool, sent, ctx), "INVALID_ARGUMENT");
+    expect(text).toContain('joined by a literal "\\n"');
+    await expectUntouched(ctx.storage, "e.ts", before);
+  });
+
+  test("a file whose lines look like rows: the ready call keeps them, marked verbatim, and lands as meant", async () => {
+    const { ctx, before } = await viewed("f.txt", "x\n1:ab|y\nz\n");
+    const text = expectFail(
+      await call(editTool, { path: "f.txt", old_string: `${id(2, "1:ab|y")}|1:ab|y`, new_string: `${id(2, "1:ab|y")}|1:ab|Y` }, ctx),
+      "EDIT_NO_MATCH",
+    );
+    await expectUntouched(ctx.storage, "f.txt", before);
+    const again = offered(text, "edit");
+    expect(again).toEqual({ path: "f.txt", old_string: "1:ab|y", new_string: "1:ab|Y", verbatim: true });
+    expectOk(await call(editTool, again, ctx));
+    expect(await readText(ctx.storage, "f.txt")).toBe("x\n1:ab|Y\nz\n");
+  });
+
+  test("a changed row of a line away from the match, beside rows of the match: no call offered (it would insert that line)", async () => {
+    const { ctx, before } = await viewed("g.txt", "a\nb\nc\nd\ne\nf\n");
+    const text = expectFail(await call(editTool, { path: "g.txt", old_string: "b", new_string: `${id(2, "b")}|B\n${id(6, "f")}|F` }, ctx), "INVALID_ARGUMENT");
+    await expectUntouched(ctx.storage, "g.txt", before);
+    expect(text).toContain(`its row ${id(6, "f")} names a line away from the text old_string matches`);
+    expect(text.split("\n").some((l) => l.startsWith("edit {"))).toBe(false);
+  });
+});

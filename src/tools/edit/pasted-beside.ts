@@ -59,8 +59,20 @@ export function rowsBeside(input: BesideInput): Beside {
   const sure = outside.every((r) => content(r) === doc.lines[r.line - 1]) || rows.some((r) => verified(r) && inside(r));
   const widened = sure && trial.edits.length === 1 ? widen(input, rows, outside, content) : undefined;
   if (widened) return widened;
-  // A row whose text is its own line's is written twice by the cleaned text; another may just carry a wrong id.
+  // A row whose text is its own line's is written twice by the cleaned text; another may just carry a wrong id,
+  // unless the paste also names lines of the match: then it names a line away from it, changed, and the cleaned
+  // text would add that line where the match is instead.
   const twice = outside.filter((r) => content(r) === doc.lines[r.line - 1]);
+  const away = outside.filter((r) => content(r) !== doc.lines[r.line - 1]);
+  if (away.length > 0 && rows.some((r) => verified(r) && inside(r))) {
+    const one = away.length === 1;
+    return {
+      kind: "stray",
+      why:
+        `${one ? "its row" : "its rows"} ${away.map((r) => formatId(r.line, r.hash)).join(", ")} ${one ? "names a line" : "name lines"} away from the text old_string matches, ` +
+        `with other text: the cleaned text would add ${one ? "it" : "them"} there instead of changing ${one ? "that line" : "those lines"}; change ${one ? "it" : "them"} in a call of ${one ? "its" : "their"} own`,
+    };
+  }
   if (twice.length === 0) return { kind: "none" };
   const one = twice.length === 1;
   return {

@@ -362,8 +362,10 @@ function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBy
   const pasted = pastedInNewString(path, doc, { ...args, old_string: stripped }, maxBytes, maxLineChars);
   // Rows of lines beside the match widen old_string too, so the offered call does not write them twice.
   const old = pasted.widened?.oldString ?? stripped;
+  // Cleaned once is clean: a second pass would take a prefix-like start off the file's own text ("1:ab|y").
+  // A new_string the check found clean loses prefixes only when the lines old_string matched do not look like rows.
   const base = pasted.kind === "strip" ? pasted.text : pasted.kind === "refuse" ? (pasted.widened?.newString ?? pasted.cleaned) : args.new_string;
-  const next = stripIdPrefixes(base) ?? base;
+  const next = pasted.kind === "clean" && !ROW_LIKE.test(stripped) ? (stripIdPrefixes(base) ?? base) : base;
   const retry = applyStringEditWithBom(doc.lines, doc.bom, old, next, { replaceAll: args.replace_all, maxBytes });
   if (retry.kind !== "ok") return undefined;
   const head =
@@ -389,7 +391,15 @@ function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBy
       `of the file. No call is offered ready: send old_string as the whole lines to replace, exactly as the file has them, and new_string as they should read, both without the prefixes.`
     );
   }
-  const call = { path: shownPath(path), old_string: offer.oldString, new_string: offer.newString, ...(args.replace_all ? { replace_all: true } : {}) };
+  // Text that still reads as view rows is the file's own (a fixture of view output): sent, it must not be cleaned again.
+  const rowLike = checkPasted(offer.newString, { path: shownPath(path), fileLines: () => doc.lines, maxLineChars }).kind !== "clean";
+  const call = {
+    path: shownPath(path),
+    old_string: offer.oldString,
+    new_string: offer.newString,
+    ...(args.replace_all ? { replace_all: true } : {}),
+    ...(rowLike ? { verbatim: true } : {}),
+  };
   const cleaned =
     pasted.kind === "refuse"
       ? ` (new_string ${pasted.what}: it is cleaned in this call too; if that text really belongs in the file, send this call with your own new_string and "verbatim": true)`
@@ -399,6 +409,9 @@ function pastedPrefixText(path: string, doc: TextDocument, args: EditArgs, maxBy
   const widened = pasted.widened ? ` ${pasted.widened.said}` : offer.widened ? " The call below replaces the whole lines old_string matched in." : "";
   return `${head}${cleaned}.${widened} Ready to send:\nedit ${JSON.stringify(call)}`;
 }
+
+/** A line that starts like a view row (`12:ab|`). */
+const ROW_LIKE = /^\d+:[0-9a-f]{2}\|/m;
 
 function stop(result: ToolResult): Plan {
   return { kind: "stop", result };

@@ -85,6 +85,11 @@ export interface PasteContext {
   readonly maxLineChars?: number;
 }
 
+/** A row prefix after a literal "\n" (or "\r\n") escape, inside one line. */
+const ESCAPED_ROWS = /\\(?:r\\)?n\d+:[0-9a-f]{2}\|/;
+const ESCAPED_ROWS_WHY =
+  'its rows are joined by a literal "\\n" (a backslash and an n, as text escaped twice) rather than by newlines, so they read as one line with a view prefix inside it';
+
 /** Check `text` (rules in the module comment). */
 export function checkPasted(text: string, target: PasteContext): PasteVerdict {
   const found: string[] = [];
@@ -107,7 +112,10 @@ export function checkPasted(text: string, target: PasteContext): PasteVerdict {
   let shown: { start: string; end: string } | undefined;
   if (paste && pasted.length > 0) {
     const partial = target.wholeFile && paste.partial ? partialWrite(paste.partial) : undefined;
-    unclear = [paste.unclear, partial].filter(Boolean).join("; and ") || undefined;
+    // Rows joined by an escaped newline (the two characters \ and n: new_string escaped twice) are one line to
+    // the reader: stripped, the first prefix would go and the next stay in the file, inside that one line.
+    const escaped = ESCAPED_ROWS.test(paste.cleaned) ? ESCAPED_ROWS_WHY : undefined;
+    unclear = [paste.unclear, partial, escaped].filter(Boolean).join("; and ") || undefined;
     const own = target.ownsId;
     // Stripped only when every row is a current line of the region and nothing else is in doubt.
     const whole = !fenced && own && !unclear && paste.removed === 0 && paste.rows.every((p) => own(p.line, p.hash));
