@@ -17,6 +17,7 @@ import { formatId } from "../../text/ids.ts";
 import { applyStringEditWithBom } from "../../text/match-bom.ts";
 import type { EditApplied } from "../../text/match.ts";
 import { checkPasted } from "../support/pasted.ts";
+import { rowsOf, writesRows } from "./pasted-offer.ts";
 
 /** What the rows outside the match ask of the offered call. */
 export type Beside =
@@ -97,10 +98,8 @@ function widen(input: BesideInput, rows: readonly PastedRow[], outside: readonly
   if (trail.some((r, i) => written[written.length - 1 - i] !== content(r))) return undefined;
   const from = edit.start - lead.length;
   const to = end + trail.length;
-  const lines = input.doc.lines;
-  const expected = [...lines.slice(0, from), ...written, ...lines.slice(to)];
-  for (const [oldString, newString] of candidates(input, from, edit.start, end, to, written)) {
-    if (proven(input, oldString, newString, expected)) {
+  for (const [oldString, newString] of candidates(input, from, edit.start, end, to)) {
+    if (proven(input, oldString, newString)) {
       return { kind: "widened", oldString, newString, said: widenedSaid(lead, trail, edit.start, end), line: edit.start + 1 };
     }
   }
@@ -118,7 +117,7 @@ function run(rows: readonly PastedRow[], outside: readonly PastedRow[], edge: nu
 }
 
 /** The widened calls to try: the model's own old_string with the rows' lines joined on, then whole lines. */
-function candidates(input: BesideInput, from: number, start: number, end: number, to: number, written: readonly string[]): [string, string][] {
+function candidates(input: BesideInput, from: number, start: number, end: number, to: number): [string, string][] {
   const lines = input.doc.lines;
   const before = lines
     .slice(from, start)
@@ -128,15 +127,15 @@ function candidates(input: BesideInput, from: number, start: number, end: number
   const own = input.oldString.endsWith("\n") ? after.map((l) => `${l}\n`).join("") : after.map((l) => `\n${l}`).join("");
   return [
     [before + input.oldString + own, input.cleaned],
-    [lines.slice(from, to).join("\n"), written.join("\n")],
+    [lines.slice(from, to).join("\n"), rowsOf(input.cleaned).join("\n")],
   ];
 }
 
-/** Whether the call, sent as offered, is accepted as it is and writes `expected`. */
-function proven(input: BesideInput, oldString: string, newString: string, expected: readonly string[]): boolean {
+/** Whether the call, sent as offered, is accepted as it is and writes the rows, as whole lines, in one place. */
+function proven(input: BesideInput, oldString: string, newString: string): boolean {
   if (checkPasted(newString, { path: input.path, fileLines: input.doc.lines }).kind !== "clean") return false;
   const r = applyStringEditWithBom(input.doc.lines, input.doc.bom, oldString, newString, { replaceAll: input.replaceAll, maxBytes: input.maxBytes });
-  return r.kind === "ok" && r.strategy === "exact" && r.lines.length === expected.length && r.lines.every((l, i) => l === expected[i]);
+  return r.kind === "ok" && r.strategy === "exact" && r.edits.length === 1 && writesRows(r.edits[0], rowsOf(input.cleaned));
 }
 
 function widenedSaid(lead: readonly PastedRow[], trail: readonly PastedRow[], start: number, end: number): string {
